@@ -1,0 +1,3 @@
+from magdomino.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""The ``magdomino`` command line.
+
+Every command shares one error path: bad input raises :class:`~magdomino.errors.InputError`,
+printed as one line on stderr with exit status 2 (never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from magdomino.errors import InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors go through the same one-line, exit-2 path."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        raise InputError("command line", "", message)
+
+
+def _write_json(path: str, document: dict) -> None:
+    text = json.dumps(document, indent=2) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
+
+
+# -- presets -----------------------------------------------------------------------------
+
+
+def _cmd_presets(args) -> int:
+    from magdomino.presets import load_preset, preset_names
+
+    if args.name is None:
+        for name in preset_names():
+            preset = load_preset(name)
+            magnets = preset.tile.magnets
+            if magnets:
+                m = magnets[0]
+                size = "x".join(f"{v * 1000:g}" for v in m.dimensions)
+                kind = "free " if m.free else ""
+                what = f"{len(magnets)} {kind}{m.shape} {size} mm, J = {m.polarization:g} T"
+            else:
+                what = "no magnets"
+            size_mm = "x".join(f"{v:g}" for v in preset.size_mm)
+            print(f"{name:<10} {size_mm} mm, {preset.tile.mass * 1000:g} g, {what}")
+        return 0
+    preset = load_preset(args.name)
+    print(json.dumps(preset.to_dict(), indent=2))
+    return 0
+
+
+def _add_presets(sub) -> None:
+    p = sub.add_parser("presets", help="list the physical presets, or print one as JSON")
+    p.add_argument("name", nargs="?", help="a bundled preset name or a path to a preset .toml")
+    p.set_defaults(func=_cmd_presets)
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="magdomino", description="Simulate Magnetic Domino towers.")
+    from magdomino import __version__
+
+    parser.add_argument("--version", action="version", version=f"magdomino {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for add in _COMMANDS:
+        add(sub)
+    return parser
+
+
+_COMMANDS = [_add_presets]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"magdomino: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. piped into head: not an error of ours
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("magdomino: interrupted", file=sys.stderr)
+        return 130
