@@ -63,6 +63,61 @@ def _add_presets(sub) -> None:
     p.set_defaults(func=_cmd_presets)
 
 
+# -- simulate ----------------------------------------------------------------------------
+
+
+def _verdict_line(v) -> str:
+    if v is None:
+        return "not tried (the structure did not stand)"
+    if v.error:
+        return f"ERROR     {v.error}"
+    if v.collapsed:
+        what = f"COLLAPSED ({v.reason}, tile {v.culprit})"
+    elif v.settled:
+        what = "stood"
+    else:
+        what = f"undecided ({v.reason})"
+    return (
+        f"{what:<28} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
+        f"{v.sim_time_s:5.2f} s simulated, {v.wall_time_s:5.2f} s wall"
+    )
+
+
+def _cmd_simulate(args) -> int:
+    from magdomino.scenario import load_scenario, simulate
+
+    scenario = load_scenario(args.scenario)
+    if args.gif:
+        from magdomino.render import render_gif  # noqa: F401  (fails clearly if unavailable)
+    result = simulate(scenario, gui=args.gui)
+    magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
+    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}")
+    print(f"  {'structure':<34} {_verdict_line(result.structure)}")
+    for i, (placement, verdict) in enumerate(zip(scenario.what_if, result.what_if)):
+        print(f"  {f'what-if {i}: {placement.describe()}':<34} {_verdict_line(verdict)}")
+    print(f"  total {result.wall_time_s:.2f} s")
+    if args.json:
+        _write_json(args.json, result.to_dict())
+    if args.gif:
+        from magdomino.render import render_gif
+
+        for i in range(len(scenario.what_if)):
+            out = Path(args.gif)
+            path = out.with_name(f"{out.stem}-{i}{out.suffix or '.gif'}")
+            render_gif(scenario, path, what_if=i, settled=result.settled_poses)
+            print(f"  wrote {path}")
+    return 0
+
+
+def _add_simulate(sub) -> None:
+    p = sub.add_parser("simulate", help="settle a scenario's structure and try each what-if placement")
+    p.add_argument("scenario", help="a scenario .toml file")
+    p.add_argument("--json", metavar="OUT", help="write the verdicts as JSON ('-' for stdout)")
+    p.add_argument("--gui", action="store_true", help="watch in PyBullet's window (needs a display)")
+    p.add_argument("--gif", metavar="FILE.gif", help="animate every what-if (FILE-0.gif, FILE-1.gif, ...)")
+    p.set_defaults(func=_cmd_simulate)
+
+
 # -- main --------------------------------------------------------------------------------
 
 
@@ -77,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = [_add_presets]
+_COMMANDS = [_add_simulate, _add_presets]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,452 @@
+"""Scenario files: a structure, what-if placements and noise, in TOML; and running them.
+
+The format (keys are a contract)::
+
+    name = "zigzag"
+    preset = "standard"          # bundled name, or a path (relative to this file)
+    magnets = true               # false switches every magnet off
+    seed = 1
+
+    [[structure]]                # spawned together at these poses, then settled once
+    pips = [6, 6]                # half 0 (-x), half 1 (+x), as shown
+    pos_mm = [0, 0]              # x, y: resting on what is below; or x, y, z (centre)
+    yaw_deg = 0
+    fixed = false                # a static body (never moves, still magnetic)
+
+    [[structure]]
+    pips = [6, 3]
+    on = { tile = 0, half = 1 }  # this tile's matching half superposed on tile 0's half 1
+
+    [[what_if]]                  # each tried alone, from the settled structure
+    pips = [3, 2]
+    on = { tile = 1, half = 1 }
+    drop_mm = 2                  # release height above rest (default 1)
+    slide_mm = [60, 0]           # optional: slide in along the table from this offset
+
+    [noise]                      # used by `magdomino odds` (see magdomino.odds)
+    pos_sigma_mm = 1.0
+    yaw_sigma_deg = 2.0
+
+With ``on``, the placed tile lies parallel to the tile below and extends outward (away
+from that tile's centre); ``yaw_deg`` then turns it from there: 0 outward (the default),
+180 back over the lower tile, 90 or -90 across it. Without ``on``, ``yaw_deg`` is the
+heading of the tile's half 0 → half 1 axis from the x axis. "Resting on what is below":
+the highest top face among the earlier tiles under the new tile's footprint, or the table.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from magdomino.errors import InputError
+from magdomino.presets import Preset, check_number, load_preset
+from magdomino.tiles import tile
+from magdomino.verdict import Verdict, settle
+from magdomino.world import World, quaternion_yaw, yaw_quaternion
+
+NOISE_KEYS = {
+    "pos_sigma_mm": "position error of the hand, sigma in mm, along x and along y",
+    "yaw_sigma_deg": "heading error of the hand, sigma in degrees",
+    "drop_mm": "release height above rest, as [low, high] in mm (uniform)",
+    "polarization_rel_sigma": "relative sigma of the magnets' polarisation",
+    "friction_rel_sigma": "relative sigma of the friction coefficient",
+    "mass_rel_sigma": "relative sigma of the tile mass",
+}
+
+PLACEMENT_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "fixed"}
+WHAT_IF_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "drop_mm", "slide_mm"}
+DEFAULT_DROP_MM = 1.0
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One tile of a structure or one what-if placement, as written in the file."""
+
+    pips: tuple[int, int]
+    pos_mm: tuple[float, ...] | None = None
+    yaw_deg: float = 0.0
+    on: tuple[int, int] | None = None
+    fixed: bool = False
+    drop_mm: float = DEFAULT_DROP_MM
+    slide_mm: tuple[float, float] | None = None
+
+    def describe(self) -> str:
+        a, b = self.pips
+        if self.on is not None:
+            where = f"on tile {self.on[0]} half {self.on[1]}"
+            if self.yaw_deg:
+                where += f", turned {self.yaw_deg:g} deg"
+        else:
+            where = "at (" + ", ".join(f"{v:g}" for v in self.pos_mm) + ") mm"
+            if self.yaw_deg:
+                where += f", yaw {self.yaw_deg:g} deg"
+        how = f", slid from {self.slide_mm[0]:g}, {self.slide_mm[1]:g} mm" if self.slide_mm else ""
+        return f"{a}-{b} {where}{how}"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A checked scenario file."""
+
+    name: str
+    preset: Preset
+    magnets: bool
+    seed: int
+    structure: tuple[Placement, ...]
+    what_if: tuple[Placement, ...]
+    noise: dict[str, Any] = field(default_factory=dict)
+    source: str = "<scenario>"
+
+
+# -- loading ------------------------------------------------------------------------------
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and check a scenario file; InputError (file, key, expected) when it is wrong."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(str(path), "", "no such scenario file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(str(path), "", f"not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise InputError(str(path), "", f"cannot read ({exc.strerror})") from None
+    return scenario_from_dict(data, source=str(path), base=path.parent)
+
+
+def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None = None) -> Scenario:
+    """Check TOML-shaped scenario data (see the module docstring)."""
+    allowed = {"name", "preset", "magnets", "seed", "structure", "what_if", "noise", "description"}
+    for k in data:
+        if k not in allowed:
+            raise InputError(source, k, f"unknown key; expected one of {', '.join(sorted(allowed))}")
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str):
+        raise InputError(source, "name", "expected a string")
+    preset_ref = data.get("preset", "standard")
+    if not isinstance(preset_ref, str):
+        raise InputError(source, "preset", "expected a preset name or a path to a preset file")
+    try:
+        preset = load_preset(preset_ref, relative_to=base)
+    except InputError as exc:
+        if exc.source == preset_ref:  # the name itself is wrong: say so in this file's terms
+            raise InputError(source, "preset", exc.expected) from None
+        raise
+    magnets = data.get("magnets", True)
+    if not isinstance(magnets, bool):
+        raise InputError(source, "magnets", "expected true or false")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(source, "seed", "expected a whole number >= 0")
+
+    structure_raw = data.get("structure")
+    if not isinstance(structure_raw, list) or not structure_raw:
+        raise InputError(source, "structure", "expected at least one [[structure]] table")
+    structure = []
+    for i, entry in enumerate(structure_raw):
+        structure.append(_placement(entry, source, f"structure[{i}]", PLACEMENT_KEYS, earlier=i, used=structure))
+    what_if_raw = data.get("what_if", [])
+    if not isinstance(what_if_raw, list):
+        raise InputError(source, "what_if", "expected [[what_if]] tables")
+    what_if = [
+        _placement(entry, source, f"what_if[{i}]", WHAT_IF_KEYS, earlier=len(structure), used=structure)
+        for i, entry in enumerate(what_if_raw)
+    ]
+    noise = check_noise(data.get("noise", {}), source)
+    return Scenario(name, preset, magnets, seed, tuple(structure), tuple(what_if), noise, source)
+
+
+def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
+    """Check a ``[noise]`` table: known keys, non-negative values, ``drop_mm`` a range."""
+    if not isinstance(noise, dict):
+        raise InputError(source, key, "expected a table")
+    out = {}
+    for k, v in noise.items():
+        if k not in NOISE_KEYS:
+            raise InputError(source, f"{key}.{k}", f"unknown key; expected one of {', '.join(NOISE_KEYS)}")
+        if k == "drop_mm":
+            if not isinstance(v, list) or len(v) != 2:
+                raise InputError(source, f"{key}.drop_mm", "expected a range [low, high] in mm")
+            lo, hi = (check_number(source, f"{key}.drop_mm[{j}]", x, minimum=0.0) for j, x in enumerate(v))
+            if hi < lo:
+                raise InputError(source, f"{key}.drop_mm", f"expected low <= high, got [{lo:g}, {hi:g}]")
+            out[k] = [lo, hi]
+        else:
+            out[k] = check_number(source, f"{key}.{k}", v, minimum=0.0)
+    return out
+
+
+def _placement(entry, source, key, allowed, earlier, used) -> Placement:
+    if not isinstance(entry, dict):
+        raise InputError(source, key, "expected a table")
+    for k in entry:
+        if k not in allowed:
+            raise InputError(source, f"{key}.{k}", f"unknown key; expected one of {', '.join(sorted(allowed))}")
+    if "pips" not in entry:
+        raise InputError(source, f"{key}.pips", "missing required key (the tile, as [a, b])")
+    pips_raw = entry["pips"]
+    tile_ok = (
+        isinstance(pips_raw, list)
+        and len(pips_raw) == 2
+        and all(isinstance(p, int) and not isinstance(p, bool) for p in pips_raw)
+    )
+    if not tile_ok or not all(0 <= p <= 6 for p in pips_raw):
+        raise InputError(source, f"{key}.pips", f"expected a double-six tile as [a, b] with a, b in 0..6, got {pips_raw!r}")
+    pips = (int(pips_raw[0]), int(pips_raw[1]))
+    for j, other in enumerate(used):
+        if tile(*other.pips) == tile(*pips) and key.startswith("structure"):
+            raise InputError(source, f"{key}.pips", f"expected each tile once; {pips[0]}-{pips[1]} is already structure[{j}]")
+    if ("pos_mm" in entry) == ("on" in entry):
+        raise InputError(source, key, "expected exactly one of pos_mm (absolute) or on (relational)")
+    pos = None
+    on = None
+    if "pos_mm" in entry:
+        value = entry["pos_mm"]
+        if not isinstance(value, list) or len(value) not in (2, 3):
+            raise InputError(source, f"{key}.pos_mm", "expected [x, y] or [x, y, z] in mm")
+        pos = tuple(check_number(source, f"{key}.pos_mm[{j}]", v) for j, v in enumerate(value))
+        if len(pos) == 3 and pos[2] <= 0:
+            raise InputError(source, f"{key}.pos_mm[2]", "expected a centre height > 0 (above the table)")
+    else:
+        value = entry["on"]
+        if not isinstance(value, dict) or set(value) != {"tile", "half"}:
+            raise InputError(source, f"{key}.on", "expected { tile = N, half = 0 or 1 }")
+        t, h = value["tile"], value["half"]
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < earlier:
+            raise InputError(source, f"{key}.on.tile", f"expected the index of an earlier structure tile (0..{earlier - 1}), got {t!r}")
+        if h not in (0, 1) or isinstance(h, bool):
+            raise InputError(source, f"{key}.on.half", f"expected 0 or 1, got {h!r}")
+        below = used[t].pips[h]
+        if below not in pips:
+            raise InputError(
+                source, f"{key}.on", f"expected a tile with a half of {below} pips to lie on tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
+            )
+        on = (t, h)
+    yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0))
+    fixed = entry.get("fixed", False)
+    if not isinstance(fixed, bool):
+        raise InputError(source, f"{key}.fixed", "expected true or false")
+    drop = check_number(source, f"{key}.drop_mm", entry.get("drop_mm", DEFAULT_DROP_MM), minimum=0.0)
+    slide = None
+    if "slide_mm" in entry:
+        value = entry["slide_mm"]
+        if not isinstance(value, list) or len(value) != 2:
+            raise InputError(source, f"{key}.slide_mm", "expected [dx, dy] in mm: where the slide starts, from the target")
+        slide = tuple(check_number(source, f"{key}.slide_mm[{j}]", v) for j, v in enumerate(value))
+        if math.hypot(*slide) < 1.0:
+            raise InputError(source, f"{key}.slide_mm", "expected a start at least 1 mm from the target")
+    return Placement(pips, pos, yaw, on, fixed, drop, slide)
+
+
+# -- poses --------------------------------------------------------------------------------
+
+
+def target_pose(placement: Placement, poses: list[tuple[np.ndarray, np.ndarray]], pips_shown, size: np.ndarray):
+    """Rest pose (position (3,) m, yaw rad) of a placement, given the poses before it.
+
+    Parameters
+    ----------
+    placement : Placement
+    poses : list of (position (3,), quaternion (4,))
+        Poses of the tiles already there (index = structure index).
+    pips_shown : list of (int, int)
+        The pips of those tiles as shown (half 0, half 1).
+    size : ndarray, shape (3,), m
+    """
+    length, _, thick = size
+    if placement.on is not None:
+        t, h = placement.on
+        p_t, q_t = poses[t]
+        yaw_t = quaternion_yaw(q_t)
+        axis_t = np.array([math.cos(yaw_t), math.sin(yaw_t)])
+        outward = axis_t if h == 1 else -axis_t
+        anchor = np.asarray(p_t[:2]) + outward * length / 4
+        value = pips_shown[t][h]
+        k = 0 if placement.pips[0] == value else 1
+        turn = math.radians(placement.yaw_deg)
+        c, s = math.cos(turn), math.sin(turn)
+        u = np.array([c * outward[0] - s * outward[1], s * outward[0] + c * outward[1]])
+        centre = anchor + u * length / 4
+        yaw = math.atan2(u[1], u[0]) if k == 0 else math.atan2(-u[1], -u[0])
+    else:
+        centre = np.array(placement.pos_mm[:2]) / 1000
+        yaw = math.radians(placement.yaw_deg)
+    if placement.pos_mm is not None and len(placement.pos_mm) == 3:
+        z = placement.pos_mm[2] / 1000
+    else:
+        z = rest_height(centre, yaw, poses, size) + thick / 2
+    return np.array([centre[0], centre[1], z]), yaw
+
+
+def rest_height(centre, yaw, poses, size) -> float:
+    """Height (m) of the highest top face under a tile's footprint, 0 for the table."""
+    top = 0.0
+    for p, q in poses:
+        if _footprints_overlap(centre, yaw, p[:2], quaternion_yaw(q), size):
+            top = max(top, _top_face(p, q, size))
+    return top
+
+
+def _top_face(p, q, size) -> float:
+    from scipy.spatial.transform import Rotation
+
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * size / 2
+    return float(np.max(Rotation.from_quat(q).apply(corners)[:, 2]) + p[2])
+
+
+def _footprints_overlap(c1, yaw1, c2, yaw2, size, shrink=0.0005) -> bool:
+    """Do two tiles' footprints (rectangles, shrunk by ``shrink`` m) overlap? Separating axes."""
+    half = np.array([size[0] / 2 - shrink, size[1] / 2 - shrink])
+
+    def axes(yaw):
+        c, s = math.cos(yaw), math.sin(yaw)
+        return np.array([[c, s], [-s, c]])
+
+    a1, a2 = axes(yaw1), axes(yaw2)
+    d = np.asarray(c2, dtype=float) - np.asarray(c1, dtype=float)
+    for axis in np.vstack([a1, a2]):
+        r1 = np.sum(np.abs(a1 @ axis) * half)
+        r2 = np.sum(np.abs(a2 @ axis) * half)
+        if abs(d @ axis) >= r1 + r2:
+            return False
+    return True
+
+
+# -- running ------------------------------------------------------------------------------
+
+
+@dataclass
+class SimulationResult:
+    """Verdicts of a scenario: the structure's and one per what-if."""
+
+    scenario: Scenario
+    structure: Verdict
+    what_if: list[Verdict | None]
+    settled_poses: tuple[np.ndarray, np.ndarray]
+    wall_time_s: float = 0.0
+
+    def to_dict(self) -> dict:
+        from magdomino import __version__
+
+        sc = self.scenario
+        what_ifs = []
+        for placement, verdict in zip(sc.what_if, self.what_if):
+            entry = {"placement": placement.describe()}
+            if verdict is None:
+                entry.update(collapsed=None, reason="not tried: the structure did not stand", settled=False)
+            else:
+                entry.update(verdict.to_dict())
+            what_ifs.append(entry)
+        return {
+            "version": __version__,
+            "name": sc.name,
+            "seed": sc.seed,
+            "preset": sc.preset.name,
+            "magnets": sc.magnets,
+            "tile_size_mm": sc.preset.size_mm,
+            "structure": {"tiles": len(sc.structure), **self.structure.to_dict()},
+            "what_if": what_ifs,
+        }
+
+
+def build_structure(scenario: Scenario, world: World, poses=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Spawn the structure's tiles into ``world`` (at ``poses`` if given, else their file poses).
+
+    Returns the poses used, as a list of (position (3,), quaternion (4,)).
+    """
+    used: list[tuple[np.ndarray, np.ndarray]] = []
+    shown = [pl.pips for pl in scenario.structure]
+    for i, pl in enumerate(scenario.structure):
+        if poses is None:
+            position, yaw = target_pose(pl, used, shown, world.size)
+            q = yaw_quaternion(yaw)
+        else:
+            position, q = poses[0][i], poses[1][i]
+        world.add_tile(pl.pips, position, orientation=q, fixed=pl.fixed)
+        used.append((np.asarray(position, dtype=float), np.asarray(q, dtype=float)))
+    return used
+
+
+def try_placement(
+    scenario: Scenario,
+    settled: tuple[np.ndarray, np.ndarray],
+    placement: Placement,
+    *,
+    preset: Preset | None = None,
+    offset_mm=(0.0, 0.0),
+    yaw_offset_deg: float = 0.0,
+    drop_mm: float | None = None,
+    gui: bool = False,
+    world_hook=None,
+) -> Verdict:
+    """Try one placement alone on the settled structure in a fresh world; return its verdict.
+
+    ``preset`` (a varied copy), ``offset_mm``, ``yaw_offset_deg`` and ``drop_mm`` let a
+    study perturb the placement (see :mod:`magdomino.odds`); ``world_hook(world)`` is called
+    once the world is built (renders use it to record frames).
+    """
+    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui, visuals=gui or world_hook is not None)
+    try:
+        build_structure(scenario, world, settled)
+        n = len(scenario.structure)
+        poses = [(settled[0][i], settled[1][i]) for i in range(n)]
+        shown = [pl.pips for pl in scenario.structure]
+        rest, yaw = target_pose(placement, poses, shown, world.size)
+        rest = rest + [offset_mm[0] / 1000, offset_mm[1] / 1000, 0.0]
+        yaw += math.radians(yaw_offset_deg)
+        if world_hook is not None:
+            world_hook(world)
+        before = world.poses()
+        if placement.slide_mm is not None:
+            index = world.slide(placement.pips, rest, yaw, start_offset=np.array(placement.slide_mm) / 1000)
+        else:
+            drop = placement.drop_mm if drop_mm is None else drop_mm
+            index = world.drop(placement.pips, rest, yaw, drop_height=drop / 1000)
+        reference = (np.vstack([before[0], np.full((1, 3), np.nan)]), np.vstack([before[1], np.full((1, 4), np.nan)]))
+        return settle(
+            world,
+            list(range(n)),
+            reference,
+            placed=index,
+            placed_rest=(rest, yaw_quaternion(yaw)),
+        )
+    finally:
+        world.close()
+
+
+def settle_structure(scenario: Scenario, *, gui: bool = False, preset: Preset | None = None, world_hook=None):
+    """Spawn the structure, settle it once; return (verdict, settled poses)."""
+    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui, visuals=gui or world_hook is not None)
+    try:
+        build_structure(scenario, world)
+        if world_hook is not None:
+            world_hook(world)
+        verdict = settle(world, list(range(len(scenario.structure))))
+        return verdict, world.poses()
+    finally:
+        world.close()
+
+
+def simulate(scenario: Scenario, *, gui: bool = False) -> SimulationResult:
+    """Settle the structure, then try every what-if alone from the settled structure."""
+    start = time.perf_counter()
+    verdict, settled = settle_structure(scenario, gui=gui)
+    outcomes: list[Verdict | None] = []
+    for placement in scenario.what_if:
+        if verdict.collapsed or verdict.error:
+            outcomes.append(None)
+        else:
+            outcomes.append(try_placement(scenario, settled, placement, gui=gui))
+    return SimulationResult(scenario, verdict, outcomes, settled, time.perf_counter() - start)
+
+
+def with_preset(scenario: Scenario, preset: Preset) -> Scenario:
+    return replace(scenario, preset=preset)

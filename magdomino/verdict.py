@@ -1,0 +1,240 @@
+"""Settle a world and judge whether the construction collapsed.
+
+The collapse criteria (DESIGN.md, "collapse"), thresholds from the preset's ``[collapse]``:
+
+- ``shift``: a tile of the construction (``watched``) moved more than ``max_shift_mm`` from
+  its reference position;
+- ``tilt``: a watched tile's z axis turned more than ``max_tilt_deg`` from its reference;
+- ``table contact``: a watched tile that did not touch the table now touches it;
+- ``placed tile fell``: the placed tile touches the table when its rest pose is above it,
+  or it ends up more than ``max_shift_mm`` sideways or below its rest pose, or tilted more
+  than ``max_tilt_deg``.
+
+:func:`settle` steps until the first of: a collapse (stop at once), every tile slower than
+``settle_speed_mm_s`` and ``settle_spin_deg_s`` for ``settle_hold_s`` (settled, it stood),
+or ``time_limit_s`` (not settled; judged on the criteria at that moment). The criteria are
+checked every ``check_interval_s`` of simulated time. A NaN pose or an absurd speed is an
+error verdict, never a collapse.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from magdomino.world import World, tilt_angles
+
+ABSURD_SPEED_M_S = 20.0
+"""Faster than anything a tile can reach falling off a table tower (4.4 m/s from 1 m)."""
+
+ABSURD_DISTANCE_M = 50.0
+
+REPORT_SHIFT_FRACTION = 0.1
+"""Tiles that moved more than this fraction of the thresholds are listed in ``moved_tiles``."""
+
+
+@dataclass
+class Verdict:
+    """What happened after a placement (or after spawning a structure).
+
+    Attributes
+    ----------
+    collapsed : bool
+        The construction fell (see the module docstring for the criteria).
+    reason : str
+        ``"stood"``, ``"shift"``, ``"tilt"``, ``"table contact"``, ``"placed tile fell"``,
+        ``"time limit"`` (neither settled nor collapsed) or ``"error"``.
+    settled : bool
+        Every tile came to rest.
+    error : str or None
+        A numerical blow-up (NaN, absurd speed); such a verdict is never a collapse.
+    culprit : int or None
+        Index of the tile that met a collapse criterion first.
+    moved_tiles : list of dict
+        ``{"tile", "pips", "shift_mm", "tilt_deg"}`` for every watched or placed tile that
+        moved more than a tenth of a threshold.
+    max_shift_mm, max_tilt_deg : float
+        Largest displacement and tilt of a watched tile from its reference.
+    sim_time_s, wall_time_s : float
+        Simulated and elapsed time of the settle.
+    thresholds : dict
+        The thresholds used (``max_shift_mm``, ``max_tilt_deg``).
+    """
+
+    collapsed: bool
+    reason: str
+    settled: bool
+    max_shift_mm: float
+    max_tilt_deg: float
+    sim_time_s: float
+    wall_time_s: float
+    moved_tiles: list[dict] = field(default_factory=list)
+    culprit: int | None = None
+    error: str | None = None
+    thresholds: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k in ("max_shift_mm", "max_tilt_deg", "sim_time_s", "wall_time_s"):
+            d[k] = round(float(d[k]), 6) if math.isfinite(d[k]) else None
+        return d
+
+
+def settle(
+    world: World,
+    watched: list[int],
+    reference: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    placed: int | None = None,
+    placed_rest: tuple[np.ndarray, np.ndarray] | None = None,
+    time_limit_s: float | None = None,
+    check_interval_s: float = 0.002,
+    min_time_s: float = 0.05,
+) -> Verdict:
+    """Step ``world`` until the answer is known and return the verdict.
+
+    Parameters
+    ----------
+    world : World
+    watched : list of int
+        The construction's tiles before the placement: these must not move.
+    reference : (positions (n, 3), quaternions (n, 4)) or None
+        Poses of all tiles to measure shifts and tilts from; default: the poses now.
+    placed : int or None
+        Index of the tile just placed (judged by "placed tile fell").
+    placed_rest : (position (3,), quaternion (4,)) or None
+        Where the placed tile should come to rest; default: its pose now.
+    time_limit_s : float or None
+        Simulated time limit; default the preset's ``collapse.time_limit_s``.
+    check_interval_s : float
+        Simulated time between checks (s).
+    min_time_s : float
+        Never call it settled before this much simulated time.
+    """
+    wall_start = time.perf_counter()
+    limits = world.preset.collapse
+    max_shift = limits["max_shift_mm"] / 1000
+    max_tilt = math.radians(limits["max_tilt_deg"])
+    settle_speed = limits["settle_speed_mm_s"] / 1000
+    settle_spin = math.radians(limits["settle_spin_deg_s"])
+    hold = limits["settle_hold_s"]
+    limit = limits["time_limit_s"] if time_limit_s is None else time_limit_s
+    thresholds = {"max_shift_mm": limits["max_shift_mm"], "max_tilt_deg": limits["max_tilt_deg"]}
+
+    world.client.performCollisionDetection()
+    ref_p, ref_q = world.poses() if reference is None else reference
+    watched = [i for i in watched if world.tiles[i].body >= 0]
+    touched_before = world.touches_table()
+    lifted = [i for i in watched if not touched_before[i]]
+    if placed is not None:
+        rest_p, rest_q = (world.poses()[0][placed], world.poses()[1][placed]) if placed_rest is None else placed_rest
+        rest_p = np.asarray(rest_p, dtype=float)
+        rest_q = np.asarray(rest_q, dtype=float)
+        placed_on_table = rest_p[2] < 0.75 * world.size[2]
+    moving = [i for i, t in enumerate(world.tiles) if t.body >= 0 and not t.fixed]
+
+    steps_per_check = max(1, int(round(check_interval_s / world.time_step)))
+    start_time = world.time
+    calm_since = None
+    reason, culprit, error, settled = "time limit", None, None, False
+    while True:
+        world.step(steps_per_check)
+        elapsed = world.time - start_time
+        positions, quats = world.poses()
+        lin, ang = world.velocities()
+        live_p = positions[moving]
+        if not np.all(np.isfinite(live_p)) or not np.all(np.isfinite(quats[moving])):
+            reason, error = "error", "numerical blow-up: a tile's pose is not finite"
+            break
+        speeds = np.linalg.norm(lin[moving], axis=1)
+        spins = np.linalg.norm(ang[moving], axis=1)
+        if np.any(speeds > ABSURD_SPEED_M_S) or np.any(np.abs(live_p) > ABSURD_DISTANCE_M):
+            fast = moving[int(np.argmax(speeds))]
+            reason, error = "error", f"numerical blow-up: tile {fast} reached {speeds.max():.3g} m/s"
+            break
+        hit = _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt)
+        if hit is None and placed is not None:
+            hit = _placed_fell(world, placed, positions[placed], quats[placed], rest_p, rest_q, placed_on_table, max_shift, max_tilt)
+        if hit is not None:
+            reason, culprit = hit
+            break
+        calm = bool(np.all(speeds < settle_speed) and np.all(spins < settle_spin)) if moving else True
+        if calm:
+            calm_since = elapsed if calm_since is None else calm_since
+            if elapsed - calm_since >= hold - 1e-12 and elapsed >= min_time_s:
+                reason, settled = "stood", True
+                break
+        else:
+            calm_since = None
+        if elapsed >= limit - 1e-12:
+            break
+
+    positions, quats = world.poses()
+    judged = [i for i in watched + ([placed] if placed is not None else [])]
+    shifts = np.zeros(len(world.tiles))
+    tilts = np.zeros(len(world.tiles))
+    if watched and error is None:
+        shifts[watched] = np.linalg.norm(positions[watched] - ref_p[watched], axis=1)
+        tilts[watched] = tilt_angles(quats[watched], ref_q[watched])
+    if placed is not None and error is None:
+        shifts[placed] = float(np.linalg.norm(positions[placed] - rest_p))
+        tilts[placed] = float(tilt_angles(quats[placed][None], rest_q[None])[0])
+    moved = []
+    if error is None:
+        for i in judged:
+            if shifts[i] > REPORT_SHIFT_FRACTION * max_shift or tilts[i] > REPORT_SHIFT_FRACTION * max_tilt:
+                moved.append(
+                    {
+                        "tile": int(i),
+                        "pips": list(world.tiles[i].pips),
+                        "shift_mm": round(float(shifts[i]) * 1000, 3),
+                        "tilt_deg": round(math.degrees(float(tilts[i])), 3),
+                    }
+                )
+    collapsed = error is None and reason not in ("stood", "time limit")
+    return Verdict(
+        collapsed=collapsed,
+        reason=reason,
+        settled=settled,
+        max_shift_mm=float(shifts[watched].max(initial=0.0)) * 1000 if error is None else float("nan"),
+        max_tilt_deg=math.degrees(float(tilts[watched].max(initial=0.0))) if error is None else float("nan"),
+        sim_time_s=world.time - start_time,
+        wall_time_s=time.perf_counter() - wall_start,
+        moved_tiles=moved,
+        culprit=culprit,
+        error=error,
+        thresholds=thresholds,
+    )
+
+
+def _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt):
+    """(reason, tile) of the first collapse criterion met by a watched tile, or None."""
+    if not watched:
+        return None
+    shifts = np.linalg.norm(positions[watched] - ref_p[watched], axis=1)
+    worst = int(np.argmax(shifts))
+    if shifts[worst] > max_shift:
+        return "shift", watched[worst]
+    tilts = tilt_angles(quats[watched], ref_q[watched])
+    worst = int(np.argmax(tilts))
+    if tilts[worst] > max_tilt:
+        return "tilt", watched[worst]
+    for i in lifted:
+        if world.client.getContactPoints(bodyA=world.tiles[i].body, bodyB=world.table):
+            return "table contact", i
+    return None
+
+
+def _placed_fell(world, placed, p, q, rest_p, rest_q, on_table, max_shift, max_tilt):
+    if not on_table and world.client.getContactPoints(bodyA=world.tiles[placed].body, bodyB=world.table):
+        return "placed tile fell", placed
+    sideways = math.hypot(p[0] - rest_p[0], p[1] - rest_p[1])
+    below = rest_p[2] - p[2]
+    if sideways > max_shift or below > max_shift:
+        return "placed tile fell", placed
+    if float(tilt_angles(q[None], rest_q[None])[0]) > max_tilt:
+        return "placed tile fell", placed
+    return None

@@ -1,0 +1,423 @@
+"""The physics world: tiles with magnets on a table, stepped by PyBullet.
+
+A :class:`World` owns one ``BulletClient`` (DIRECT by default, GUI on request), never the
+global ``pybullet`` connection, so that many worlds can live in one process. Tiles are box
+primitives for collision (stable contacts), or the tile mesh's convex hull when the preset
+says ``collision = "mesh"``; the trimesh tile mesh is their visual shape when visuals are on
+(GUI, renders).
+
+Magnets: PyBullet clears external forces after every ``stepSimulation``, so the magnet
+wrench of every tile is applied before each step (force at the centre of mass plus torque,
+both in the world frame). The wrenches are recomputed only when some tile has moved more
+than ``solver.magnet_update_mm`` or turned more than ``solver.magnet_update_deg`` since the
+last computation: a resting tower costs one pose read per tile per step.
+
+Units: SI inside (m, kg, s, rad). Poses are ``(position (3,), quaternion (4,) x, y, z, w)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from magdomino.presets import Preset, colour_rgb
+from magdomino.tiles import colour_of, tile, tile_mesh
+
+
+@contextlib.contextmanager
+def _quiet_c_output():
+    """Silence C-level writes to stdout and stderr while PyBullet starts up.
+
+    pybullet prints its build time (stderr) and ``argv[0]=`` (stdout) from C; our stdout is
+    for results and JSON, our stderr for one-line errors and progress.
+    """
+    fds = []
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+            fds.append(stream.fileno())
+        except (AttributeError, ValueError, OSError):  # captured or closed: leave it alone
+            pass
+    saved = [os.dup(fd) for fd in fds]
+    try:
+        with open(os.devnull, "w") as devnull:
+            for fd in fds:
+                os.dup2(devnull.fileno(), fd)
+            yield
+    finally:
+        try:  # flush C stdio while it still points at /dev/null
+            import ctypes
+
+            ctypes.CDLL(None).fflush(None)
+        except (OSError, AttributeError):
+            pass
+        for fd, old in zip(fds, saved):
+            os.dup2(old, fd)
+            os.close(old)
+
+
+@dataclass
+class TileBody:
+    """One tile in the world."""
+
+    body: int
+    pips: tuple[int, int]  # as shown: half 0 (−x), half 1 (+x)
+    fixed: bool = False
+
+
+def yaw_quaternion(yaw: float) -> np.ndarray:
+    """Quaternion (x, y, z, w) of a turn by ``yaw`` radians about the vertical."""
+    return np.array([0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)])
+
+
+def quaternion_yaw(q: np.ndarray) -> float:
+    """Yaw (rad) of a quaternion (x, y, z, w): the heading of the body's x axis."""
+    x, y, z, w = q
+    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+
+def tilt_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Angle (rad) between each body's z axis and its reference z axis.
+
+    Parameters
+    ----------
+    quaternions, reference : ndarray, shape (n, 4), x, y, z, w
+    """
+    return np.arccos(np.clip(np.sum(_z_axes(quaternions) * _z_axes(reference), axis=1), -1.0, 1.0))
+
+
+def rotation_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Total rotation angle (rad) from each reference orientation, shape (n,)."""
+    dots = np.abs(np.sum(quaternions * reference, axis=1))
+    return 2 * np.arccos(np.clip(dots, -1.0, 1.0))
+
+
+def _z_axes(q: np.ndarray) -> np.ndarray:
+    x, y, z, w = q.T
+    return np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)], axis=1)
+
+
+class World:
+    """A table with tiles and magnets, stepped at the preset's fixed time step.
+
+    Parameters
+    ----------
+    preset : Preset
+        Tile size, mass, friction, magnets, solver settings.
+    magnets : bool
+        False switches every magnet off.
+    gui : bool
+        Open PyBullet's GUI instead of the headless DIRECT mode.
+    visuals : bool or None
+        Give tiles their coloured, pipped mesh as visual shape (needed for GUI and renders;
+        costs about 20 ms per tile). None: only with the GUI.
+
+    Examples
+    --------
+    >>> world = World(load_preset("standard"))
+    >>> a = world.add_tile((6, 6), position=(0, 0, 0.004))
+    >>> world.step(1000)
+    """
+
+    def __init__(self, preset: Preset, *, magnets: bool = True, gui: bool = False, visuals: bool | None = None):
+        with _quiet_c_output():
+            import pybullet
+            from pybullet_utils.bullet_client import BulletClient
+
+            self.client = BulletClient(connection_mode=pybullet.GUI if gui else pybullet.DIRECT)
+        self.preset = preset
+        self.gui = gui
+        self.visuals = gui if visuals is None else visuals
+        self._pb = pybullet
+        solver = preset.solver
+        self.time_step = float(solver["time_step_s"])
+        self.client.setPhysicsEngineParameter(
+            fixedTimeStep=self.time_step,
+            numSolverIterations=int(solver["iterations"]),
+            numSubSteps=0,
+            deterministicOverlappingPairs=1,
+        )
+        self.client.setGravity(0, 0, -float(solver["gravity_m_s2"]))
+        tile_spec = preset.tile
+        self.size = np.asarray(tile_spec.size, dtype=float)
+        self.mass = float(tile_spec.mass)
+        self.friction = float(tile_spec.friction)
+        self.restitution = float(tile_spec.restitution)
+        self.table = self.client.createMultiBody(0, self.client.createCollisionShape(pybullet.GEOM_PLANE))
+        self.client.changeDynamics(self.table, -1, lateralFriction=self.friction, restitution=self.restitution)
+        self._collision_shape = self._make_collision_shape()
+        self.tiles: list[TileBody] = []
+        self.time = 0.0
+        self.steps = 0
+        self.magnets_on = bool(magnets) and len(tile_spec.magnets) > 0
+        self._magnets = None
+        if self.magnets_on:
+            from magdomino.magnets import TileMagnets
+
+            self._magnets = TileMagnets.from_specs(tile_spec.magnets, model=solver["magnet_model"])
+        self._update_shift = float(solver["magnet_update_mm"]) / 1000
+        self._update_turn = math.radians(float(solver["magnet_update_deg"]))
+        self._wrench_poses = None  # poses at the last magnet computation
+        self._forces = None
+        self._torques = None
+        self._active = None
+        self.magnet_updates = 0
+
+    # -- building ---------------------------------------------------------------------
+
+    def _make_collision_shape(self) -> int:
+        pb = self._pb
+        if self.preset.tile.collision == "mesh":
+            hull = tile_mesh((0, 0), self.size).convex_hull
+            return self.client.createCollisionShape(
+                pb.GEOM_MESH, vertices=hull.vertices.tolist(), indices=hull.faces.ravel().tolist()
+            )
+        return self.client.createCollisionShape(pb.GEOM_BOX, halfExtents=(self.size / 2).tolist())
+
+    def _make_visual_shape(self, pips: tuple[int, int]) -> int:
+        if not self.visuals:
+            return -1
+        colour = colour_rgb(colour_of(tile(*pips), self.preset.tile.colours)) or (0.8, 0.2, 0.2)
+        mesh = tile_mesh(pips, self.size, colour=colour)
+        return self.client.createVisualShape(
+            self._pb.GEOM_MESH,
+            vertices=mesh.vertices.tolist(),
+            indices=mesh.faces.ravel().tolist(),
+            rgbaColor=[*colour, 1.0],
+        )
+
+    def add_tile(
+        self,
+        pips: tuple[int, int],
+        position,
+        yaw: float = 0.0,
+        *,
+        orientation=None,
+        fixed: bool = False,
+        velocity=None,
+    ) -> int:
+        """Put a tile into the world at rest (or with ``velocity``), return its index.
+
+        Parameters
+        ----------
+        pips : (int, int)
+            Pips of half 0 (−x) and half 1 (+x), as shown.
+        position : array_like, shape (3,), m
+            Centre of the tile.
+        yaw : float, rad
+            Heading of the tile's x axis (ignored when ``orientation`` is given).
+        orientation : array_like, shape (4,), optional
+            Quaternion x, y, z, w.
+        fixed : bool
+            A static body (mass 0): it never moves but still carries magnets.
+        """
+        q = yaw_quaternion(yaw) if orientation is None else np.asarray(orientation, dtype=float)
+        body = self.client.createMultiBody(
+            0.0 if fixed else self.mass,
+            self._collision_shape,
+            self._make_visual_shape(tuple(pips)),
+            list(map(float, position)),
+            list(map(float, q)),
+        )
+        self.client.changeDynamics(
+            body,
+            -1,
+            lateralFriction=self.friction,
+            restitution=self.restitution,
+            rollingFriction=0.0,
+            spinningFriction=0.0,
+            linearDamping=0.0,
+            angularDamping=0.0,
+        )
+        if velocity is not None:
+            self.client.resetBaseVelocity(body, list(map(float, velocity)), [0.0, 0.0, 0.0])
+        self.tiles.append(TileBody(body, (int(pips[0]), int(pips[1])), fixed))
+        self._wrench_poses = None
+        return len(self.tiles) - 1
+
+    def remove_tile(self, index: int) -> None:
+        """Take a tile out of the world (indices of the others are kept; it goes inactive)."""
+        tb = self.tiles[index]
+        if tb.body >= 0:
+            self.client.removeBody(tb.body)
+        self.tiles[index] = TileBody(-1, tb.pips, tb.fixed)
+        self._wrench_poses = None
+
+    def set_pose(self, index: int, position, orientation) -> None:
+        """Teleport a tile (for set-up only; placements are motions, see :meth:`drop`)."""
+        self.client.resetBasePositionAndOrientation(
+            self.tiles[index].body, list(map(float, position)), list(map(float, orientation))
+        )
+        self.client.resetBaseVelocity(self.tiles[index].body, [0, 0, 0], [0, 0, 0])
+        self._wrench_poses = None
+
+    # -- reading ----------------------------------------------------------------------
+
+    @property
+    def live(self) -> list[int]:
+        """Indices of the tiles in the world."""
+        return [i for i, t in enumerate(self.tiles) if t.body >= 0]
+
+    def poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Positions (n, 3) m and quaternions (n, 4) of all tiles (NaN for removed ones)."""
+        n = len(self.tiles)
+        positions = np.full((n, 3), np.nan)
+        quats = np.full((n, 4), np.nan)
+        get = self.client.getBasePositionAndOrientation
+        for i, t in enumerate(self.tiles):
+            if t.body >= 0:
+                p, q = get(t.body)
+                positions[i] = p
+                quats[i] = q
+        return positions, quats
+
+    def velocities(self) -> tuple[np.ndarray, np.ndarray]:
+        """Linear (n, 3) m/s and angular (n, 3) rad/s velocities (zero for removed tiles)."""
+        n = len(self.tiles)
+        lin = np.zeros((n, 3))
+        ang = np.zeros((n, 3))
+        get = self.client.getBaseVelocity
+        for i, t in enumerate(self.tiles):
+            if t.body >= 0:
+                v, w = get(t.body)
+                lin[i] = v
+                ang[i] = w
+        return lin, ang
+
+    def touches_table(self) -> np.ndarray:
+        """Which tiles touch the table now, shape (n,) bool."""
+        out = np.zeros(len(self.tiles), dtype=bool)
+        for i, t in enumerate(self.tiles):
+            if t.body >= 0 and self.client.getContactPoints(bodyA=t.body, bodyB=self.table):
+                out[i] = True
+        return out
+
+    def contacts_between(self) -> list[tuple[int, int]]:
+        """Pairs of tile indices in contact (i < j)."""
+        by_body = {t.body: i for i, t in enumerate(self.tiles) if t.body >= 0}
+        pairs = set()
+        for c in self.client.getContactPoints():
+            a, b = by_body.get(c[1]), by_body.get(c[2])
+            if a is not None and b is not None and a != b:
+                pairs.add((min(a, b), max(a, b)))
+        return sorted(pairs)
+
+    # -- stepping ---------------------------------------------------------------------
+
+    def magnet_wrenches(self, positions=None, quats=None) -> tuple[np.ndarray, np.ndarray]:
+        """Force (n, 3) N and torque (n, 3) N·m of the magnets on every tile, now."""
+        if positions is None:
+            positions, quats = self.poses()
+        n = len(self.tiles)
+        if not self.magnets_on or n == 0:
+            return np.zeros((n, 3)), np.zeros((n, 3))
+        active = np.isfinite(positions[:, 0])
+        safe_p = np.where(active[:, None], positions, 0.0)
+        safe_q = np.where(active[:, None], quats, np.array([0, 0, 0, 1.0]))
+        return self._magnets.wrenches(safe_p, safe_q, active=active)
+
+    def _apply_magnets(self) -> None:
+        positions, quats = self.poses()
+        stale = self._wrench_poses is None or len(self._wrench_poses[0]) != len(positions)
+        if not stale:
+            old_p, old_q = self._wrench_poses
+            live = np.isfinite(positions[:, 0])
+            shift = np.max(np.linalg.norm(positions[live] - old_p[live], axis=1), initial=0.0)
+            turn = np.max(rotation_angles(quats[live], old_q[live]), initial=0.0)
+            stale = shift > self._update_shift or turn > self._update_turn
+        if stale:
+            self._forces, self._torques = self.magnet_wrenches(positions, quats)
+            self._wrench_poses = (positions, quats)
+            self.magnet_updates += 1
+        force = self.client.applyExternalForce
+        torque = self.client.applyExternalTorque
+        world = self._pb.WORLD_FRAME
+        for i, t in enumerate(self.tiles):
+            if t.body < 0 or t.fixed:
+                continue
+            force(t.body, -1, self._forces[i].tolist(), positions[i].tolist(), world)
+            torque(t.body, -1, self._torques[i].tolist(), world)
+
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` fixed time steps, magnets applied before each."""
+        stepper = self.client.stepSimulation
+        for _ in range(n):
+            if self.magnets_on:
+                self._apply_magnets()
+            stepper()
+        self.steps += n
+        self.time += n * self.time_step
+
+    # -- placements as motions ----------------------------------------------------------
+
+    def drop(self, pips, rest_position, yaw: float = 0.0, drop_height: float = 0.002, orientation=None) -> int:
+        """Release a tile with zero speed ``drop_height`` (m) above its rest position.
+
+        Returns the new tile's index; step the world (or call
+        :func:`magdomino.verdict.settle`) to see what happens.
+        """
+        start = np.asarray(rest_position, dtype=float) + [0.0, 0.0, float(drop_height)]
+        return self.add_tile(pips, start, yaw, orientation=orientation)
+
+    def slide(
+        self,
+        pips,
+        rest_position,
+        yaw: float = 0.0,
+        *,
+        start_offset=(0.06, 0.0),
+        speed: float = 0.05,
+        max_force: float = 0.5,
+        clearance: float = 0.0002,
+    ) -> int:
+        """Push a tile along the table into ``rest_position`` from ``start_offset`` away.
+
+        The tile starts at rest on the table at ``rest_position + start_offset`` (x, y, m)
+        and a hand (a constraint with at most ``max_force`` newtons) moves it at ``speed``
+        (m/s) in a straight line to the target, then lets go. The hand is a motion, not a
+        teleport: whatever the tile meets on its way is pushed.
+
+        Returns the new tile's index. The world has been stepped through the motion.
+        """
+        pb = self._pb
+        target = np.asarray(rest_position, dtype=float).copy()
+        offset = np.asarray(list(start_offset) + [0.0], dtype=float)[:3]
+        start = target + offset + [0.0, 0.0, clearance]
+        index = self.add_tile(pips, start, yaw)
+        body = self.tiles[index].body
+        q = yaw_quaternion(yaw).tolist()
+        hand = self.client.createConstraint(body, -1, -1, -1, pb.JOINT_FIXED, [0, 0, 0], [0, 0, 0], start.tolist(), [0, 0, 0, 1], q)
+        distance = float(np.linalg.norm(offset))
+        steps = max(1, int(math.ceil(distance / speed / self.time_step)))
+        for k in range(1, steps + 1):
+            along = start + (target + [0.0, 0.0, clearance] - start) * (k / steps)
+            self.client.changeConstraint(hand, along.tolist(), q, maxForce=max_force)
+            self.step(1)
+        self.client.removeConstraint(hand)
+        return index
+
+    def close(self) -> None:
+        """Disconnect from the physics server (the world is unusable afterwards)."""
+        if getattr(self, "client", None) is not None:
+            try:
+                self.client.disconnect()
+            except Exception:  # already gone
+                pass
+            self.client = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):  # BulletClient also disconnects on deletion; be explicit
+        try:
+            self.close()
+        except Exception:
+            pass
