@@ -102,12 +102,15 @@ def dir_index(name_or_index) -> int:
     raise InputError("geometry", "direction", f"one of 0..3 or {', '.join(DIR_NAMES)}, got {name_or_index!r}")
 
 
-def check_tile_size(size) -> np.ndarray:
-    """The tile size as an array ``(length, width, thickness)`` in metres, checked."""
-    arr = np.asarray(size, dtype=float).reshape(-1)
-    if arr.shape != (3,) or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+def check_tile_size(size) -> tuple[float, float, float]:
+    """The tile size ``(length, width, thickness)`` in metres as floats, checked."""
+    try:
+        vals = tuple(float(v) for v in size)
+    except (TypeError, ValueError):
+        vals = ()
+    if len(vals) != 3 or not all(math.isfinite(v) and v > 0 for v in vals):
         raise InputError("geometry", "tile_size", f"three positive lengths in metres, got {size!r}")
-    return arr
+    return vals
 
 
 def physical_pose(pose: GridPose, size=STANDARD_TILE_SIZE) -> tuple[np.ndarray, float]:

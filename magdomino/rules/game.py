@@ -34,6 +34,9 @@ Choices made where RULES.md is silent (a family at the table would expect these)
   match, else the seats with the lowest total (ties shared); ``returns()`` gives each
   winner ``1/len(winners)`` and the others 0.
 - The deal after a blocked or won deal starts by the same rule (highest double).
+- **Deal**: a hand of a single colour makes the whole deal be shuffled again from the same
+  stream; with a one-colour palette that rule cannot hold and is skipped. A scripted
+  :class:`Deal` is taken as given.
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ STATE_FORMAT = "magdomino.state/1"
 _TILE_INDEX = {t: i for i, t in enumerate(ALL_TILES)}
 _START_RANK = {t: ((1, t[0], 0) if t[0] == t[1] else (0, t[0] + t[1], t[1])) for t in ALL_TILES}
 _FLIP = {"flat": "tower", "tower": "flat"}
+_COLOUR_MAPS: dict = {}
+_ACTION_CACHE: dict = {}
+"""Actions are immutable values, shared by every game (bounded: cleared when it grows big)."""
 
 
 class IllegalActionError(ValueError):
@@ -127,15 +133,19 @@ class Game:
             size = getattr(self.adjudicator, "tile_size", None)
         if size is None:
             size = geo.STANDARD_TILE_SIZE
-        self.tile_size = tuple(float(v) for v in geo.check_tile_size(size))
+        self.tile_size = geo.check_tile_size(size)
         if opts:
             raise InputError("options", sorted(opts)[0], "a known option: parallel_only, variant, kids, deals, adjudicator, colours, tile_size")
         self.hand_size = 7 if self.players == 2 else 6
         self.extremities_only = rule == "quinconce" or self.variant == "extremities"
         self.per_player_modes = rule == "quinconce" and self.players == 2
         self.trivial = bool(getattr(self.adjudicator, "trivial", False))
-        self.colour = {t: colour_of(t, self.colours) for t in ALL_TILES}
-        self._cache: dict = {}
+        key = tuple(self.colours)
+        colour = _COLOUR_MAPS.get(key)
+        if colour is None:
+            colour = _COLOUR_MAPS[key] = {t: colour_of(t, self.colours) for t in ALL_TILES}
+        self.colour = colour
+        self._cache = _ACTION_CACHE
 
     def new_initial_state(self) -> "State":
         return State(self)
@@ -396,11 +406,12 @@ class State:
         n, k = g.players, g.hand_size
         if action.tiles is None:
             colour = g.colour
+            several = len(set(g.colours)) > 1  # a one-colour palette cannot satisfy the rule
             while True:
                 order = self.rng.permutation(28)
                 tiles = [ALL_TILES[i] for i in order]
                 hands = [tiles[i * k : (i + 1) * k] for i in range(n)]
-                if all(len({colour[t] for t in h}) > 1 for h in hands):
+                if not several or all(len({colour[t] for t in h}) > 1 for h in hands):
                     break
         else:
             tiles = list(action.tiles)
