@@ -173,10 +173,10 @@ class World:
     def _make_collision_shape(self) -> int:
         pb = self._pb
         if self.preset.tile.collision == "mesh":
+            # Vertices only: PyBullet makes a convex hull of them (with indices it would be a
+            # concave triangle mesh, which does not collide when dynamic).
             hull = tile_mesh((0, 0), self.size).convex_hull
-            return self.client.createCollisionShape(
-                pb.GEOM_MESH, vertices=hull.vertices.tolist(), indices=hull.faces.ravel().tolist()
-            )
+            return self.client.createCollisionShape(pb.GEOM_MESH, vertices=hull.vertices.tolist())
         return self.client.createCollisionShape(pb.GEOM_BOX, halfExtents=(self.size / 2).tolist())
 
     def _make_visual_shape(self, pips: tuple[int, int]) -> int:
@@ -234,6 +234,10 @@ class World:
             linearDamping=0.0,
             angularDamping=0.0,
         )
+        if self.preset.tile.collision == "mesh":
+            # Bullet pads convex hulls with a margin (about 1 mm here, an eighth of the
+            # tile's thickness): tiles would float on it. The hull is exact: no padding.
+            self.client.changeDynamics(body, -1, collisionMargin=0.0)
         if velocity is not None:
             self.client.resetBaseVelocity(body, list(map(float, velocity)), [0.0, 0.0, 0.0])
         self.tiles.append(TileBody(body, (int(pips[0]), int(pips[1])), fixed))
