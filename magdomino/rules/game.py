@@ -371,9 +371,11 @@ class State:
             if a is action:
                 break
         else:
-            if action not in legal:
+            if self.current == CHANCE and isinstance(action, Deal):
+                pass  # a scripted deal
+            elif action not in legal:
                 raise IllegalActionError(f"{action} is not legal here; legal: {[str(a) for a in legal]}")
-            if action.kind == "place" or action.kind == "deal":
+            else:
                 action = legal[legal.index(action)]
         self._legal = None
         kind = action.kind
@@ -545,6 +547,7 @@ class State:
             self._event(ev)
 
     def _event(self, ev: dict) -> None:
+        ev["deal"] = self.deal_no
         ev["hand_sizes"] = [len(h) for h in self.hands]
         ev["stock_size"] = len(self.stock)
         ev["construction_size"] = len(self.placed)
