@@ -118,6 +118,53 @@ def _add_simulate(sub) -> None:
     p.set_defaults(func=_cmd_simulate)
 
 
+# -- play --------------------------------------------------------------------------------
+
+
+def _cmd_play(args) -> int:
+    from magdomino.rules import format_record, play_game
+
+    physics = None
+    if args.physics == "pybullet":
+        from magdomino.rules.physics import PybulletAdjudicator
+
+        physics = PybulletAdjudicator(args.preset, magnets=not args.no_magnets)
+    record = play_game(
+        args.rule,
+        args.players,
+        seed=args.seed,
+        physics=physics,
+        variant=args.variant,
+        kids=args.kids,
+        deals=args.deals,
+        player_kinds=args.player,
+        parallel_only=not args.perpendicular,
+    )
+    if physics is not None:
+        physics.close()
+    print(format_record(record))
+    if args.json:
+        _write_json(args.json, record)
+    return 0
+
+
+def _add_play(sub) -> None:
+    p = sub.add_parser("play", help="play a whole game of one rule, adjudicated by physics or not")
+    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce"])
+    p.add_argument("--players", type=int, required=True, choices=[2, 3, 4])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--physics", choices=["pybullet", "none"], default="none", help="who decides collapses (default none)")
+    p.add_argument("--preset", default="standard", help="physical preset for --physics pybullet")
+    p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
+    p.add_argument("--variant", choices=["extremities"], help="Défi magnétique: place on extremities only")
+    p.add_argument("--perpendicular", action="store_true", help="allow perpendicular tower placements")
+    p.add_argument("--kids", action="store_true", help="count tiles instead of pips")
+    p.add_argument("--deals", type=int, default=1, help="a match of N deals")
+    p.add_argument("--player", default="random", choices=["random", "greedy"], help="every seat's player")
+    p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
+    p.set_defaults(func=_cmd_play)
+
+
 # -- main --------------------------------------------------------------------------------
 
 
@@ -132,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = [_add_simulate, _add_presets]
+_COMMANDS = [_add_simulate, _add_play, _add_presets]
 
 
 def main(argv: list[str] | None = None) -> int:
