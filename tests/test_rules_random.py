@@ -29,22 +29,36 @@ def _value(game, hand):
 
 
 def _check_construction(state):
-    """Superposed squares match; every tower tile has a matching square below it."""
+    """Superposed squares match; every tile is joined to its parent by matching halves
+    (on top, end to end in line, or slid under)."""
+    grid = state.construction_grid()
     if state.game.rule == "traditional":
         xs = sorted(x for a in state.placed for x in (a.x, a.x + (1 if a.d == 0 else -1)))
         assert xs == list(range(xs[0], xs[0] + len(xs)))  # one straight, gapless chain
-        return
-    grid = state.construction_grid()
     for (x, y, lev), (_n, p) in grid.cells.items():
         below = grid.cells.get((x, y, lev - 1))
         if below is not None:
             assert below[1] == p, (x, y, lev)
-    for a in state.placed:
+    for n, a in enumerate(state.placed):
+        if a.parent is None:
+            assert n == 0 and a.start
+            continue
+        mine = {sq: a.tile[i] for i, sq in enumerate(a.grid.squares())}
+        parent = state.placed[a.parent]
+        theirs = {sq: parent.tile[i] for i, sq in enumerate(parent.grid.squares())}
         if a.mode == "tower":
-            squares = a.grid.squares()
-            assert any(grid.cells.get((x, y, lev - 1), (None, None))[1] == a.tile[i] for i, (x, y, lev) in enumerate(squares))
-        else:
+            shift = (0, 0, -1)
+        elif a.motion == "slide":
             assert a.level == 0
+            shift = (0, 0, 1)
+        else:
+            assert a.level == 0 and parent.level == 0 and a.grid.axis() == parent.grid.axis()
+            shift = None
+        if shift is not None:
+            joins = [(sq, (sq[0] + shift[0], sq[1] + shift[1], sq[2] + shift[2])) for sq in mine]
+        else:
+            joins = [(sq, o) for sq in mine for o in theirs if abs(sq[0] - o[0]) + abs(sq[1] - o[1]) == 1]
+        assert any(o in theirs and theirs[o] == mine[sq] for sq, o in joins), (n, a, parent)
 
 
 def _check_deal_end(state, events):

@@ -305,14 +305,14 @@ class State:
         for t in hand:
             a, b = t
             if a == lo_p or b == lo_p:
-                key = (t, 0, lo_x, lo_n)
+                key = (t, 0, lo_x, lo_p, lo_n)
                 act = cache.get(key)
                 if act is None:
                     x, d = (lo_x - 1, 1) if (a == lo_p and a != b) else (lo_x - 2, 0)
                     act = cache[key] = Action("place", t, x, 0, 0, d, "flat", "drop", None, lo_n)
                 out.append(act)
             if a == hi_p or b == hi_p:
-                key = (t, 1, hi_x, hi_n)
+                key = (t, 1, hi_x, hi_p, hi_n)
                 act = cache.get(key)
                 if act is None:
                     x, d = (hi_x + 1, 0) if a == hi_p else (hi_x + 2, 1)
