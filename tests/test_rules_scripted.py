@@ -232,7 +232,9 @@ def test_collapse_on_the_last_tile_is_not_a_win():
     loser = events[i]["player"]
     assert events[i - 1]["type"] == "place" and events[i - 1]["verdict"]["reason"] == "test"
     assert not any(e["type"] == "end" for e in events[: i + 1])
-    assert len(state.hands[loser]) >= events[i]["construction_size"] or state.hands[loser]
+    assert events[i - 1]["player"] == loser and events[i - 1]["hand_sizes"][loser] == 0  # the last tile
+    assert events[i]["hand_sizes"][loser] == len(events[i]["tiles"]) >= 2  # took the whole construction
+    assert events[i + 1]["type"] == "restart"
 
 
 def test_error_verdict_is_not_a_collapse_and_traditional_never_collapses():

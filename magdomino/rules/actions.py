@@ -41,7 +41,9 @@ class Action:
     mode : "flat" | "tower"
     motion : "drop" | "slide"
     slide : int or None
-        Direction index in which a sliding tile moves along the table.
+        Direction index in which a sliding tile moves along the table (it comes in from the
+        opposite side, from beyond the construction; see
+        :meth:`magdomino.geometry.Grid.slide_direction`). None for a drop.
     parent : int or None
         Construction number (0 = first tile of the current construction) of the tile this
         one rests on, touches end to end, or slides under.

@@ -23,8 +23,9 @@ Choices made where RULES.md is silent (a family at the table would expect these)
   parent must be an extremity. Placements with the same tile and pose are one action.
 - **Quinconce**: the tower mode places on top of an extremity (``parallel_only`` applies
   as in Défi); the flat mode places end to end against a table-level extremity (in line)
-  or slides under an extremity lying at level 1. The restarting double after a collapse
-  counts as a flat placement (3–4 players: the next tile goes on top; 2 players: the
+  or slides under an extremity lying at level 1. A collapsing placement was a placement
+  (every attempt is final), so it switches the mode like any other; the restarting double
+  then counts as a flat placement (3–4 players: the next tile goes on top; 2 players: the
   restarter owes "tower", the other player keeps what they owed).
 - **Collapse**: the first tile of a construction never collapses; an adjudicator error is
   recorded and never counted as a collapse; the traditional rule has no collapse.
