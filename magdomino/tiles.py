@@ -192,3 +192,95 @@ def box_mass_properties(size: np.ndarray, mass: float) -> tuple[float, np.ndarra
     lx, ly, lz = size
     inertia = mass / 12 * np.array([ly**2 + lz**2, lx**2 + lz**2, lx**2 + ly**2])
     return float(lx * ly * lz), inertia
+
+
+# -- textured meshes for the software renderer ------------------------------------------
+
+TEXTURE_SIDE_BAND = 0.1
+"""Fraction of a tile texture's height (at the bottom) that is plain body colour: the sides
+and the bottom of the tile are mapped there; the rest of the texture is the top face."""
+
+
+def tile_uv_mesh(pips: Tile, size: np.ndarray):
+    """The tile mesh of :func:`tile_mesh` with texture coordinates, for a textured visual.
+
+    Every triangle gets its own three vertices (flat shading, one uv per corner). Triangles
+    of the top face, its dimples and its rounded rim are mapped by projection from above onto
+    the top part of the texture (u along x, v along y), the others onto the plain band at the
+    bottom of the texture (see :data:`TEXTURE_SIDE_BAND` and :func:`tile_texture`).
+
+    Parameters
+    ----------
+    pips : (int, int)
+        Pips of half 0 (−x) and half 1 (+x).
+    size : ndarray, shape (3,), m
+
+    Returns
+    -------
+    vertices : ndarray, shape (3 k, 3), m
+    indices : ndarray, shape (3 k,), int
+    uvs : ndarray, shape (3 k, 2)
+    normals : ndarray, shape (3 k, 3)
+    """
+    key = (tuple(int(p) for p in pips), tuple(float(s) for s in size))
+    return tuple(a.copy() for a in _tile_uv_mesh_cached(*key))
+
+
+@lru_cache(maxsize=64)
+def _tile_uv_mesh_cached(pips, size):
+    mesh = tile_mesh(pips, np.array(size))
+    length, width, thick = size
+    tri = mesh.triangles.reshape(-1, 3)  # (3 k, 3): corners of each face in turn
+    normals = np.repeat(mesh.face_normals, 3, axis=0)
+    centres = np.repeat(mesh.triangles_center, 3, axis=0)
+    top = (centres[:, 2] > thick / 2 - 0.2 * thick) & (normals[:, 2] > -0.5)
+    band = TEXTURE_SIDE_BAND
+    u = np.clip(tri[:, 0] / length + 0.5, 0.0, 1.0)
+    v = np.clip(tri[:, 1] / width + 0.5, 0.0, 1.0) * (1 - band) + band
+    uvs = np.where(top[:, None], np.stack([u, v], axis=1), np.array([0.5, band / 2]))
+    indices = np.arange(len(tri))
+    return tri.astype(float), indices, uvs.astype(float), normals.astype(float)
+
+
+def tile_texture(
+    pips: Tile,
+    size: np.ndarray,
+    colour=(0.85, 0.16, 0.16),
+    pip_colour=(0.97, 0.97, 0.95),
+    px_per_mm: float = 8.0,
+) -> np.ndarray:
+    """An RGB image of a tile's top face for :func:`tile_uv_mesh`'s texture coordinates.
+
+    The body colour, ``pip_colour`` discs (with a thin dark rim, so that they show on light
+    tiles too) at :func:`pip_positions`, and a line between the halves, as seen from above
+    (x to the right, y up: row 0 is the +y edge, the image convention of ``v = 1``); the
+    bottom :data:`TEXTURE_SIDE_BAND` of the image is plain body colour.
+
+    Returns
+    -------
+    ndarray, shape (h, w, 3), uint8
+    """
+    length, width, _ = (float(s) for s in size)
+    w = max(16, int(round(length * 1000 * px_per_mm)))
+    h_top = max(8, int(round(width * 1000 * px_per_mm)))
+    h_band = max(2, int(round(h_top * TEXTURE_SIDE_BAND / (1 - TEXTURE_SIDE_BAND))))
+    img = np.empty((h_top + h_band, w, 3), dtype=float)
+    img[:] = colour
+    # Top face: pixel centres in the tile frame (m).
+    x = ((np.arange(w) + 0.5) / w - 0.5) * length
+    y = (0.5 - (np.arange(h_top) + 0.5) / h_top) * width
+    X, Y = np.meshgrid(x, y)
+    top = img[:h_top]
+    px = 1.0 / (1000 * px_per_mm)  # one pixel, m
+    dark = np.array(colour) * 0.45
+    line = np.abs(X) < 0.012 * width
+    inset = np.abs(Y) < 0.38 * width
+    top[line & inset] = dark
+    pip_r = 0.075 * width
+    for cx, cy, _ in pip_positions(pips, np.array([length, width, 0.0])):
+        d = np.hypot(X - cx, Y - cy)
+        rim = np.clip((pip_r + px - d) / (2 * px), 0.0, 1.0)[..., None]  # antialiased edge
+        top[:] = top * (1 - rim) + dark * rim
+        inner = np.clip((pip_r * 0.86 + px - d) / (2 * px), 0.0, 1.0)[..., None]
+        top[:] = top * (1 - inner) + np.array(pip_colour) * inner
+    return np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8)

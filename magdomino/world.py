@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.presets import Preset, colour_rgb
-from magdomino.tiles import colour_of, tile, tile_mesh
+from magdomino.tiles import colour_of, tile, tile_mesh, tile_uv_mesh
 
 
 @contextlib.contextmanager
@@ -182,12 +182,16 @@ class World:
     def _make_visual_shape(self, pips: tuple[int, int]) -> int:
         if not self.visuals:
             return -1
+        # A UV-mapped mesh in the tile's colour; renders put the pips on with a texture
+        # (magdomino.tiles.tile_texture, applied by magdomino.render after the body exists).
         colour = colour_rgb(colour_of(tile(*pips), self.preset.tile.colours)) or (0.8, 0.2, 0.2)
-        mesh = tile_mesh(pips, self.size, colour=colour)
+        vertices, indices, uvs, normals = tile_uv_mesh(pips, self.size)
         return self.client.createVisualShape(
             self._pb.GEOM_MESH,
-            vertices=mesh.vertices.tolist(),
-            indices=mesh.faces.ravel().tolist(),
+            vertices=vertices.tolist(),
+            indices=indices.tolist(),
+            uvs=uvs.tolist(),
+            normals=normals.tolist(),
             rgbaColor=[*colour, 1.0],
         )
 
@@ -347,8 +351,25 @@ class World:
             force(t.body, -1, self._forces[i].tolist(), positions[i].tolist(), world)
             torque(t.body, -1, self._torques[i].tolist(), world)
 
+    on_step = None
+    """Optional ``callable(world)``, called after every ``on_step_every`` steps (renders use it
+    to record frames); None (the default) costs nothing."""
+    on_step_every = 1
+
     def step(self, n: int = 1) -> None:
         """Advance ``n`` fixed time steps, magnets applied before each."""
+        if self.on_step is not None:  # in chunks that end where the hook is due
+            every = max(1, int(self.on_step_every))
+            while n > 0:
+                k = min(n, every - self.steps % every)
+                self._advance(k)
+                n -= k
+                if self.steps % every == 0:
+                    self.on_step(self)
+            return
+        self._advance(n)
+
+    def _advance(self, n: int) -> None:
         stepper = self.client.stepSimulation
         for _ in range(n):
             if self.magnets_on:
