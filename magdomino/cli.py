@@ -165,6 +165,130 @@ def _add_play(sub) -> None:
     p.set_defaults(func=_cmd_play)
 
 
+# -- odds and sweep ----------------------------------------------------------------------
+
+_NOISE_FLAGS = ["pos_sigma_mm", "yaw_sigma_deg", "polarization_rel_sigma", "friction_rel_sigma", "mass_rel_sigma"]
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
+    return value
+
+
+def _odds_settings(args) -> dict:
+    noise = {k: getattr(args, k) for k in _NOISE_FLAGS if getattr(args, k) is not None}
+    if args.drop_mm is not None:
+        noise["drop_mm"] = list(args.drop_mm)
+    return dict(
+        seed=args.seed, jobs=args.jobs, scheduler=args.scheduler, precision=args.precision, batch=args.batch,
+        out_dir=args.out_dir, resume=args.resume, noise=noise, progress=sys.stderr.isatty(),
+        what_ifs=args.what_if, _source="command line",
+    )
+
+
+def _odds_header(scenario, result) -> str:
+    n = result.noise
+    magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
+    return (
+        f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {result.seed}\n"
+        f"  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
+        f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}"
+    )
+
+
+def _odds_line(r) -> str:
+    label = "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
+    lo, hi = r.ci95
+    p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
+    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors"
+    if r.stopped_by == "precision":
+        line += " (precision reached)"
+    if r.error_messages:
+        line += f"; first error: {r.error_messages[0]}"
+    return line
+
+
+def _cmd_odds(args) -> int:
+    from magdomino.odds import estimate_odds
+    from magdomino.scenario import load_scenario
+
+    scenario = load_scenario(args.scenario)
+    result = estimate_odds(scenario, args.trials, **_odds_settings(args))
+    out = sys.stderr if args.json == "-" else sys.stdout
+    print(_odds_header(scenario, result), file=out)
+    for r in result.results:
+        print(_odds_line(r), file=out)
+    print(f"  total {result.wall_time_s:.2f} s", file=out)
+    document = result.to_dict()
+    if args.json:
+        _write_json(args.json, document)
+    if args.plot:
+        from magdomino.plots import odds_figure
+
+        print(f"  wrote {odds_figure(document, args.plot)}", file=out)
+    return 0
+
+
+def _add_odds_options(p) -> None:
+    p.add_argument("scenario", help="a scenario .toml file")
+    p.add_argument("--trials", type=int, required=True, help="trials per what-if (at most, with --precision)")
+    p.add_argument("--seed", type=int, help="default: the scenario's seed")
+    p.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler, or 'local' for a LocalCluster")
+    p.add_argument("--precision", type=float, metavar="H", help="stop once the 95 %% interval's half-width is below H")
+    p.add_argument("--batch", type=int, default=100, help="trials between two precision checks (default 100)")
+    p.add_argument("--out-dir", metavar="DIR", help="stream every trial to DIR as JSON lines")
+    p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
+    p.add_argument("--what-if", type=int, nargs="+", metavar="I", help="only these what-ifs (default all)")
+    p.add_argument("--json", metavar="OUT", help="write the odds as JSON ('-' for stdout)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the odds with their intervals")
+    noise = p.add_argument_group("noise (overrides the scenario's [noise]; defaults in magdomino.odds)")
+    for name in _NOISE_FLAGS:
+        noise.add_argument("--" + name.replace("_", "-"), dest=name, type=_non_negative, metavar="X")
+    noise.add_argument("--drop-mm", type=_non_negative, nargs=2, metavar=("LO", "HI"), help="release height range, mm")
+
+
+def _add_odds(sub) -> None:
+    p = sub.add_parser("odds", help="probability that each what-if collapses the tower, under a real hand's unsteadiness")
+    _add_odds_options(p)
+    p.set_defaults(func=_cmd_odds)
+
+
+def _cmd_sweep(args) -> int:
+    from magdomino.odds import sweep
+    from magdomino.scenario import load_scenario
+
+    scenario = load_scenario(args.scenario)
+    result = sweep(scenario, args.param, args.values, args.trials, **_odds_settings(args))
+    out = sys.stderr if args.json == "-" else sys.stdout
+    print(_odds_header(scenario, result.runs[0]), file=out)
+    for value, run in zip(result.values, result.runs):
+        print(f" {args.param} = {value:g}", file=out)
+        for r in run.results:
+            print(_odds_line(r), file=out)
+    document = result.to_dict()
+    if args.json:
+        _write_json(args.json, document)
+    if args.plot:
+        from magdomino.plots import sweep_figure
+
+        print(f"  wrote {sweep_figure(document, args.plot)}", file=out)
+    return 0
+
+
+def _add_sweep(sub) -> None:
+    p = sub.add_parser("sweep", help="odds as a function of one parameter (a sigma, polarization_scale, an offset)")
+    _add_odds_options(p)
+    p.add_argument("--param", required=True, help="a noise sigma (e.g. pos_sigma_mm), polarization_scale, offset_x_mm or offset_y_mm")
+    p.add_argument("--values", type=float, nargs="+", required=True, metavar="V", help="the values to try")
+    p.set_defaults(func=_cmd_sweep)
+
+
 # -- main --------------------------------------------------------------------------------
 
 
@@ -179,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = [_add_simulate, _add_play, _add_presets]
+_COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep]
 
 
 def main(argv: list[str] | None = None) -> int:
