@@ -1,0 +1,135 @@
+"""World benchmarks: our step and verdict against bare PyBullet and a naive loop, side by side.
+
+- ``step_with_magnets_over_bare``: one ``World.step`` of a resting 28-tile tower of the
+  standard preset (magnet wrenches, recomputed when tiles move, applied before the step)
+  ÷ one bare ``stepSimulation`` of the same 28 boxes with the same settings. Goal ≤ 1.15.
+- ``verdict_over_naive_fixed``: our :func:`settle` on a placement atop a 10-tile tower ÷ a
+  naive loop (magnets recomputed every step, a fixed 2 s, criteria checked at the end), same
+  verdict required. Goal ≤ 0.25.
+- ``aligned28_drift_mm``: largest displacement of a tile of an aligned 28-tile stack over
+  5 s simulated, magnets on and off (the worse of the two). Goal ≤ 0.5.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from magdomino.presets import load_preset
+from magdomino.verdict import settle
+from magdomino.world import World, tilt_angles
+
+H = 0.008
+
+
+def _tower(world: World, n: int) -> None:
+    for level in range(n):
+        world.add_tile((level % 7, (level + 3) % 7), (0.0, 0.0, H / 2 + level * H))
+
+
+def _bare_client(preset, n):
+    world = World(preset, magnets=False)  # same settings, shapes and dynamics; stepped bare
+    _tower(world, n)
+    return world
+
+
+def step_ratio(repeats: int, steps: int) -> dict:
+    preset = load_preset("standard")
+    ours = World(preset, magnets=True)
+    _tower(ours, 28)
+    bare = _bare_client(preset, 28)
+    ours.step(400)  # let both settle into their contacts first
+    for _ in range(400):
+        bare.client.stepSimulation()
+    t_ours, t_bare = [], []
+    for _ in range(repeats):  # interleaved, so machine noise hits both alike
+        start = time.perf_counter()
+        for _ in range(steps):
+            bare.client.stepSimulation()
+        t_bare.append((time.perf_counter() - start) / steps)
+        start = time.perf_counter()
+        ours.step(steps)
+        t_ours.append((time.perf_counter() - start) / steps)
+    ours_us, bare_us = statistics.median(t_ours) * 1e6, statistics.median(t_bare) * 1e6
+    updates = ours.magnet_updates
+    ours.close()
+    bare.close()
+    return {
+        "step_with_magnets_us": ours_us,
+        "bare_step_us": bare_us,
+        "step_with_magnets_over_bare": ours_us / bare_us,
+        "magnet_updates_per_1000_steps": 1000 * updates / (400 + repeats * steps),
+    }
+
+
+def _placement_world(magnets_naive: bool):
+    preset = load_preset("standard")
+    if magnets_naive:  # recompute the magnets at every step: no movement threshold
+        preset = preset.with_changes(solver={**preset.solver, "magnet_update_mm": 0.0, "magnet_update_deg": 0.0})
+    world = World(preset, magnets=True)
+    # A 10-tile zigzag: every tile half on the one below, as the rules build them.
+    for level in range(10):
+        x = 0.012 if level % 2 else -0.012
+        world.add_tile((level % 7, (level + 1) % 7), (x, 0.0, H / 2 + level * H))
+    world.step(int(0.3 / world.time_step))
+    before = world.poses()
+    rest = np.array([-0.012, 0.0, H / 2 + 10 * H])  # continue the zigzag: it stands
+    index = world.drop((6, 6), rest, drop_height=0.001)
+    return world, before, index, rest
+
+
+def verdict_ratio(repeats: int) -> dict:
+    t_ours, t_naive = [], []
+    for _ in range(repeats):
+        world, before, index, rest = _placement_world(False)
+        ref = (np.vstack([before[0], [np.nan] * 3]), np.vstack([before[1], [np.nan] * 4]))
+        start = time.perf_counter()
+        ours = settle(world, list(range(10)), ref, placed=index, placed_rest=(rest, np.array([0, 0, 0, 1.0])))
+        t_ours.append(time.perf_counter() - start)
+        world.close()
+
+        world, before, index, rest = _placement_world(True)
+        start = time.perf_counter()
+        world.step(int(round(2.0 / world.time_step)))
+        positions, quats = world.poses()
+        limits = world.preset.collapse
+        shift = np.linalg.norm(positions[:10] - before[0][:10], axis=1).max() * 1000
+        tilt = np.degrees(tilt_angles(quats[:10], before[1][:10]).max())
+        naive_collapsed = bool(shift > limits["max_shift_mm"] or tilt > limits["max_tilt_deg"])
+        t_naive.append(time.perf_counter() - start)
+        world.close()
+        if naive_collapsed != ours.collapsed:
+            raise AssertionError(f"verdicts differ: ours {ours.collapsed} ({ours.reason}), naive {naive_collapsed}")
+    ours_s, naive_s = statistics.median(t_ours), statistics.median(t_naive)
+    return {
+        "verdict_s": ours_s,
+        "naive_fixed_2s_s": naive_s,
+        "verdict_over_naive_fixed": ours_s / naive_s,
+        "verdict_sim_time_s": ours.sim_time_s,
+    }
+
+
+def drift(seconds: float) -> dict:
+    out = {}
+    for magnets in (False, True):
+        world = World(load_preset("standard"), magnets=magnets)
+        _tower(world, 28)
+        start, _ = world.poses()
+        world.step(int(round(seconds / world.time_step)))
+        end, _ = world.poses()
+        out[f"aligned28_drift_mm_magnets_{'on' if magnets else 'off'}"] = float(
+            np.max(np.linalg.norm(end - start, axis=1)) * 1000
+        )
+        world.close()
+    out["aligned28_drift_mm"] = max(out.values())
+    return out
+
+
+def run(quick: bool = False) -> dict[str, float]:
+    figures = {}
+    figures.update(step_ratio(repeats=3 if quick else 7, steps=200 if quick else 1000))
+    figures.update(verdict_ratio(repeats=1 if quick else 3))
+    figures.update(drift(1.0 if quick else 5.0))
+    return figures
