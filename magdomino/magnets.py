@@ -1,0 +1,876 @@
+"""Magnet field, force and torque: point dipoles and finite-size magnets split into cells.
+
+Three layers, in the style of magpylib, all SI (m, A·m², T, N, N·m):
+
+1. **Raw** (arrays in, arrays out, no checks): :func:`dipole_field`,
+   :func:`dipole_pair_force_torque`, :func:`dipole_force_torque`, and the quadrature rules
+   :func:`cell_rule`.
+2. **Checked**: :class:`Magnet` and :func:`force_between` for one pair of magnets.
+3. **Batch**: :class:`TileMagnets`, the total force and torque on every tile of a
+   construction, called by the physics world before each step.
+
+The finite model
+----------------
+A uniformly magnetised body interacts with another exactly as the double volume integral of
+the point-dipole interaction over both bodies (the integrand is smooth as long as the bodies
+do not overlap). The integral is evaluated with a product Gauss rule, each node being a point
+dipole carrying its share of the moment ``m = J V / μ0``:
+
+- cylinder (diameter D, height h): Gauss-Legendre in ``s = r²`` (exact for polynomials in x,
+  y of the disc), the trapezoid rule in θ (spectrally exact for periodic functions) and
+  Gauss-Legendre in z;
+- cuboid (x, y, z): Gauss-Legendre along each side.
+
+Rules come in *levels* (:func:`rule_nodes`): level 0 is the point dipole, level ``k >= 1``
+has ``k`` radial, ``4k`` angular and ``max(2, round(1 + 1.5 k h / D))`` axial nodes for a
+cylinder (8, 32, 72, 192, 400, 576 cells for a Ø6×2 mm disc at levels 1 to 6) and
+``max(2, round(1 + k d_i / max(d)))`` nodes along side ``d_i`` of a cuboid. Because the
+error of a Gauss rule falls geometrically with the ratio of node spacing to distance, the
+level is picked from the distance: ``q = d / ρ`` with ``d`` the centre distance and ``ρ``
+the mean bounding-sphere radius of the two magnets (:data:`AUTO_LEVELS`). Errors measured
+against magpylib (``tests/test_magnets.py``), relative to the largest force two such
+magnets exert at that distance (the coaxial one), worst over orientations:
+
+=====================  =====  ======================================
+q = d / ρ               level  force and torque error (Ø6×2 mm discs)
+=====================  =====  ======================================
+< 1.3 (touching faces)  6      < 1 % at 1 mm face clearance
+1.3 - 2                 5      < 0.5 %
+2 - 2.5                 4      < 0.5 %
+2.5 - 3.2               3      < 0.5 % (0.3 % at the 8 mm stacking gap)
+3.2 - 5                 2      < 0.6 %
+5 - near                1      < 0.5 %
+near (12) - cutoff (16) 0      dipole, < 3 %
+=====================  =====  ======================================
+
+Free magnets
+------------
+A magnet that turns freely in its cavity (``free=True``) settles quasi-statically with its
+moment along the mean field of all the other magnets over its volume (the orientation that
+minimises its energy ``-m·B̄``), so it always attracts. Its cells keep their place in the
+tile; only their moment direction follows the field (exact for a ball, a small
+approximation for a disc).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+from scipy.special import roots_legendre
+
+from magdomino.errors import InputError
+
+MU0 = 4e-7 * math.pi
+"""Vacuum permeability μ0 (T·m/A)."""
+
+_K = MU0 / (4 * math.pi)  # μ0 / 4π = 1e-7
+
+SHAPES = ("cylinder", "cuboid")
+MODELS = ("finite", "dipole")
+
+AUTO_LEVELS: tuple[tuple[float, int], ...] = ((0.1, 8), (0.15, 6), (0.3, 5), (0.4, 4), (0.6, 3), (1.6, 2))
+"""``(γ_max, level)``: the finite-model rule used when ``γ = g / L < γ_max`` (first match);
+beyond the last entry, level 1. ``g`` is the clearance bound of :func:`clearance` and ``L``
+the largest dimension of the two magnets."""
+
+NEAR_Q = 12.0
+"""Default ``near`` in bounding radii: beyond it the point dipole errs < 3 % (37.9 mm for
+two Ø6×2 mm discs)."""
+
+CUTOFF_Q = 16.0
+"""Default ``cutoff`` in bounding radii (50.6 mm for two Ø6×2 mm discs): a pair beyond it
+exerts < 0.15 % of the force the same pair exerts coaxially at 8 mm (the stacking gap)."""
+
+FREE_ITERATIONS = 3
+"""Fixed-point iterations for the directions of free magnets that see each other."""
+
+
+# --------------------------------------------------------------------------------------
+# Raw layer: point dipoles
+# --------------------------------------------------------------------------------------
+
+
+def dipole_pair_force_torque(r, moments_a, moments_b):
+    """Force and torque on dipoles b from dipoles a, pair by pair (broadcasting).
+
+    Parameters
+    ----------
+    r : ndarray, shape (..., 3), m
+        Position of b minus position of a. Must be non-zero.
+    moments_a, moments_b : ndarray, shape (..., 3), A·m²
+
+    Returns
+    -------
+    force : ndarray, shape (..., 3), N
+        Force on b.
+    torque : ndarray, shape (..., 3), N·m
+        ``m_b × B_a(r_b)``, the torque on b about its own position.
+    """
+    r = np.asarray(r, float)
+    ma = np.asarray(moments_a, float)
+    mb = np.asarray(moments_b, float)
+    r2 = np.einsum("...i,...i->...", r, r)
+    ir2 = 1.0 / r2
+    ir3 = ir2 * np.sqrt(ir2)
+    ar = np.einsum("...i,...i->...", ma, r)
+    br = np.einsum("...i,...i->...", mb, r)
+    ab = np.einsum("...i,...i->...", ma, mb)
+    s = 3 * _K * ir3 * ir2
+    force = s[..., None] * (
+        ar[..., None] * mb + br[..., None] * ma + (ab - 5 * ar * br * ir2)[..., None] * r
+    )
+    B = _K * ir3[..., None] * (3 * (ar * ir2)[..., None] * r - ma)
+    return force, np.cross(mb, B)
+
+
+def dipole_field(points, positions, moments):
+    """Magnetic flux density of many point dipoles at many points.
+
+    Parameters
+    ----------
+    points : ndarray, shape (n, 3), m
+        Where to evaluate B. No point may coincide with a dipole.
+    positions : ndarray, shape (m, 3), m
+    moments : ndarray, shape (m, 3), A·m²
+
+    Returns
+    -------
+    B : ndarray, shape (n, 3), T
+        Sum of ``μ0/4π (3 r (m·r)/r⁵ - m/r³)`` over the dipoles.
+    """
+    r = np.asarray(points, float)[:, None, :] - np.asarray(positions, float)[None, :, :]
+    m = np.asarray(moments, float)[None, :, :]
+    r2 = np.einsum("nmi,nmi->nm", r, r)
+    ir2 = 1.0 / r2
+    ir3 = ir2 * np.sqrt(ir2)
+    mr = np.einsum("nmi,nmi->nm", m, r)
+    return _K * (3 * (mr * ir3 * ir2)[..., None] * r - ir3[..., None] * m).sum(axis=1)
+
+
+def dipole_force_torque(positions_a, moments_a, positions_b, moments_b):
+    """Force and torque on each dipole b from all the dipoles a.
+
+    Parameters
+    ----------
+    positions_a : ndarray, shape (na, 3), m
+    moments_a : ndarray, shape (na, 3), A·m²
+    positions_b : ndarray, shape (nb, 3), m
+    moments_b : ndarray, shape (nb, 3), A·m²
+
+    Returns
+    -------
+    force : ndarray, shape (nb, 3), N
+    torque : ndarray, shape (nb, 3), N·m
+        ``m_b × B`` about each dipole's own position.
+    """
+    r = np.asarray(positions_b, float)[None, :, :] - np.asarray(positions_a, float)[:, None, :]
+    f, t = dipole_pair_force_torque(r, np.asarray(moments_a, float)[:, None, :], np.asarray(moments_b, float)[None, :, :])
+    return f.sum(axis=0), t.sum(axis=0)
+
+
+# --------------------------------------------------------------------------------------
+# Raw layer: quadrature rules
+# --------------------------------------------------------------------------------------
+
+
+def rule_nodes(shape: str, dimensions: Sequence[float], level: int) -> tuple[int, int, int]:
+    """Node counts of the level-``level`` rule: ``(n_s, n_θ, n_z)`` or ``(n_x, n_y, n_z)``."""
+    if level <= 0:
+        return (1, 1, 1)
+    if shape == "cylinder":
+        d, h = dimensions
+        big = max(d, h)
+        ns = max(1, round(level * d / big))
+        return (ns, 4 * ns, max(2, round(1 + 1.5 * level * h / big)))
+    big = max(dimensions)
+    return tuple(max(2, round(1 + level * x / big)) for x in dimensions)
+
+
+def cell_rule(shape: str, dimensions: Sequence[float], nodes: Sequence[int]):
+    """Quadrature cells of a magnet in its own frame (magnetised along +z, centred at 0).
+
+    Parameters
+    ----------
+    shape : {"cylinder", "cuboid"}
+    dimensions : tuple of float, m
+        Cylinder (diameter, height); cuboid (x, y, z).
+    nodes : tuple of 3 int
+        Cylinder ``(n_s, n_θ, n_z)``: Gauss-Legendre in ``s = r²``, trapezoid in θ,
+        Gauss-Legendre in z. Cuboid ``(n_x, n_y, n_z)``: Gauss-Legendre on each side.
+        ``(1, 1, 1)`` is the centre (the point dipole).
+
+    Returns
+    -------
+    offsets : ndarray, shape (c, 3), m
+    weights : ndarray, shape (c,)
+        Positive, summing to 1 (the share of the moment each cell carries).
+    """
+    n1, n2, n3 = (int(v) for v in nodes)
+
+    def gl(n, half):
+        x, w = roots_legendre(n)
+        return x * half, w / w.sum()
+
+    if shape == "cylinder":
+        d, h = dimensions
+        R = d / 2
+        x, ws = roots_legendre(n1)
+        r = np.sqrt((x + 1) / 2) * R if n1 * n2 > 1 else np.zeros(1)
+        ws = ws / ws.sum()
+        th = 2 * np.pi * np.arange(n2) / n2
+        z, wz = gl(n3, h / 2)
+        rr, tt, zz = np.meshgrid(r, th, z, indexing="ij")
+        pts = np.stack([rr * np.cos(tt), rr * np.sin(tt), zz], axis=-1).reshape(-1, 3)
+        w = (ws[:, None, None] * np.full(n2, 1.0 / n2)[None, :, None] * wz[None, None, :]).ravel()
+    else:
+        (gx, wx), (gy, wy), (gz, wz) = (gl(n, s / 2) for n, s in zip((n1, n2, n3), dimensions))
+        xx, yy, zz = np.meshgrid(gx, gy, gz, indexing="ij")
+        pts = np.stack([xx, yy, zz], axis=-1).reshape(-1, 3)
+        w = (wx[:, None, None] * wy[None, :, None] * wz[None, None, :]).ravel()
+    return pts, w
+
+
+def volume(shape: str, dimensions: Sequence[float]) -> float:
+    """Volume of a magnet (m³)."""
+    if shape == "cylinder":
+        d, h = dimensions
+        return math.pi * d * d / 4 * h
+    x, y, z = dimensions
+    return x * y * z
+
+
+def bounding_radius(shape: str, dimensions: Sequence[float]) -> float:
+    """Radius of the smallest sphere about the centre that holds the magnet (m)."""
+    if shape == "cylinder":
+        d, h = dimensions
+        return math.hypot(d / 2, h / 2)
+    return 0.5 * math.sqrt(sum(x * x for x in dimensions))
+
+
+_AUTO_EDGES = np.array([e for e, _ in AUTO_LEVELS])
+_AUTO_TABLE = np.array([lv for _, lv in AUTO_LEVELS] + [1])
+
+
+def auto_level(gamma):
+    """Finite-model level for ``γ = g / L`` (see :data:`AUTO_LEVELS`); scalar or array."""
+    return _AUTO_TABLE[np.searchsorted(_AUTO_EDGES, gamma, side="right")]
+
+
+def support(shape: str, dimensions: Sequence[float], frame, u):
+    """Support function ``max over the magnet of (x - centre)·u``.
+
+    Parameters
+    ----------
+    shape, dimensions : as for :class:`Magnet`
+    frame : ndarray, shape (..., 3, 3)
+        Columns: the magnet's x, y, z axes in the world.
+    u : ndarray, shape (..., 3)
+        Unit directions.
+
+    Returns
+    -------
+    ndarray, shape (...), m
+    """
+    proj = np.abs(np.einsum("...ij,...i->...j", frame, u))  # |u·e_j|
+    if shape == "cylinder":
+        d, h = dimensions
+        c = np.minimum(proj[..., 2], 1.0)
+        return d / 2 * np.sqrt(1.0 - c * c) + h / 2 * c
+    return proj @ (0.5 * np.asarray(dimensions, float))
+
+
+def clearance(a: "Magnet", b: "Magnet") -> float:
+    """A lower bound of the gap between two magnets (m): the centre distance minus both
+    support functions along the line of centres (a separating-axis bound; exact for
+    coaxial and side-by-side pairs; negative when it cannot prove a gap)."""
+    r = b.position - a.position
+    d = float(np.linalg.norm(r))
+    if d == 0:
+        return -math.inf
+    u = r / d
+    return d - float(support(a.shape, a.dimensions, a._R, u)) - float(support(b.shape, b.dimensions, b._R, -u))
+
+
+def _level_for_cells(shape, dimensions, cells: int) -> int:
+    """The coarsest level whose rule has at least ``cells`` cells."""
+    level = 0
+    while level < 40:
+        if math.prod(rule_nodes(shape, dimensions, level)) >= cells:
+            return level
+        level += 1
+    return level
+
+
+def _rotation_z_to(axis) -> np.ndarray:
+    """The smallest rotation matrix taking +z to the unit vector ``axis``."""
+    a = np.asarray(axis, float)
+    a = a / np.linalg.norm(a)
+    c = a[2]
+    if c < -1 + 1e-12:
+        return np.diag([1.0, -1.0, -1.0])
+    v = np.array([-a[1], a[0], 0.0])  # z × a
+    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + vx + vx @ vx / (1 + c)
+
+
+def _cross(a, b):
+    """Cross product of (..., 3) arrays (faster than np.cross for small arrays)."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
+
+
+def _cells_wrench(pa, wa, ua, pb, wb, ub, cb):
+    """Finite-model force and torque on magnets b from magnets a, for P pairs at once.
+
+    Parameters
+    ----------
+    pa : ndarray, shape (P, Na, 3), m
+        Cell positions of a, relative to a's centre (the sums below are expanded about
+        that origin; keep it near the pair).
+    wa : ndarray, shape (P, Na), A·m²
+        Cell moments (magnitudes) of a.
+    ua : ndarray, shape (P, 3)
+        Unit moment direction of a.
+    pb, wb, ub : the same for b (same origin as ``pa``).
+    cb : ndarray, shape (P, 3), m
+        Centre of b (torque reference), same origin.
+
+    Returns
+    -------
+    force : ndarray, shape (P, 3), N, on b.
+    torque : ndarray, shape (P, 3), N·m, on b about ``cb``.
+
+    Notes
+    -----
+    With ``r = q_j - p_i``, ``α = ua·r``, ``β = ub·r``, the force on cell j of b is
+    ``3 μ0/4π w_j Σ_i w_i [(α ub + β ua + (ua·ub) r) / r⁵ - 5 α β r / r⁷]`` and the m×B
+    torque ``ub × Σ_j w_j Σ_i μ0/4π w_i (3 α r / r⁵ - ua / r³)``. Since ``α = A_j - a_i``
+    (``A_j = ua·q_j``, ``a_i = ua·p_i``) and so on, every sum over i is a matrix product
+    of ``r⁻³``, ``r⁻⁵`` or ``r⁻⁷`` (arrays (P, Nb, Na), the only ones of that size) with a
+    few per-cell columns of a. The arithmetic is done in the dtype of ``pa``.
+    """
+    dt = pa.dtype
+    P, na, _ = pa.shape
+    a = np.einsum("pic,pc->pi", pa, ua)
+    b = np.einsum("pic,pc->pi", pa, ub)
+    A = np.einsum("pjc,pc->pj", pb, ua)
+    B = np.einsum("pjc,pc->pj", pb, ub)
+    # r² = |q|² - 2 q·p + |p|²  via one matrix product with an augmented column.
+    left = np.concatenate([pb, np.ones(pb.shape[:2] + (1,), dt)], axis=2)
+    right = np.concatenate([-2.0 * pa, np.einsum("pic,pic->pi", pa, pa)[:, :, None]], axis=2)
+    r2 = np.matmul(left, right.transpose(0, 2, 1))
+    r2 += np.einsum("pjc,pjc->pj", pb, pb)[:, :, None]
+    ir2 = np.reciprocal(r2, out=r2)
+    ir3 = np.sqrt(ir2)
+    ir3 *= ir2
+    ir5 = ir3 * ir2
+    ir7 = np.multiply(ir5, ir2, out=ir2)
+    wa3 = wa[:, :, None]
+    ab_ = (a * b)[:, :, None]
+    # columns of a: 1 | a | b | p(3) | a p(3)        for r⁻⁵
+    M5 = np.concatenate([wa3, wa3 * a[:, :, None], wa3 * b[:, :, None], wa3 * pa, (wa * a)[:, :, None] * pa], axis=2)
+    # columns of a: 1 | a | b | ab | p | b p | a p | ab p   for r⁻⁷
+    M7 = np.concatenate([wa3, wa3 * a[:, :, None], wa3 * b[:, :, None], wa3 * ab_, wa3 * pa,
+                         (wa * b)[:, :, None] * pa, (wa * a)[:, :, None] * pa, wa3 * ab_ * pa], axis=2)
+    H = np.matmul(ir5, M5)  # (P, Nb, 9)
+    G = np.matmul(ir7, M7)  # (P, Nb, 16)
+    S3 = np.matmul(ir3, wa[:, :, None])[:, :, 0]  # (P, Nb)
+    H1, Ha, Hb, Hp, Hap = H[..., 0], H[..., 1], H[..., 2], H[..., 3:6], H[..., 6:9]
+    G1, Ga, Gb, Gab = G[..., 0], G[..., 1], G[..., 2], G[..., 3]
+    Gp, Gbp, Gap, Gabp = G[..., 4:7], G[..., 7:10], G[..., 10:13], G[..., 13:16]
+    ab = np.einsum("pc,pc->p", ua, ub)[:, None]
+    s_alpha = A * H1 - Ha  # Σ_i w_i α / r⁵
+    s_beta = B * H1 - Hb
+    s_r = pb * H1[..., None] - Hp  # Σ_i w_i r / r⁵
+    AB = A * B
+    g_scalar = AB * G1 - A * Gb - B * Ga + Gab
+    g_vec = AB[..., None] * Gp - A[..., None] * Gbp - B[..., None] * Gap + Gabp
+    s_abr = pb * g_scalar[..., None] - g_vec  # Σ_i w_i α β r / r⁷
+    Fj = s_alpha[..., None] * ub[:, None, :] + s_beta[..., None] * ua[:, None, :] + ab[..., None] * s_r - 5.0 * s_abr
+    Fj *= (3 * _K) * wb[:, :, None]
+    Fj = Fj.astype(np.float64, copy=False)
+    force = Fj.sum(axis=1)
+    lever = _cross(pb - cb[:, None, :], Fj).sum(axis=1)
+    # Σ_i w_i α r / r⁵ = q_j (A H1 - Ha) - (A Hp - Hap)
+    s_ar = pb * s_alpha[..., None] - (A[..., None] * Hp - Hap)
+    Bsum = 3.0 * s_ar - S3[..., None] * ua[:, None, :]  # Σ_i w_i (3 α r / r⁵ - ua / r³)
+    Bbar = _K * np.einsum("pj,pjc->pc", wb, Bsum).astype(np.float64)
+    mxb = _cross(ub.astype(np.float64), Bbar)
+    return force, lever + mxb
+
+
+def _cells_field(pa, wa, ua, pb, wnb):
+    """Mean B over the cells of b from the cells of a, for P pairs.
+
+    ``pa (P,Na,3)``, ``wa (P,Na)`` A·m², ``ua (P,3)``, ``pb (P,Nb,3)``, ``wnb (P,Nb)`` weights
+    summing to 1. Returns ``(P, 3)`` T.
+    """
+    r = pb[:, None, :, :] - pa[:, :, None, :]
+    r2 = np.einsum("pijc,pijc->pij", r, r)
+    ir2 = 1.0 / r2
+    ir3 = ir2 * np.sqrt(ir2)
+    ar = np.einsum("pijc,pc->pij", r, ua)
+    c = _K * wa[:, :, None] * wnb[:, None, :] * ir3
+    return np.einsum("pij,pijc->pc", 3 * c * ar * ir2, r) - c.sum(axis=(1, 2))[:, None] * ua
+
+
+# --------------------------------------------------------------------------------------
+# Checked layer: one pair of magnets
+# --------------------------------------------------------------------------------------
+
+
+class Magnet:
+    """A uniformly magnetised cylinder or cuboid, magnetised along its local z axis.
+
+    Parameters
+    ----------
+    shape : {"cylinder", "cuboid"}
+    dimensions : tuple of float, m
+        Cylinder (diameter, height); cuboid (x, y, z) in the magnet's frame.
+    polarization : float, T
+        Remanent polarisation J = μ0 M (may be negative: magnetised along -z).
+    position : array-like, shape (3,), m
+        Centre.
+    orientation : scipy.spatial.transform.Rotation or None
+        Rotation from the magnet's frame to the world (None: identity).
+
+    Raises
+    ------
+    InputError
+        Unknown shape, wrong number of dimensions, non-positive dimension, non-finite values.
+    """
+
+    def __init__(self, shape="cylinder", dimensions=(0.006, 0.002), polarization=1.2, position=(0.0, 0.0, 0.0), orientation=None):
+        src = "Magnet"
+        if shape not in SHAPES:
+            raise InputError(src, "shape", f"one of {', '.join(SHAPES)}, not {shape!r}")
+        n = 2 if shape == "cylinder" else 3
+        try:
+            dims = tuple(float(x) for x in dimensions)
+        except (TypeError, ValueError):
+            raise InputError(src, "dimensions", f"{n} positive lengths in metres") from None
+        if len(dims) != n or not all(math.isfinite(x) and x > 0 for x in dims):
+            what = "(diameter, height)" if shape == "cylinder" else "(x, y, z)"
+            raise InputError(src, "dimensions", f"{n} positive lengths in metres {what}, not {dimensions!r}")
+        try:
+            J = float(polarization)
+        except (TypeError, ValueError):
+            raise InputError(src, "polarization", "a number of tesla") from None
+        if not math.isfinite(J):
+            raise InputError(src, "polarization", "a finite number of tesla")
+        pos = np.asarray(position, float)
+        if pos.shape != (3,) or not np.all(np.isfinite(pos)):
+            raise InputError(src, "position", "3 finite coordinates in metres")
+        if orientation is None:
+            R = np.eye(3)
+        elif hasattr(orientation, "as_matrix"):
+            R = np.asarray(orientation.as_matrix(), float)
+            if R.shape != (3, 3):
+                raise InputError(src, "orientation", "a single scipy Rotation")
+        else:
+            raise InputError(src, "orientation", "a scipy.spatial.transform.Rotation or None")
+        self.shape = shape
+        self.dimensions = dims
+        self.polarization = J
+        self.position = pos
+        self.orientation = orientation
+        self._R = R
+
+    @property
+    def volume(self) -> float:
+        """Volume (m³)."""
+        return volume(self.shape, self.dimensions)
+
+    @property
+    def moment(self) -> np.ndarray:
+        """Dipole moment ``J V / μ0`` along the magnet's z axis, shape (3,), A·m²."""
+        return self.polarization * self.volume / MU0 * self._R[:, 2]
+
+    @property
+    def bounding_radius(self) -> float:
+        """Radius of the smallest centred sphere that holds the magnet (m)."""
+        return bounding_radius(self.shape, self.dimensions)
+
+    def cells(self, level: int = 2):
+        """World positions (c, 3) m and moments (c, 3) A·m² of the level-``level`` cells."""
+        off, w = cell_rule(self.shape, self.dimensions, rule_nodes(self.shape, self.dimensions, level))
+        return self.position + off @ self._R.T, w[:, None] * self.moment
+
+    def __repr__(self) -> str:
+        return (f"Magnet(shape={self.shape!r}, dimensions={self.dimensions}, polarization={self.polarization}, "
+                f"position={tuple(self.position.tolist())})")
+
+
+def force_between(a: Magnet, b: Magnet, model: str = "finite", *, cells: int | None = None):
+    """Force on magnet b from magnet a and torque on b about b's centre.
+
+    Parameters
+    ----------
+    a, b : Magnet
+    model : {"finite", "dipole"}
+        ``"dipole"``: one point dipole per magnet. ``"finite"``: each magnet split into
+        quadrature cells (see the module docstring).
+    cells : int or None
+        Finite model only. None (default): the rule is chosen from the distance
+        (:data:`AUTO_LEVELS`; < 1 % error down to 1 mm face clearance for Ø6×2 mm discs,
+        at most 576 cells per magnet). An int: the coarsest rule with at least this many
+        cells per magnet (1 is the dipole).
+
+    Returns
+    -------
+    force : ndarray, shape (3,), N
+    torque : ndarray, shape (3,), N·m
+
+    Raises
+    ------
+    InputError
+        Unknown model, non-positive ``cells``, a or b not a Magnet.
+    """
+    src = "force_between"
+    for key, m in (("a", a), ("b", b)):
+        if not isinstance(m, Magnet):
+            raise InputError(src, key, "a magdomino.magnets.Magnet")
+    if model not in MODELS:
+        raise InputError(src, "model", f"one of {', '.join(MODELS)}, not {model!r}")
+    if cells is not None and (isinstance(cells, bool) or not isinstance(cells, (int, np.integer)) or cells < 1):
+        raise InputError(src, "cells", f"a positive number of cells or None, not {cells!r}")
+    origin = a.position
+    if model == "dipole":
+        F, T = dipole_pair_force_torque(b.position - origin, a.moment, b.moment)
+        return F, T
+    if cells is None:
+        L = max(a.dimensions + b.dimensions)
+        la = lb = int(auto_level(clearance(a, b) / L))
+    else:
+        la = _level_for_cells(a.shape, a.dimensions, int(cells))
+        lb = _level_for_cells(b.shape, b.dimensions, int(cells))
+    pa, ma = a.cells(la)
+    pb, mb = b.cells(lb)
+    ma_n = float(np.linalg.norm(a.moment))
+    mb_n = float(np.linalg.norm(b.moment))
+    ua = a.moment / ma_n if ma_n else np.array([0.0, 0.0, 1.0])
+    ub = b.moment / mb_n if mb_n else np.array([0.0, 0.0, 1.0])
+    wa = ma @ ua
+    wb = mb @ ub
+    F, T = _cells_wrench((pa - origin)[None], wa[None], ua[None], (pb - origin)[None], wb[None], ub[None], (b.position - origin)[None])
+    return F[0], T[0]
+
+
+# --------------------------------------------------------------------------------------
+# Batch layer: all the tiles of a construction
+# --------------------------------------------------------------------------------------
+
+
+def quaternions_to_matrices(quaternions) -> np.ndarray:
+    """Rotation matrices (n, 3, 3) from unit quaternions (n, 4) in x, y, z, w order."""
+    q = np.asarray(quaternions, float)
+    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    xx, yy, zz = s * x * x, s * y * y, s * z * z
+    xy, xz, yz = s * x * y, s * x * z, s * y * z
+    wx, wy, wz = s * w * x, s * w * y, s * w * z
+    R = np.empty((len(q), 3, 3))
+    R[:, 0, 0] = 1 - yy - zz
+    R[:, 0, 1] = xy - wz
+    R[:, 0, 2] = xz + wy
+    R[:, 1, 0] = xy + wz
+    R[:, 1, 1] = 1 - xx - zz
+    R[:, 1, 2] = yz - wx
+    R[:, 2, 0] = xz - wy
+    R[:, 2, 1] = yz + wx
+    R[:, 2, 2] = 1 - xx - yy
+    return R
+
+
+class TileMagnets:
+    """The magnets of one tile type, in the tile frame (origin = tile centre = centre of mass).
+
+    Parameters
+    ----------
+    positions : array-like, shape (k, 3), m
+        Magnet centres in the tile frame.
+    axes : array-like, shape (k, 3)
+        Magnetisation directions in the tile frame (normalised here). A cuboid's own x axis
+        is the tile's x axis turned by the smallest rotation that takes z to ``axis``.
+    shapes : sequence of {"cylinder", "cuboid"}, length k
+    dimensions : sequence of tuples, m
+        Cylinder (diameter, height); cuboid (x, y, z).
+    polarizations : array-like, shape (k,), T
+    free : array-like of bool, shape (k,)
+        The magnet turns in its cavity to follow the field (see the module docstring):
+        its direction is the mean field of all the other tiles' magnets over its cells,
+        found by ``FREE_ITERATIONS`` (3) Jacobi fixed-point steps starting from ``axes``.
+    model : {"finite", "dipole"}
+        ``"dipole"``: every pair is two point dipoles (fast, wrong at stacking distances:
+        ×1.6 too strong at 8 mm for Ø6×2 mm discs).
+    near : float or None, m
+        Pairs of magnets whose centres are closer than this use the finite model, the
+        others the point dipole. Default ``NEAR_Q`` (13) bounding radii of the largest
+        magnet: 41 mm for Ø6×2 mm discs, where the dipole errs < 3 % of the coaxial force
+        at that distance, worst over orientations.
+    cutoff : float or None, m
+        Pairs of magnets farther apart than this are skipped. Default ``CUTOFF_Q`` (16)
+        bounding radii: 50.6 mm for Ø6×2 mm discs, where a pair exerts < 0.15 % of the
+        force the same pair exerts coaxially at the 8 mm stacking gap.
+    cells : int or None
+        None (default): each near pair gets the rule of its clearance (:data:`AUTO_LEVELS`;
+        < 1 % of the coaxial force at that distance for clearances above 1/6 of the magnet's
+        largest dimension; 32 cells per magnet for the 8 mm stacking gap of Ø6×2 mm discs,
+        8 cells beyond about 16 mm). An int: every near pair uses the coarsest rule with at
+        least that many cells per magnet.
+
+    Notes
+    -----
+    Every pair interaction is a sum of cell-cell dipole interactions, so Newton's third law
+    and the conservation of angular momentum hold to rounding, whatever the rules.
+    """
+
+    def __init__(self, positions, axes, shapes, dimensions, polarizations, free, *,
+                 model="finite", near=None, cutoff=None, cells=None):
+        src = "TileMagnets"
+        P = np.asarray(positions, float).reshape(-1, 3) if len(positions) else np.zeros((0, 3))
+        k = len(P)
+        A = np.asarray(axes, float).reshape(-1, 3) if k else np.zeros((0, 3))
+        shapes = list(shapes)
+        dims = [tuple(float(x) for x in d) for d in dimensions]
+        J = np.asarray(polarizations, float).reshape(-1)
+        fr = np.asarray(free, bool).reshape(-1)
+        if not (len(A) == len(shapes) == len(dims) == len(J) == len(fr) == k):
+            raise InputError(src, "magnets", "positions, axes, shapes, dimensions, polarizations and free of one length")
+        if not np.all(np.isfinite(P)) or not np.all(np.isfinite(A)) or not np.all(np.isfinite(J)):
+            raise InputError(src, "magnets", "finite positions, axes and polarizations")
+        norms = np.linalg.norm(A, axis=1)
+        if np.any(norms == 0):
+            raise InputError(src, "axes", "non-zero directions")
+        A = A / norms[:, None]
+        for i, (sh, d) in enumerate(zip(shapes, dims)):
+            Magnet(sh, d, J[i])  # checks shape and dimensions
+        if model not in MODELS:
+            raise InputError(src, "model", f"one of {', '.join(MODELS)}, not {model!r}")
+        if cells is not None and (isinstance(cells, bool) or not isinstance(cells, (int, np.integer)) or cells < 1):
+            raise InputError(src, "cells", f"a positive number of cells or None, not {cells!r}")
+        rho = np.array([bounding_radius(sh, d) for sh, d in zip(shapes, dims)])
+        rmax = float(rho.max()) if k else 0.0
+        near = NEAR_Q * rmax if near is None else float(near)
+        cutoff = CUTOFF_Q * rmax if cutoff is None else float(cutoff)
+        if not (near >= 0 and cutoff >= 0):
+            raise InputError(src, "near/cutoff", "non-negative distances in metres")
+        self.k = k
+        self.positions = P
+        self.axes = A
+        self.shapes = shapes
+        self.dimensions = dims
+        self.polarizations = J
+        self.free = fr
+        self.model = model
+        self.near = near
+        self.cutoff = cutoff
+        self.cells = cells
+        self.moments = np.array([j * volume(sh, d) / MU0 for j, sh, d in zip(J, shapes, dims)])
+        self.frames = np.array([_rotation_z_to(a) for a in A]).reshape(k, 3, 3)
+        self.reach = float(np.max(np.linalg.norm(P, axis=1) + rho)) if k else 0.0
+        self._sizes = np.array([max(d) for d in dims])
+        self._rules: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._fixed_level = None
+        if cells is not None:
+            self._fixed_level = [_level_for_cells(sh, d, int(cells)) for sh, d in zip(shapes, dims)]
+
+    @classmethod
+    def from_specs(cls, specs, **kwargs) -> "TileMagnets":
+        """Build from objects with ``.position`` (3,) m, ``.axis`` (3,), ``.shape``,
+        ``.dimensions`` (m), ``.polarization`` (T), ``.free`` — e.g. the ``MagnetSpec`` of
+        ``preset.tile.magnets``. Keywords pass to the constructor."""
+        specs = list(specs)
+        return cls(
+            [s.position for s in specs], [s.axis for s in specs], [s.shape for s in specs],
+            [s.dimensions for s in specs], [s.polarization for s in specs],
+            [bool(getattr(s, "free", False)) for s in specs], **kwargs,
+        )
+
+    def _rule(self, level: int):
+        """Cell offsets (k, c, 3) in the tile frame about each magnet's centre and cell
+        moments (k, c) A·m² at ``level``, padded with zero-moment cells to a common c."""
+        if level not in self._rules:
+            offs, wts = [], []
+            for i in range(self.k):
+                lv = level
+                if self._fixed_level is not None and level > 0:
+                    lv = self._fixed_level[i]
+                o, w = cell_rule(self.shapes[i], self.dimensions[i], rule_nodes(self.shapes[i], self.dimensions[i], lv))
+                offs.append(o @ self.frames[i].T)
+                wts.append(w * self.moments[i])
+            c = max(len(w) for w in wts)
+            O = np.zeros((self.k, c, 3))
+            W = np.zeros((self.k, c))
+            for i, (o, w) in enumerate(zip(offs, wts)):
+                O[i, : len(w)] = o
+                W[i, : len(w)] = w
+            self._rules[level] = (O, W)
+        return self._rules[level]
+
+    def _pair_levels(self, dist, u, Fa, Fb, ka, kb):
+        """Rule level of each magnet pair (0 = dipole)."""
+        if self.model == "dipole":
+            return np.zeros(len(dist), int)
+        if self._fixed_level is not None:
+            lv = np.full(len(dist), 1)
+        else:
+            g = dist.copy()
+            for sh in set(self.shapes):
+                dims = None
+                for i, s in enumerate(self.shapes):
+                    if s == sh:
+                        dims = self.dimensions[i]
+                        break
+                # per-magnet support (shapes may share a kind but differ in size)
+                for i in range(self.k):
+                    if self.shapes[i] != sh:
+                        continue
+                    ma = ka == i
+                    if ma.any():
+                        g[ma] -= support(sh, self.dimensions[i], Fa[ma], u[ma])
+                    mb = kb == i
+                    if mb.any():
+                        g[mb] -= support(sh, self.dimensions[i], Fb[mb], -u[mb])
+                del dims
+            L = np.maximum(self._sizes[ka], self._sizes[kb])
+            lv = auto_level(g / L)
+        lv = np.where(dist < self.near, lv, 0)
+        return lv
+
+    def wrenches(self, positions, quaternions, active=None):
+        """Magnet force and torque on every tile from all the other tiles' magnets.
+
+        Parameters
+        ----------
+        positions : array-like, shape (n, 3), m
+            Tile centres (centres of mass) in the world.
+        quaternions : array-like, shape (n, 4)
+            Tile orientations, x, y, z, w (PyBullet and scipy order).
+        active : array-like of bool, shape (n,), or None
+            Inactive tiles neither feel nor make forces. None: all active.
+
+        Returns
+        -------
+        forces : ndarray, shape (n, 3), N
+        torques : ndarray, shape (n, 3), N·m
+            About each tile's centre. Magnets of one tile do not act on their own tile.
+        """
+        X = np.asarray(positions, float).reshape(-1, 3)
+        n = len(X)
+        forces = np.zeros((n, 3))
+        torques = np.zeros((n, 3))
+        k = self.k
+        if n < 2 or k == 0:
+            return forces, torques
+        # Tile-level cull: centres farther than cutoff + 2 reach cannot hold a pair.
+        D = X[:, None, :] - X[None, :, :]
+        D2 = np.einsum("ijc,ijc->ij", D, D)
+        lim = self.cutoff + 2 * self.reach
+        close = np.triu(D2 < lim * lim, 1)
+        if active is not None:
+            act = np.asarray(active, bool)
+            close &= act[:, None] & act[None, :]
+        ti, tj = np.nonzero(close)
+        if len(ti) == 0:
+            return forces, torques
+        R = quaternions_to_matrices(quaternions)
+        C = X[:, None, :] + np.einsum("nij,kj->nki", R, self.positions)  # (n, k, 3)
+        # Magnet pairs.
+        ka = np.tile(np.repeat(np.arange(k), k), len(ti))
+        kb = np.tile(np.tile(np.arange(k), k), len(ti))
+        ti = np.repeat(ti, k * k)
+        tj = np.repeat(tj, k * k)
+        r = C[tj, kb] - C[ti, ka]
+        dist = np.sqrt(np.einsum("pc,pc->p", r, r))
+        keep = dist < self.cutoff
+        if not keep.all():
+            ti, tj, ka, kb, r, dist = ti[keep], tj[keep], ka[keep], kb[keep], r[keep], dist[keep]
+        if len(ti) == 0:
+            return forces, torques
+        Fa = np.matmul(R[ti], self.frames[ka])  # (P, 3, 3) magnet frames in the world
+        Fb = np.matmul(R[tj], self.frames[kb])
+        u = r / dist[:, None]
+        levels = self._pair_levels(dist, u, Fa, Fb, ka, kb)
+        Ua = Fa[:, :, 2].copy()
+        Ub = Fb[:, :, 2].copy()
+        if self.free.any():
+            Ua, Ub = self._align_free(R, C, ti, tj, ka, kb, r, levels, Ua, Ub)
+        Fb_tot = np.empty((len(ti), 3))
+        Tb_tot = np.empty((len(ti), 3))
+        for lv in np.unique(levels):
+            sel = np.nonzero(levels == lv)[0]
+            if lv == 0:
+                f, t = dipole_pair_force_torque(r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
+            else:
+                O, W = self._rule(int(lv))
+                pa = np.einsum("pij,pcj->pci", R[ti[sel]], O[ka[sel]])
+                pb = np.einsum("pij,pcj->pci", R[tj[sel]], O[kb[sel]]) + r[sel][:, None, :]
+                f, t = _cells_wrench(pa, W[ka[sel]], Ua[sel], pb, W[kb[sel]], Ub[sel], r[sel])
+            Fb_tot[sel] = f
+            Tb_tot[sel] = t
+        # Action and reaction: τ_a = -τ_b - r × F_b (each about its own magnet centre).
+        Ta_tot = -Tb_tot - np.cross(r, Fb_tot)
+        Tb_tile = Tb_tot + np.cross(C[tj, kb] - X[tj], Fb_tot)
+        Ta_tile = Ta_tot - np.cross(C[ti, ka] - X[ti], Fb_tot)
+        for c in range(3):
+            forces[:, c] = np.bincount(tj, Fb_tot[:, c], n) - np.bincount(ti, Fb_tot[:, c], n)
+            torques[:, c] = np.bincount(tj, Tb_tile[:, c], n) + np.bincount(ti, Ta_tile[:, c], n)
+        return forces, torques
+
+    def _align_free(self, R, C, ti, tj, ka, kb, r, levels, Ua, Ub):
+        """Directions of the free magnets: Jacobi fixed point of m̂ = B̄ / |B̄|."""
+        k = self.k
+        n = len(C)
+        ia = ti * k + ka
+        ib = tj * k + kb
+        free_a = self.free[ka]
+        free_b = self.free[kb]
+        involved = np.nonzero(free_a | free_b)[0]
+        if len(involved) == 0:
+            return Ua, Ub
+        dirs = np.zeros((n * k, 3))
+        dirs[ia] = Ua
+        dirs[ib] = Ub
+        is_free = np.tile(self.free, n)
+        for _ in range(FREE_ITERATIONS):
+            B = np.zeros((n * k, 3))
+            for lv in np.unique(levels[involved]):
+                sel = involved[levels[involved] == lv]
+                ua = dirs[ia[sel]]
+                ub = dirs[ib[sel]]
+                if lv == 0:
+                    Bb = dipole_field_pairs(r[sel], ua * self.moments[ka[sel], None])
+                    Ba = dipole_field_pairs(-r[sel], ub * self.moments[kb[sel], None])
+                else:
+                    O, W = self._rule(int(lv))
+                    pa = np.einsum("pij,pcj->pci", R[ti[sel]], O[ka[sel]])
+                    pb = np.einsum("pij,pcj->pci", R[tj[sel]], O[kb[sel]]) + r[sel][:, None, :]
+                    Wa, Wb = W[ka[sel]], W[kb[sel]]
+                    Bb = _cells_field(pa, Wa, ua, pb, Wb / Wb.sum(axis=1, keepdims=True))
+                    Ba = _cells_field(pb, Wb, ub, pa, Wa / Wa.sum(axis=1, keepdims=True))
+                for c in range(3):
+                    B[:, c] += np.bincount(ib[sel], Bb[:, c], n * k) + np.bincount(ia[sel], Ba[:, c], n * k)
+            norm = np.linalg.norm(B, axis=1)
+            upd = is_free & (norm > 0)
+            new = dirs.copy()
+            new[upd] = B[upd] / norm[upd, None]
+            done = np.allclose(new, dirs, atol=1e-9)
+            dirs = new
+            if done:
+                break
+        return dirs[ia], dirs[ib]
+
+
+def dipole_field_pairs(r, moments):
+    """B (..., 3) T at offsets r (..., 3) m from dipoles with ``moments`` (..., 3) A·m²."""
+    r2 = np.einsum("...i,...i->...", r, r)
+    ir2 = 1.0 / r2
+    ir3 = ir2 * np.sqrt(ir2)
+    mr = np.einsum("...i,...i->...", moments, r)
+    return _K * ir3[..., None] * (3 * (mr * ir2)[..., None] * r - moments)
