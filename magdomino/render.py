@@ -15,9 +15,10 @@ render-only PyBullet client (a *scene*) that mirrors the tiles' poses:
   with a soft edge.
 
 A GIF records a frame every ``frame_every_s`` of simulated time through the world's
-``on_step`` hook, from the release of the placed tile to the verdict, then keeps stepping for
-``tail_s`` (longer after a collapse) so that the fall is seen to its end: ``try_placement``
-closes its world when the verdict is in, and the render runs the tail just before that close.
+``on_step`` hook, from the release of the placed tile to the verdict, then keeps stepping
+while anything moves, for at most ``tail_s``, so that a fall is seen to its end:
+``try_placement`` closes its world when the verdict is in, and the render runs this tail
+just before that close (it wraps the world's ``close``).
 
 Pillow (a dependency of matplotlib) writes the files; it is imported only here.
 """
@@ -130,12 +131,12 @@ class Scene:
     """
 
     def __init__(self, preset):
-        import pybullet
-        from pybullet_utils.bullet_client import BulletClient
-
         from magdomino.world import _quiet_c_output
 
         with _quiet_c_output():
+            import pybullet
+            from pybullet_utils.bullet_client import BulletClient
+
             self.client = BulletClient(connection_mode=pybullet.DIRECT)
         self._pb = pybullet
         self.preset = preset
@@ -270,10 +271,10 @@ class _Recorder:
 
     def __init__(self, scene: Scene | None, camera_for, frame_every_s: float, tail_s):
         self.scene = scene
-        self.camera_for = camera_for  # callable(world) -> Camera, called once
+        self.camera_for = camera_for  # callable(positions, quaternions) -> Camera, called once
         self.camera = None
         self.frame_every_s = frame_every_s
-        self.tail_s = tail_s  # callable(world) -> seconds, at the verdict
+        self.tail_s = tail_s  # at most this long after the verdict, while something moves
         self.frames: list[np.ndarray] = []
         self.frame_times: list[float] = []
         self.final = None  # (pips, positions, quaternions) at the end of the tail
@@ -281,11 +282,9 @@ class _Recorder:
 
     def __call__(self, world) -> None:
         self.start = world.time
-        if self.scene is not None:
-            self.camera = self.camera_for(world)
+        if self.scene is not None:  # the first frame comes once the placed tile is there
             world.on_step_every = max(1, int(round(self.frame_every_s / world.time_step)))
             world.on_step = self.snap
-            self.snap(world)
         close = world.close
 
         def run_tail_then_close():
@@ -293,9 +292,10 @@ class _Recorder:
             try:
                 if world.client is not None:
                     self.verdict_time = world.time - self.start
-                    tail = self.tail_s(world)
-                    if tail > 0:
-                        world.step(max(1, int(round(tail / world.time_step))))
+                    chunk = max(1, int(round(0.05 / world.time_step)))
+                    end = world.time + self.tail_s - 1e-9
+                    while world.time < end and _moving(world):
+                        world.step(min(chunk, max(1, int(round((end - world.time) / world.time_step)))))
                     positions, quats = world.poses()
                     self.final = ([t.pips for t in world.tiles], positions, quats)
             finally:
@@ -305,6 +305,8 @@ class _Recorder:
 
     def snap(self, world) -> None:
         positions, quats = world.poses()
+        if self.camera is None:
+            self.camera = self.camera_for(positions, quats)
         self.scene.sync([t.pips for t in world.tiles], positions, quats)
         self.frames.append(self.scene.image(self.camera))
         self.frame_times.append(world.time - self.start)
@@ -318,16 +320,14 @@ def _settled(scenario, settled):
     return settle_structure(scenario)
 
 
-def _falling(world) -> bool:
-    lin, _ = world.velocities()
-    return bool(np.any(np.linalg.norm(lin, axis=1) > 0.02))
-
-
-def _tail(collapsed_tail_s: float, calm_tail_s: float):
-    def tail(world) -> float:
-        return collapsed_tail_s if _falling(world) else calm_tail_s
-
-    return tail
+def _moving(world) -> bool:
+    """Is some tile faster than the preset's settle thresholds?"""
+    limits = world.preset.collapse
+    lin, ang = world.velocities()
+    return bool(
+        np.any(np.linalg.norm(lin, axis=1) > limits["settle_speed_mm_s"] / 1000)
+        or np.any(np.linalg.norm(ang, axis=1) > math.radians(limits["settle_spin_deg_s"]))
+    )
 
 
 def _what_if(scenario, what_if: int):
@@ -354,7 +354,7 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
 
     width, height = _parse_size((width, height))
     size = np.asarray(scenario.preset.tile.size, dtype=float)
-    recorder = _Recorder(None, None, 0.0, _tail(1.0, 0.0))
+    recorder = _Recorder(None, None, 0.0, 1.0)
     if what_if is None:
         if settled is None:
             verdict, _ = settle_structure(scenario, world_hook=recorder)
@@ -411,9 +411,10 @@ def render_frames(
     width: int = 640,
     height: int = 480,
     frame_every_s: float = 0.01,
-    tail_s: float = 0.6,
+    tail_s: float = 1.0,
 ):
-    """Frames of one what-if, from release to verdict and ``tail_s`` beyond if it fell.
+    """Frames of one what-if, from release to verdict, then while anything moves (at most
+    ``tail_s`` more), so that a fall is seen to its end.
 
     Returns
     -------
@@ -432,16 +433,16 @@ def render_frames(
     size = np.asarray(scenario.preset.tile.size, dtype=float)
     scene = Scene(scenario.preset)
 
-    def camera_for(world):
-        # The structure and the placed tile's target; as wide as the tower is tall, so that
-        # a fall stays in the picture.
-        lo, hi = _bounds(settled[0], settled[1], size)
-        spread = 0.6 * hi[2]
+    def camera_for(positions, quats):
+        # The structure and the placed tile where it starts; wider by half the tower's
+        # height, so that a fall stays in the picture.
+        lo, hi = _bounds(positions, quats, size)
+        spread = 0.5 * hi[2]
         lo[:2] -= spread
         hi[:2] += spread
         return Camera(lo, hi, width, height, margin=0.9)
 
-    recorder = _Recorder(scene, camera_for, frame_every_s, _tail(tail_s, min(0.1, tail_s)))
+    recorder = _Recorder(scene, camera_for, frame_every_s, tail_s)
     try:
         verdict = try_placement(scenario, settled, placement, world_hook=recorder)
     finally:
@@ -459,21 +460,21 @@ def render_gif(
     width: int = 640,
     height: int = 480,
     frame_every_s: float = 0.01,
-    tail_s: float = 0.6,
+    tail_s: float = 1.0,
     caption: bool = True,
 ):
     """Animate one what-if placement from release to verdict into a GIF file.
 
     A frame every ``frame_every_s`` of simulated time (10 ms: at 25 frames per second the
-    GIF runs 2.5 times slower than life), ``tail_s`` more after a collapse so the fall is
-    seen; the first and last frames are held. ``caption`` writes the time and, from the
+    GIF runs 2.5 times slower than life), then at most ``tail_s`` more while anything still
+    moves, so that a fall is seen; the first and last frames are held. ``caption`` writes the time and, from the
     verdict on, the verdict in a corner.
 
     Returns
     -------
     Verdict
     """
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
     frames, times, verdict, verdict_time = render_frames(
         scenario, what_if, settled=settled, width=width, height=height, frame_every_s=frame_every_s, tail_s=tail_s
@@ -486,6 +487,10 @@ def render_gif(
         outcome = "stood"
     else:
         outcome = f"undecided ({verdict.reason})"
+    try:
+        font = ImageFont.load_default(size=max(10, height // 30))
+    except TypeError:  # Pillow < 10.1: one bitmap size
+        font = ImageFont.load_default()
     pictures = []
     for image, t in zip(frames, times):
         picture = Image.fromarray(image)
@@ -494,7 +499,7 @@ def render_gif(
             text = f"{scenario.name}, what-if {what_if}   t = {t:.2f} s"
             if verdict_time is not None and t >= verdict_time - 1e-9:
                 text += f"   {outcome}"
-            draw.text((8, 6), text, fill=(40, 40, 40))
+            draw.text((8, 6), text, fill=(40, 40, 40), font=font)
         pictures.append(picture)
     # One palette for every frame (no flicker), from a few frames spread over the run.
     sample = pictures[:: max(1, len(pictures) // 6)] + [pictures[-1]]
