@@ -397,6 +397,10 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def _ping() -> bool:
+    return True
+
+
 class _SerialExecutor(Executor):
     """Runs each call at once in this process (for debugging and tiny runs)."""
 
@@ -444,7 +448,16 @@ class Runner:
             raise InputError("odds", "executor", f"expected None, 'processes', 'serial', a dask Client or an Executor, got {executor!r}")
 
     def _new_pool(self):
-        return ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context())
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context())
+        try:  # a pool whose workers cannot even start would turn every trial into an error
+            pool.submit(_ping).result()
+        except BrokenProcessPool:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise RuntimeError(
+                "odds: worker processes die on start-up; a script that runs trials in processes must "
+                "guard its main code with `if __name__ == '__main__':`"
+            ) from None
+        return pool
 
     def _start_dask(self, scheduler: str) -> None:
         try:
@@ -854,7 +867,7 @@ def _running_text(running: dict) -> str:
         if n:
             lo, hi = wilson_interval(c["collapses"], n)
             label = "s" if w is None else w
-            parts.append(f"{label}: p={c['collapses'] / n:.3f} [{lo:.3f},{hi:.3f}]")
+            parts.append(f"{label}: {c['collapses'] / n:.2f} [{lo:.2f},{hi:.2f}]")
     return "  ".join(parts)
 
 

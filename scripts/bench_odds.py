@@ -10,6 +10,7 @@ processes on a shared machine hits both.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -43,6 +44,7 @@ def run(quick: bool) -> dict[str, float]:
     assert docs[1] == docs[2], "2 workers gave another result than 1"
     return {
         "odds_2_workers_over_1": best[2] / best[1],
+        "odds_load_average_1min": os.getloadavg()[0],  # other processes on the machine, for context
         "odds_1_worker_s": best[1],
         "odds_2_workers_s": best[2],
     }
