@@ -324,99 +324,145 @@ def _cross(a, b):
     return out
 
 
-def _cells_wrench(pa, wa, ua, pb, wb, ub, cb):
-    """Finite-model force and torque on magnets b from magnets a, for P pairs at once.
+def _combination_matrix():
+    """The sparse linear map from the moment sums T (see :func:`_cells_moments`) to the 24
+    sums the force, torque and field need; returns (entries of T used, matrix)."""
+    def flat(mb, nb, k, ma, na):
+        return (((mb * 4 + nb) * 3 + k) * 4 + ma) * 4 + na
+
+    combos = []  # one list of (sign, index) per output column
+    combos.append([(1, (1, 0, 1, 0, 0)), (-1, (0, 0, 1, 1, 0))])  # 0: Σ α / r⁵
+    combos.append([(1, (2, 0, 1, 0, 0)), (-1, (0, 0, 1, 2, 0))])  # 1: Σ β / r⁵
+    for c in range(1, 4):  # 2-4: Σ r / r⁵
+        combos.append([(1, (0, c, 1, 0, 0)), (-1, (0, 0, 1, 0, c))])
+    for c in range(1, 4):  # 5-7: Σ α β r / r⁷
+        combos.append([(1, (3, c, 2, 0, 0)), (-1, (1, c, 2, 2, 0)), (-1, (2, c, 2, 1, 0)), (1, (0, c, 2, 3, 0)),
+                       (-1, (3, 0, 2, 0, c)), (1, (1, 0, 2, 2, c)), (1, (2, 0, 2, 1, c)), (-1, (0, 0, 2, 3, c))])
+    for c in range(1, 4):  # 8-10: Σ α q / r⁵
+        combos.append([(1, (1, c, 1, 0, 0)), (-1, (0, c, 1, 1, 0))])
+    for c in range(1, 4):  # 11-13: Σ β q / r⁵
+        combos.append([(1, (2, c, 1, 0, 0)), (-1, (0, c, 1, 2, 0))])
+    eps = [(0, 1, 2), (1, 2, 0), (2, 0, 1)]  # (l, m, n) with ε_lmn = +1; also -1 for (l, n, m)
+    for l in range(3):  # 14-16: Σ q × p / r⁵
+        _, m, n = eps[l]
+        combos.append([(1, (0, 1 + m, 1, 0, 1 + n)), (-1, (0, 1 + n, 1, 0, 1 + m))])
+    for l in range(3):  # 17-19: Σ q × (α β p-part) / r⁷, i.e. ε q_m g_n
+        _, m, n = eps[l]
+        terms = []
+        for sign, (mb, ma) in ((1, (3, 0)), (-1, (1, 2)), (-1, (2, 1)), (1, (0, 3))):
+            terms += [(sign, (mb, 1 + m, 2, ma, 1 + n)), (-sign, (mb, 1 + n, 2, ma, 1 + m))]
+        combos.append(terms)
+    for c in range(1, 4):  # 20-22: Σ α r / r⁵
+        combos.append([(1, (1, c, 1, 0, 0)), (-1, (0, c, 1, 1, 0)), (-1, (1, 0, 1, 0, c)), (1, (0, 0, 1, 1, c))])
+    combos.append([(1, (0, 0, 0, 0, 0))])  # 23: Σ 1 / r³
+    used = sorted({flat(*ix) for terms in combos for _, ix in terms})
+    col = {f: i for i, f in enumerate(used)}
+    L = np.zeros((len(used), len(combos)))
+    for j, terms in enumerate(combos):
+        for sign, ix in terms:
+            L[col[flat(*ix)], j] += sign
+    return np.array(used), L
+
+
+_T_USED, _T_COMBINE = _combination_matrix()
+
+
+def _cells_moments(pa, wa, ua, pb, wb, ub):
+    """Stage 1 of the finite model: moment sums over the cells of both magnets.
 
     Parameters
     ----------
     pa : ndarray, shape (P, Na, 3), m
-        Cell positions of a, relative to a's centre (the sums below are expanded about
-        that origin; keep it near the pair).
+        Cell positions of a, relative to a's centre (sums are expanded about that origin).
     wa : ndarray, shape (P, Na), A·m²
-        Cell moments (magnitudes) of a.
+        Cell moments of a.
     ua : ndarray, shape (P, 3)
         Unit moment direction of a.
-    pb, wb, ub : the same for b (same origin as ``pa``).
-    cb : ndarray, shape (P, 3), m
-        Centre of b (torque reference), same origin.
+    pb, wb, ub : the same for b (positions relative to a's centre too).
 
     Returns
     -------
-    force : ndarray, shape (P, 3), N, on b.
-    torque : ndarray, shape (P, 3), N·m, on b about ``cb``.
+    S : ndarray, shape (P, 24), float64
+        The sums :func:`_pairs_wrench` needs, linear combinations (:data:`_T_COMBINE`) of
+        ``T[p, mb, nb, k, ma, na] = Σ_j Σ_i w_j w_i d_mb(j) f_nb(j) r_ij^-(3+2k) c_ma(i) e_na(i)``
+        with ``c = (1, a, b, a b)`` (``a = ua·p_i``, ``b = ub·p_i``), ``e = (1, p_i)``,
+        ``d = (1, A, B, A B)`` (``A = ua·q_j``, ``B = ub·q_j``), ``f = (1, q_j)``.
 
     Notes
     -----
-    With ``r = q_j - p_i``, ``α = ua·r``, ``β = ub·r``, the force on cell j of b is
-    ``3 μ0/4π w_j Σ_i w_i [(α ub + β ua + (ua·ub) r) / r⁵ - 5 α β r / r⁷]`` and the m×B
-    torque ``ub × Σ_j w_j Σ_i μ0/4π w_i (3 α r / r⁵ - ua / r³)``. Since ``α = A_j - a_i``
-    (``A_j = ua·q_j``, ``a_i = ua·p_i``) and so on, every sum over i is a matrix product
-    of ``r⁻³``, ``r⁻⁵`` or ``r⁻⁷`` (arrays (P, Nb, Na), the only ones of that size) with a
-    few per-cell columns of a. The arithmetic is done in the dtype of ``pa``.
+    Every force, torque and mean-field sum of the dipole-dipole interaction over the cell
+    pairs is a linear combination of these entries (:func:`_pairs_wrench`), because
+    ``ua·r = A - a``, ``ub·r = B - b`` and ``r = q - p``. The (P, Nb, Na) arrays are the
+    only large ones; both sums are batched matrix products. The arithmetic runs in the
+    dtype of ``pa``: float32 halves the cost, and its rounding (~1e-6 relative) is far
+    below the model's error.
     """
     dt = pa.dtype
     P, na, _ = pa.shape
-    a = np.einsum("pic,pc->pi", pa, ua)
-    b = np.einsum("pic,pc->pi", pa, ub)
-    A = np.einsum("pjc,pc->pj", pb, ua)
-    B = np.einsum("pjc,pc->pj", pb, ub)
-    # r² = |q|² - 2 q·p + |p|²  via one matrix product with an augmented column.
-    left = np.concatenate([pb, np.ones(pb.shape[:2] + (1,), dt)], axis=2)
-    right = np.concatenate([-2.0 * pa, np.einsum("pic,pic->pi", pa, pa)[:, :, None]], axis=2)
-    r2 = np.matmul(left, right.transpose(0, 2, 1))
-    r2 += np.einsum("pjc,pjc->pj", pb, pb)[:, :, None]
-    ir2 = np.reciprocal(r2, out=r2)
-    ir3 = np.sqrt(ir2)
-    ir3 *= ir2
-    ir5 = ir3 * ir2
-    ir7 = np.multiply(ir5, ir2, out=ir2)
-    wa3 = wa[:, :, None]
-    ab_ = (a * b)[:, :, None]
-    # columns of a: 1 | a | b | p(3) | a p(3)        for r⁻⁵
-    M5 = np.concatenate([wa3, wa3 * a[:, :, None], wa3 * b[:, :, None], wa3 * pa, (wa * a)[:, :, None] * pa], axis=2)
-    # columns of a: 1 | a | b | ab | p | b p | a p | ab p   for r⁻⁷
-    M7 = np.concatenate([wa3, wa3 * a[:, :, None], wa3 * b[:, :, None], wa3 * ab_, wa3 * pa,
-                         (wa * b)[:, :, None] * pa, (wa * a)[:, :, None] * pa, wa3 * ab_ * pa], axis=2)
-    H = np.matmul(ir5, M5)  # (P, Nb, 9)
-    G = np.matmul(ir7, M7)  # (P, Nb, 16)
-    S3 = np.matmul(ir3, wa[:, :, None])[:, :, 0]  # (P, Nb)
-    H1, Ha, Hb, Hp, Hap = H[..., 0], H[..., 1], H[..., 2], H[..., 3:6], H[..., 6:9]
-    G1, Ga, Gb, Gab = G[..., 0], G[..., 1], G[..., 2], G[..., 3]
-    Gp, Gbp, Gap, Gabp = G[..., 4:7], G[..., 7:10], G[..., 10:13], G[..., 13:16]
-    ab = np.einsum("pc,pc->p", ua, ub)[:, None]
-    s_alpha = A * H1 - Ha  # Σ_i w_i α / r⁵
-    s_beta = B * H1 - Hb
-    s_r = pb * H1[..., None] - Hp  # Σ_i w_i r / r⁵
-    AB = A * B
-    g_scalar = AB * G1 - A * Gb - B * Ga + Gab
-    g_vec = AB[..., None] * Gp - A[..., None] * Gbp - B[..., None] * Gap + Gabp
-    s_abr = pb * g_scalar[..., None] - g_vec  # Σ_i w_i α β r / r⁷
-    Fj = s_alpha[..., None] * ub[:, None, :] + s_beta[..., None] * ua[:, None, :] + ab[..., None] * s_r - 5.0 * s_abr
-    Fj *= (3 * _K) * wb[:, :, None]
-    Fj = Fj.astype(np.float64, copy=False)
-    force = Fj.sum(axis=1)
-    lever = _cross(pb - cb[:, None, :], Fj).sum(axis=1)
-    # Σ_i w_i α r / r⁵ = q_j (A H1 - Ha) - (A Hp - Hap)
-    s_ar = pb * s_alpha[..., None] - (A[..., None] * Hp - Hap)
-    Bsum = 3.0 * s_ar - S3[..., None] * ua[:, None, :]  # Σ_i w_i (3 α r / r⁵ - ua / r³)
-    Bbar = _K * np.einsum("pj,pjc->pc", wb, Bsum).astype(np.float64)
-    mxb = _cross(ub.astype(np.float64), Bbar)
-    return force, lever + mxb
+    nb = pb.shape[1]
+    U = np.stack([ua, ub], axis=2).astype(dt, copy=False)  # (P, 3, 2)
+    pr_a = np.matmul(pa, U)  # (P, Na, 2): a, b
+    pr_b = np.matmul(pb, U)  # (P, Nb, 2): A, B
+    # r² = |q|² - 2 q·p + |p|², one matrix product with augmented columns.
+    left = np.empty((P, nb, 5), dt)
+    left[..., :3] = pb
+    left[..., 3] = 1.0
+    left[..., 4] = np.einsum("pjc,pjc->pj", pb, pb)
+    right = np.empty((P, 5, na), dt)
+    np.multiply(pa.transpose(0, 2, 1), -2.0, out=right[:, :3])
+    right[:, 3] = np.einsum("pic,pic->pi", pa, pa)
+    right[:, 4] = 1.0
+    ir2 = np.matmul(left, right)
+    np.reciprocal(ir2, out=ir2)
+    Rk = np.empty((P, nb, 3, na), dt)  # r⁻³, r⁻⁵, r⁻⁷
+    np.sqrt(ir2, out=Rk[:, :, 0])
+    Rk[:, :, 0] *= ir2
+    np.multiply(Rk[:, :, 0], ir2, out=Rk[:, :, 1])
+    np.multiply(Rk[:, :, 1], ir2, out=Rk[:, :, 2])
+    H = np.matmul(Rk.reshape(P, nb * 3, na), _features(pa, wa, pr_a, dt))  # (P, Nb*3, 16)
+    T = np.matmul(_features(pb, wb, pr_b, dt).transpose(0, 2, 1), H.reshape(P, nb, 48))  # (P, 16, 48)
+    return T.reshape(P, 768)[:, _T_USED].astype(np.float64) @ _T_COMBINE
 
 
-def _cells_field(pa, wa, ua, pb, wnb):
-    """Mean B over the cells of b from the cells of a, for P pairs.
+def _features(p, w, pr, dt):
+    """``w (1, s, t, s t) ⊗ (1, p)`` per cell: (P, N, 16)."""
+    P, n, _ = p.shape
+    f = np.empty((P, n, 2, 4), dt)  # rows: (1, s, t, s t) and (1, p)
+    f[..., 0, 0] = w
+    np.multiply(w[..., None], pr, out=f[..., 0, 1:3])
+    np.multiply(f[..., 0, 1], pr[..., 1], out=f[..., 0, 3])
+    f[..., 1, 0] = 1.0
+    f[..., 1, 1:] = p
+    return (f[..., 0, :, None] * f[..., 1, None, :]).reshape(P, n, 16)
 
-    ``pa (P,Na,3)``, ``wa (P,Na)`` A·m², ``ua (P,3)``, ``pb (P,Nb,3)``, ``wnb (P,Nb)`` weights
-    summing to 1. Returns ``(P, 3)`` T.
+
+def _pairs_field(S, ua):
+    """Σ_j w_j B_a(q_j) (T·A·m²) from :func:`_cells_moments` (divide by Σ w_j for the mean)."""
+    return _K * (3.0 * S[:, 20:23] - S[:, 23:24] * ua)
+
+
+def _pairs_wrench(S, ua, ub, cb):
+    """Stage 2 of the finite model: force on b and torque on b about ``cb``.
+
+    ``S`` from :func:`_cells_moments`; ``ua``, ``ub`` (P, 3) unit directions; ``cb`` (P, 3)
+    m, b's centre relative to a's. With ``r = q_j - p_i``, ``α = ua·r``, ``β = ub·r``:
+    ``F = 3 μ0/4π Σ_ij w_i w_j [(α ub + β ua + (ua·ub) r) / r⁵ - 5 α β r / r⁷]``,
+    ``τ = Σ_j (q_j - cb) × F_j + ub × Σ_j w_j B_a(q_j)``.
     """
-    r = pb[:, None, :, :] - pa[:, :, None, :]
-    r2 = np.einsum("pijc,pijc->pij", r, r)
-    ir2 = 1.0 / r2
-    ir3 = ir2 * np.sqrt(ir2)
-    ar = np.einsum("pijc,pc->pij", r, ua)
-    c = _K * wa[:, :, None] * wnb[:, None, :] * ir3
-    return np.einsum("pij,pijc->pc", 3 * c * ar * ir2, r) - c.sum(axis=(1, 2))[:, None] * ua
+    ab = np.einsum("pc,pc->p", ua, ub)[:, None]
+    F = (3 * _K) * (S[:, 0:1] * ub + S[:, 1:2] * ua + ab * S[:, 2:5] - 5.0 * S[:, 5:8])
+    qxF = (3 * _K) * (_cross(S[:, 8:11], ub) + _cross(S[:, 11:14], ua) - ab * S[:, 14:17] + 5.0 * S[:, 17:20])
+    torque = qxF - _cross(cb, F) + _cross(ub, _pairs_field(S, ua))
+    return F, torque
+
+
+def _cells_wrench(pa, wa, ua, pb, wb, ub, cb):
+    """Finite-model force on b from a and torque on b about ``cb`` for P pairs.
+
+    ``pa (P,Na,3)``, ``pb (P,Nb,3)`` m relative to a's centre; ``wa (P,Na)``, ``wb (P,Nb)``
+    A·m²; ``ua``, ``ub`` (P,3) unit directions; ``cb (P,3)`` m. Returns (P,3) N, (P,3) N·m.
+    """
+    return _pairs_wrench(_cells_moments(pa, wa, ua, pb, wb, ub), ua, ub, cb)
 
 
 # --------------------------------------------------------------------------------------
@@ -675,7 +721,12 @@ class TileMagnets:
         self.frames = np.array([_rotation_z_to(a) for a in A]).reshape(k, 3, 3)
         self.reach = float(np.max(np.linalg.norm(P, axis=1) + rho)) if k else 0.0
         self._sizes = np.array([max(d) for d in dims])
-        self._rules: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._rules: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._ka = np.repeat(np.arange(k), k)
+        self._kb = np.tile(np.arange(k), k)
+        cyl = np.array([sh == "cylinder" for sh in shapes], bool)
+        self._cyl_radius = np.array([d[0] / 2 if c else 0.0 for d, c in zip(dims, cyl)])
+        self._half = np.array([(0.0, 0.0, d[1] / 2) if c else tuple(x / 2 for x in d) for d, c in zip(dims, cyl)]).reshape(k, 3)
         self._fixed_level = None
         if cells is not None:
             self._fixed_level = [_level_for_cells(sh, d, int(cells)) for sh, d in zip(shapes, dims)]
@@ -710,37 +761,24 @@ class TileMagnets:
             for i, (o, w) in enumerate(zip(offs, wts)):
                 O[i, : len(w)] = o
                 W[i, : len(w)] = w
-            self._rules[level] = (O, W)
+            self._rules[level] = (O, W, W.astype(np.float32))
         return self._rules[level]
 
-    def _pair_levels(self, dist, u, Fa, Fb, ka, kb):
-        """Rule level of each magnet pair (0 = dipole)."""
+    def _pair_levels(self, R, ti, tj, ka, kb, u, dist):
+        """Rule level of each magnet pair (0 = dipole), from the clearance bound."""
         if self.model == "dipole":
-            return np.zeros(len(dist), int)
+            return np.zeros(len(dist), np.intp)
         if self._fixed_level is not None:
-            lv = np.full(len(dist), 1)
+            lv = np.ones(len(dist), np.intp)
         else:
             g = dist.copy()
-            for sh in set(self.shapes):
-                dims = None
-                for i, s in enumerate(self.shapes):
-                    if s == sh:
-                        dims = self.dimensions[i]
-                        break
-                # per-magnet support (shapes may share a kind but differ in size)
-                for i in range(self.k):
-                    if self.shapes[i] != sh:
-                        continue
-                    ma = ka == i
-                    if ma.any():
-                        g[ma] -= support(sh, self.dimensions[i], Fa[ma], u[ma])
-                    mb = kb == i
-                    if mb.any():
-                        g[mb] -= support(sh, self.dimensions[i], Fb[mb], -u[mb])
-                del dims
-            L = np.maximum(self._sizes[ka], self._sizes[kb])
-            lv = auto_level(g / L)
-        lv = np.where(dist < self.near, lv, 0)
+            for t, kk, sign in ((ti, ka, 1.0), (tj, kb, -1.0)):
+                ul = np.einsum("pji,pj->pi", R[t], u)  # u in the tile frame
+                proj = np.abs(np.einsum("pji,pj->pi", self.frames[kk], ul))  # |u·e| in the magnet frame
+                cz = np.minimum(proj[:, 2], 1.0)
+                g -= self._cyl_radius[kk] * np.sqrt(1.0 - cz * cz) + np.einsum("pc,pc->p", proj, self._half[kk])
+            lv = auto_level(g / np.maximum(self._sizes[ka], self._sizes[kb]))
+        lv[dist >= self.near] = 0
         return lv
 
     def wrenches(self, positions, quaternions, active=None):
@@ -763,104 +801,107 @@ class TileMagnets:
         """
         X = np.asarray(positions, float).reshape(-1, 3)
         n = len(X)
-        forces = np.zeros((n, 3))
-        torques = np.zeros((n, 3))
         k = self.k
         if n < 2 or k == 0:
-            return forces, torques
-        # Tile-level cull: centres farther than cutoff + 2 reach cannot hold a pair.
+            return np.zeros((n, 3)), np.zeros((n, 3))
+        # Tile-level cull: centres farther apart than cutoff + 2 reach hold no pair.
         D = X[:, None, :] - X[None, :, :]
-        D2 = np.einsum("ijc,ijc->ij", D, D)
         lim = self.cutoff + 2 * self.reach
-        close = np.triu(D2 < lim * lim, 1)
+        close = np.einsum("ijc,ijc->ij", D, D) < lim * lim
         if active is not None:
             act = np.asarray(active, bool)
             close &= act[:, None] & act[None, :]
-        ti, tj = np.nonzero(close)
+        ti, tj = np.nonzero(np.triu(close, 1))
         if len(ti) == 0:
-            return forces, torques
+            return np.zeros((n, 3)), np.zeros((n, 3))
         R = quaternions_to_matrices(quaternions)
-        C = X[:, None, :] + np.einsum("nij,kj->nki", R, self.positions)  # (n, k, 3)
-        # Magnet pairs.
-        ka = np.tile(np.repeat(np.arange(k), k), len(ti))
-        kb = np.tile(np.tile(np.arange(k), k), len(ti))
+        C = X[:, None, :] + np.einsum("nij,kj->nki", R, self.positions)  # magnet centres (n, k, 3)
+        AW = np.einsum("nij,kj->nki", R, self.axes)  # magnet axes in the world
+        # Magnet pairs (a in tile ti, b in tile tj), within the cutoff.
+        ka = np.tile(self._ka, len(ti))
+        kb = np.tile(self._kb, len(ti))
         ti = np.repeat(ti, k * k)
         tj = np.repeat(tj, k * k)
-        r = C[tj, kb] - C[ti, ka]
+        Ca = C[ti, ka]
+        r = C[tj, kb] - Ca
         dist = np.sqrt(np.einsum("pc,pc->p", r, r))
-        keep = dist < self.cutoff
-        if not keep.all():
-            ti, tj, ka, kb, r, dist = ti[keep], tj[keep], ka[keep], kb[keep], r[keep], dist[keep]
-        if len(ti) == 0:
-            return forces, torques
-        Fa = np.matmul(R[ti], self.frames[ka])  # (P, 3, 3) magnet frames in the world
-        Fb = np.matmul(R[tj], self.frames[kb])
-        u = r / dist[:, None]
-        levels = self._pair_levels(dist, u, Fa, Fb, ka, kb)
-        Ua = Fa[:, :, 2].copy()
-        Ub = Fb[:, :, 2].copy()
-        if self.free.any():
-            Ua, Ub = self._align_free(R, C, ti, tj, ka, kb, r, levels, Ua, Ub)
-        Fb_tot = np.empty((len(ti), 3))
-        Tb_tot = np.empty((len(ti), 3))
+        keep = np.nonzero(dist < self.cutoff)[0]
+        if len(keep) == 0:
+            return np.zeros((n, 3)), np.zeros((n, 3))
+        if len(keep) < len(ti):
+            ti, tj, ka, kb, Ca, r, dist = ti[keep], tj[keep], ka[keep], kb[keep], Ca[keep], r[keep], dist[keep]
+        levels = self._pair_levels(R, ti, tj, ka, kb, r / dist[:, None], dist)
+        Ua = AW[ti, ka]
+        Ub = AW[tj, kb]
+        groups = []
         for lv in np.unique(levels):
             sel = np.nonzero(levels == lv)[0]
-            if lv == 0:
-                f, t = dipole_pair_force_torque(r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
-            else:
-                O, W = self._rule(int(lv))
-                pa = np.einsum("pij,pcj->pci", R[ti[sel]], O[ka[sel]])
-                pb = np.einsum("pij,pcj->pci", R[tj[sel]], O[kb[sel]]) + r[sel][:, None, :]
-                f, t = _cells_wrench(pa, W[ka[sel]], Ua[sel], pb, W[kb[sel]], Ub[sel], r[sel])
-            Fb_tot[sel] = f
-            Tb_tot[sel] = t
-        # Action and reaction: τ_a = -τ_b - r × F_b (each about its own magnet centre).
-        Ta_tot = -Tb_tot - np.cross(r, Fb_tot)
-        Tb_tile = Tb_tot + np.cross(C[tj, kb] - X[tj], Fb_tot)
-        Ta_tile = Ta_tot - np.cross(C[ti, ka] - X[ti], Fb_tot)
-        for c in range(3):
-            forces[:, c] = np.bincount(tj, Fb_tot[:, c], n) - np.bincount(ti, Fb_tot[:, c], n)
-            torques[:, c] = np.bincount(tj, Tb_tile[:, c], n) + np.bincount(ti, Ta_tile[:, c], n)
-        return forces, torques
+            if lv == 0 and not self.free.any():
+                groups.append((sel, None, None, None, None))
+                continue
+            O, W, W32 = self._rule(int(lv))
+            Ow = np.einsum("nij,kcj->nkci", R, O)
+            pa = Ow[ti[sel], ka[sel]]
+            pb = Ow[tj[sel], kb[sel]] + r[sel][:, None, :]
+            groups.append((sel, pa, pb, W, W32))
+        if self.free.any():
+            Ua, Ub = self._align_free(n, ti, tj, ka, kb, r, groups, Ua, Ub)
+        Fb = np.empty((len(ti), 3))
+        Tb = np.empty((len(ti), 3))
+        Ts, sels = [], []
+        for sel, pa, pb, W, W32 in groups:
+            if pa is None:  # point dipoles
+                Fb[sel], Tb[sel] = dipole_pair_force_torque(
+                    r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
+                continue
+            Ts.append(_cells_moments(pa.astype(np.float32), W32[ka[sel]], Ua[sel], pb.astype(np.float32), W32[kb[sel]], Ub[sel]))
+            sels.append(sel)
+        if sels:
+            sel = np.concatenate(sels)
+            Fb[sel], Tb[sel] = _pairs_wrench(np.concatenate(Ts), Ua[sel], Ub[sel], r[sel])
+        # Action and reaction, angular momentum: τ_a = -τ_b - r × F_b (each about its own
+        # magnet centre); then about the tile centres.
+        Ta = -Tb - _cross(r, Fb)
+        Tb += _cross(Ca + r - X[tj], Fb)
+        Ta -= _cross(Ca - X[ti], Fb)
+        vals = np.concatenate([np.concatenate([Fb, Tb], axis=1), np.concatenate([-Fb, Ta], axis=1)])
+        idx = np.concatenate([tj, ti])[:, None] * 6 + np.arange(6)
+        out = np.bincount(idx.ravel(), vals.ravel(), minlength=6 * n).reshape(n, 6)
+        return out[:, :3].copy(), out[:, 3:].copy()
 
-    def _align_free(self, R, C, ti, tj, ka, kb, r, levels, Ua, Ub):
-        """Directions of the free magnets: Jacobi fixed point of m̂ = B̄ / |B̄|."""
+    def _align_free(self, n, ti, tj, ka, kb, r, groups, Ua, Ub):
+        """Directions of the free magnets: Jacobi fixed point of m̂ = B̄ / |B̄| (B̄ the mean
+        field of all the other tiles' magnets over the magnet's cells)."""
         k = self.k
-        n = len(C)
         ia = ti * k + ka
         ib = tj * k + kb
-        free_a = self.free[ka]
-        free_b = self.free[kb]
-        involved = np.nonzero(free_a | free_b)[0]
-        if len(involved) == 0:
-            return Ua, Ub
         dirs = np.zeros((n * k, 3))
         dirs[ia] = Ua
         dirs[ib] = Ub
         is_free = np.tile(self.free, n)
+        pieces = []
+        for sel, pa, pb, W, W32 in groups:
+            fsel = self.free[ka[sel]] | self.free[kb[sel]]
+            if fsel.any():
+                s2 = sel[fsel]
+                pieces.append((s2, pa[fsel], pb[fsel], W, W32))
         for _ in range(FREE_ITERATIONS):
-            B = np.zeros((n * k, 3))
-            for lv in np.unique(levels[involved]):
-                sel = involved[levels[involved] == lv]
-                ua = dirs[ia[sel]]
-                ub = dirs[ib[sel]]
-                if lv == 0:
-                    Bb = dipole_field_pairs(r[sel], ua * self.moments[ka[sel], None])
-                    Ba = dipole_field_pairs(-r[sel], ub * self.moments[kb[sel], None])
-                else:
-                    O, W = self._rule(int(lv))
-                    pa = np.einsum("pij,pcj->pci", R[ti[sel]], O[ka[sel]])
-                    pb = np.einsum("pij,pcj->pci", R[tj[sel]], O[kb[sel]]) + r[sel][:, None, :]
-                    Wa, Wb = W[ka[sel]], W[kb[sel]]
-                    Bb = _cells_field(pa, Wa, ua, pb, Wb / Wb.sum(axis=1, keepdims=True))
-                    Ba = _cells_field(pb, Wb, ub, pa, Wa / Wa.sum(axis=1, keepdims=True))
-                for c in range(3):
-                    B[:, c] += np.bincount(ib[sel], Bb[:, c], n * k) + np.bincount(ia[sel], Ba[:, c], n * k)
-            norm = np.linalg.norm(B, axis=1)
+            Bsum = np.zeros((n * k, 3))
+            for s2, pa, pb, W, W32 in pieces:
+                ua, ub = dirs[ia[s2]], dirs[ib[s2]]
+                for (src_p, src_w, src_u, dst_p, dst_w, dst_u, dst_id) in (
+                    (pa, W32[ka[s2]], ua, pb, W32[kb[s2]], ub, ib[s2]),
+                    (pb - r[s2][:, None, :], W32[kb[s2]], ub, pa - r[s2][:, None, :], W32[ka[s2]], ua, ia[s2]),
+                ):
+                    T = _cells_moments(src_p.astype(np.float32), src_w, src_u, dst_p.astype(np.float32), dst_w, dst_u)
+                    Bm = _pairs_field(T, src_u) / dst_w.sum(axis=1, dtype=np.float64)[:, None]
+                    for cc in range(3):
+                        Bsum[:, cc] += np.bincount(dst_id, Bm[:, cc], n * k)
+            norm = np.linalg.norm(Bsum, axis=1)
             upd = is_free & (norm > 0)
             new = dirs.copy()
-            new[upd] = B[upd] / norm[upd, None]
-            done = np.allclose(new, dirs, atol=1e-9)
+            new[upd] = Bsum[upd] / norm[upd, None]
+            done = np.allclose(new, dirs, rtol=0, atol=1e-9)
             dirs = new
             if done:
                 break
