@@ -191,14 +191,16 @@ def _odds_settings(args) -> dict:
     )
 
 
-def _odds_header(scenario, result) -> str:
+def _odds_header(scenario, result, noise_line: bool = True) -> str:
     n = result.noise
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
-    return (
-        f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {result.seed}\n"
-        f"  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
-        f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}"
-    )
+    text = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {result.seed}"
+    if noise_line:
+        text += (
+            f"\n  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
+            f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}"
+        )
+    return text
 
 
 def _odds_line(r) -> str:
@@ -266,7 +268,7 @@ def _cmd_sweep(args) -> int:
     scenario = load_scenario(args.scenario)
     result = sweep(scenario, args.param, args.values, args.trials, **_odds_settings(args))
     out = sys.stderr if args.json == "-" else sys.stdout
-    print(_odds_header(scenario, result.runs[0]), file=out)
+    print(_odds_header(scenario, result.runs[0], noise_line=args.param not in result.runs[0].noise), file=out)
     for value, run in zip(result.values, result.runs):
         print(f" {args.param} = {value:g}", file=out)
         for r in run.results:

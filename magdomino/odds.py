@@ -661,7 +661,8 @@ class _Log:
 
 def _keyname(source: str) -> Callable[[str], str]:
     if source == "command line":
-        return lambda name: "--" + name.replace("_", "-")
+        flags = {"what_ifs": "--what-if"}
+        return lambda name: flags.get(name) or "--" + name.replace("_", "-")
     return lambda name: name
 
 

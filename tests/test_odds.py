@@ -91,6 +91,17 @@ def test_safe_placement_near_0_and_overhang_near_1(statics):
     assert safe.ci95[1] < 0.15 and beyond.ci95[0] > 0.85
 
 
+def test_each_trial_on_the_edge_falls_as_its_centre_of_mass_says(statics, tmp_path):
+    # what-if 2 lies half on half: its centre is on the lower tile's edge, so a trial tips
+    # over exactly when the hand put it further out (dx > 0). Dynamics (the drop) may decide
+    # the trials within a millimetre of the edge; statics decides every other one.
+    estimate_odds(statics, 40, executor="serial", what_ifs=[EDGE], noise={"pos_sigma_mm": 3.0}, out_dir=tmp_path)
+    records = [json.loads(line) for line in (tmp_path / "odds.jsonl").read_text().splitlines()[1:]]
+    clear = [r for r in records if abs(r["dx_mm"]) > 1.0]
+    assert len(clear) >= 20
+    assert [r["collapsed"] for r in clear] == [r["dx_mm"] > 0 for r in clear]
+
+
 def test_structure_only_statics():
     def tower(x_mm):
         return scenario_from_dict(
