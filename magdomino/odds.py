@@ -95,6 +95,7 @@ from magdomino.scenario import (
     settle_structure,
     target_pose,
     try_placement,
+    with_preset,
 )
 from magdomino.verdict import Verdict, settle
 from magdomino.world import World, yaw_quaternion
@@ -264,7 +265,7 @@ def varied_preset(preset: Preset, polarization: np.ndarray, friction: float, mas
     """A copy of ``preset`` with each magnet's J, the friction and the mass multiplied."""
     tile = preset.tile
     magnets = tuple(replace(m, polarization=m.polarization * float(f)) for m, f in zip(tile.magnets, polarization))
-    return replace(preset, tile=replace(tile, magnets=magnets, friction=tile.friction * friction, mass=tile.mass * mass))
+    return preset.with_changes(tile=replace(tile, magnets=magnets, friction=tile.friction * friction, mass=tile.mass * mass))
 
 
 def _factors(rng: np.random.Generator, n_magnets: int, noise: dict) -> tuple[np.ndarray, float, float]:
@@ -927,7 +928,7 @@ def sweep(
         for k, value in enumerate(values):
             sc, run_noise, offset = scenario, dict(noise or {}), (0.0, 0.0)
             if param == "polarization_scale":
-                sc = replace(scenario, preset=scaled_polarization(scenario.preset, value))
+                sc = with_preset(scenario, scaled_polarization(scenario.preset, value))
             elif param == "offset_x_mm":
                 offset = (value, 0.0)
             elif param == "offset_y_mm":

@@ -80,6 +80,27 @@ def test_noise_defaults_scenario_and_overrides(statics):
         resolve_noise(statics, {"sigma": 1})
 
 
+def test_varied_preset_multiplies_and_clips_positive():
+    from magdomino.odds import MIN_FACTOR, _factors, scaled_polarization, varied_preset
+    from magdomino.presets import load_preset
+
+    preset = load_preset("standard")  # data only: no magnet model is used here
+    n = len(preset.tile.magnets)
+    assert n > 0
+    varied = varied_preset(preset, np.linspace(0.5, 1.5, n), 1.1, 0.9)
+    assert [m.polarization for m in varied.tile.magnets] == pytest.approx(
+        [m.polarization * f for m, f in zip(preset.tile.magnets, np.linspace(0.5, 1.5, n))]
+    )
+    assert varied.tile.friction == pytest.approx(preset.tile.friction * 1.1)
+    assert varied.tile.mass == pytest.approx(preset.tile.mass * 0.9)
+    assert preset.tile.mass == load_preset("standard").tile.mass  # the original is untouched
+    assert all(m.polarization == 0 for m in scaled_polarization(preset, 0).tile.magnets)
+    wild = {"polarization_rel_sigma": 50.0, "friction_rel_sigma": 50.0, "mass_rel_sigma": 50.0}
+    for i in range(20):
+        pol, friction, mass = _factors(trial_stream(1, i), n, wild)
+        assert np.all(pol >= MIN_FACTOR) and friction >= MIN_FACTOR and mass >= MIN_FACTOR
+
+
 # -- statics by hand -------------------------------------------------------------------------
 
 
