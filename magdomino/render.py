@@ -95,10 +95,13 @@ class Camera:
         up = np.cross(right, forward)
         tan_v = math.tan(math.radians(CAMERA_FOV_DEG) / 2) * margin
         tan_h = tan_v * self.width / self.height
-        corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]) - target
-        xr, xu, xf = corners @ right, corners @ up, corners @ forward
-        distance = float(np.max(np.maximum(np.abs(xr) / tan_h, np.abs(xu) / tan_v) - xf))
-        distance = max(distance, 0.05)
+        box = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        for _ in range(4):  # fit the distance, then centre the box's picture, and again
+            corners = box - target
+            xr, xu, xf = corners @ right, corners @ up, corners @ forward
+            distance = max(0.05, float(np.max(np.maximum(np.abs(xr) / tan_h, np.abs(xu) / tan_v) - xf)))
+            sr, su = xr / (distance + xf), xu / (distance + xf)  # tangents seen from the eye
+            target = target + distance * ((sr.max() + sr.min()) / 2 * right + (su.max() + su.min()) / 2 * up)
         self.eye = target - forward * distance
         self.target = target
         self.near = max(0.005, 0.25 * distance)
@@ -240,7 +243,8 @@ def _bounds(positions: np.ndarray, quaternions: np.ndarray, size: np.ndarray) ->
     return lo, hi
 
 
-def _parse_size(size) -> tuple[int, int]:
+def parse_size(size) -> tuple[int, int]:
+    """``(width, height)`` from ``"WxH"`` or a pair; InputError unless 64..4096 each."""
     if isinstance(size, str):
         try:
             w, h = (int(v) for v in size.lower().split("x"))
@@ -352,7 +356,7 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
     """
     from magdomino.scenario import settle_structure, try_placement
 
-    width, height = _parse_size((width, height))
+    width, height = parse_size((width, height))
     size = np.asarray(scenario.preset.tile.size, dtype=float)
     recorder = _Recorder(None, None, 0.0, 1.0)
     if what_if is None:
@@ -427,7 +431,7 @@ def render_frames(
     """
     from magdomino.scenario import try_placement
 
-    width, height = _parse_size((width, height))
+    width, height = parse_size((width, height))
     placement = _what_if(scenario, what_if)
     _, settled = _settled(scenario, settled)
     size = np.asarray(scenario.preset.tile.size, dtype=float)
