@@ -305,7 +305,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep]
+# -- render ------------------------------------------------------------------------------
+
+
+def _cmd_render(args) -> int:
+    from magdomino.render import parse_size, render_gif, render_png
+    from magdomino.scenario import load_scenario
+
+    suffix = Path(args.out).suffix.lower()
+    if suffix not in (".png", ".gif"):
+        raise InputError("command line", "--out", f"expected a .png or .gif file, got {args.out!r}")
+    width, height = parse_size(args.size)
+    scenario = load_scenario(args.scenario)
+    if suffix == ".gif":
+        verdict = render_gif(scenario, args.out, what_if=args.what_if or 0, width=width, height=height)
+        what = f"what-if {args.what_if or 0}"
+    else:
+        verdict = render_png(scenario, args.out, width=width, height=height, what_if=args.what_if)
+        what = "structure" if args.what_if is None else f"what-if {args.what_if}"
+    print(f"{scenario.name}: {what} {_verdict_line(verdict)}")
+    print(f"  wrote {args.out}")
+    return 0
+
+
+def _add_render(sub) -> None:
+    p = sub.add_parser("render", help="draw a scenario's settled structure (PNG) or animate a what-if (GIF)")
+    p.add_argument("scenario", help="a scenario .toml file")
+    p.add_argument("--out", required=True, metavar="FILE.png|FILE.gif", help="PNG: the settled structure; GIF: a what-if from release to verdict")
+    p.add_argument("--what-if", type=int, metavar="I", help="GIF: which what-if (default 0); PNG: draw the end of this what-if instead")
+    p.add_argument("--size", default="800x600", metavar="WxH", help="image size in pixels (default 800x600)")
+    p.set_defaults(func=_cmd_render)
+
+
+_COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep, _add_render]
 
 
 def main(argv: list[str] | None = None) -> int:
