@@ -119,3 +119,22 @@ def test_bad_requests_are_input_errors(tmp_path):
         render_gif(STEP_OUT, tmp_path / "x.gif", what_if=5)
     with pytest.raises(InputError):
         render_png(STEP_OUT, tmp_path / "x.png", width=10, height=10)
+
+
+def test_render_command(tmp_path, cli):
+    scenario = tmp_path / "two.toml"
+    scenario.write_text(
+        'preset = "plain"\n[[structure]]\npips = [3, 3]\npos_mm = [0, 0]\n'
+        '[[what_if]]\npips = [3, 4]\npos_mm = [30, 0]\n'  # 6 mm beyond the edge, no magnets: falls
+    )
+    png = tmp_path / "two.png"
+    done = cli("render", scenario, "--out", png, "--size", "320x240")
+    assert done.returncode == 0, done.stderr
+    assert "structure stood" in done.stdout and png.exists()
+    assert Image.open(png).size == (320, 240)
+    gif = tmp_path / "two.gif"
+    done = cli("render", scenario, "--out", gif, "--size", "160x120")
+    assert done.returncode == 0, done.stderr
+    assert "what-if 0 COLLAPSED" in done.stdout and Image.open(gif).n_frames > 3
+    bad = cli("render", scenario, "--out", tmp_path / "two.jpg")
+    assert bad.returncode == 2 and "expected a .png or .gif" in bad.stderr and "Traceback" not in bad.stderr
