@@ -92,9 +92,10 @@ def _cmd_simulate(args) -> int:
     result = simulate(scenario, gui=args.gui)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}")
-    print(f"  {'structure':<34} {_verdict_line(result.structure)}")
-    for i, (placement, verdict) in enumerate(zip(scenario.what_if, result.what_if)):
-        print(f"  {f'what-if {i}: {placement.describe()}':<34} {_verdict_line(verdict)}")
+    labels = ["structure"] + [f"what-if {i}: {p.describe()}" for i, p in enumerate(scenario.what_if)]
+    width = max(len(label) for label in labels)
+    for label, verdict in zip(labels, [result.structure, *result.what_if]):
+        print(f"  {label:<{width}}  {_verdict_line(verdict)}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
         _write_json(args.json, result.to_dict())

@@ -393,7 +393,7 @@ def try_placement(
     study perturb the placement (see :mod:`magdomino.odds`); ``world_hook(world)`` is called
     once the world is built (renders use it to record frames).
     """
-    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui, visuals=gui or world_hook is not None)
+    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
     try:
         build_structure(scenario, world, settled)
         n = len(scenario.structure)
@@ -401,6 +401,8 @@ def try_placement(
         shown = [pl.pips for pl in scenario.structure]
         rest, yaw = target_pose(placement, poses, shown, world.size)
         rest = rest + [offset_mm[0] / 1000, offset_mm[1] / 1000, 0.0]
+        if placement.slide_mm is not None:
+            rest[2] = world.size[2] / 2  # a slide happens on the table, under whatever is above
         yaw += math.radians(yaw_offset_deg)
         if world_hook is not None:
             world_hook(world)
@@ -424,7 +426,7 @@ def try_placement(
 
 def settle_structure(scenario: Scenario, *, gui: bool = False, preset: Preset | None = None, world_hook=None):
     """Spawn the structure, settle it once; return (verdict, settled poses)."""
-    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui, visuals=gui or world_hook is not None)
+    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
     try:
         build_structure(scenario, world)
         if world_hook is not None:

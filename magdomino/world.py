@@ -36,13 +36,12 @@ def _quiet_c_output():
     pybullet prints its build time (stderr) and ``argv[0]=`` (stdout) from C; our stdout is
     for results and JSON, our stderr for one-line errors and progress.
     """
-    fds = []
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-            fds.append(stream.fileno())
-        except (AttributeError, ValueError, OSError):  # captured or closed: leave it alone
+        except (AttributeError, ValueError, OSError):  # closed or odd: nothing to flush
             pass
+    fds = [1, 2]  # the process's own descriptors, where C writes, even when Python's are replaced
     saved = [os.dup(fd) for fd in fds]
     try:
         with open(os.devnull, "w") as devnull:
@@ -151,6 +150,7 @@ class World:
         self.table = self.client.createMultiBody(0, self.client.createCollisionShape(pybullet.GEOM_PLANE))
         self.client.changeDynamics(self.table, -1, lateralFriction=self.friction, restitution=self.restitution)
         self._collision_shape = self._make_collision_shape()
+        self._rounded_shape = None
         self.tiles: list[TileBody] = []
         self.time = 0.0
         self.steps = 0
@@ -170,9 +170,9 @@ class World:
 
     # -- building ---------------------------------------------------------------------
 
-    def _make_collision_shape(self) -> int:
+    def _make_collision_shape(self, hull: bool = False) -> int:
         pb = self._pb
-        if self.preset.tile.collision == "mesh":
+        if hull or self.preset.tile.collision == "mesh":
             # Vertices only: PyBullet makes a convex hull of them (with indices it would be a
             # concave triangle mesh, which does not collide when dynamic).
             hull = tile_mesh((0, 0), self.size).convex_hull
@@ -204,6 +204,7 @@ class World:
         orientation=None,
         fixed: bool = False,
         velocity=None,
+        rounded: bool = False,
     ) -> int:
         """Put a tile into the world at rest (or with ``velocity``), return its index.
 
@@ -219,11 +220,19 @@ class World:
             Quaternion x, y, z, w.
         fixed : bool
             A static body (mass 0): it never moves but still carries magnets.
+        rounded : bool
+            Collide as the tile mesh's convex hull (rounded edges) whatever the preset says;
+            a slid tile needs it (see :meth:`slide`).
         """
         q = yaw_quaternion(yaw) if orientation is None else np.asarray(orientation, dtype=float)
+        shape = self._collision_shape
+        if rounded and self.preset.tile.collision != "mesh":
+            if self._rounded_shape is None:
+                self._rounded_shape = self._make_collision_shape(hull=True)
+            shape = self._rounded_shape
         body = self.client.createMultiBody(
             0.0 if fixed else self.mass,
-            self._collision_shape,
+            shape,
             self._make_visual_shape(tuple(pips)),
             list(map(float, position)),
             list(map(float, q)),
@@ -238,7 +247,7 @@ class World:
             linearDamping=0.0,
             angularDamping=0.0,
         )
-        if self.preset.tile.collision == "mesh":
+        if self.preset.tile.collision == "mesh" or rounded:
             # Bullet pads convex hulls with a margin (about 1 mm here, an eighth of the
             # tile's thickness): tiles would float on it. The hull is exact: no padding.
             self.client.changeDynamics(body, -1, collisionMargin=0.0)
@@ -398,7 +407,7 @@ class World:
         start_offset=(0.06, 0.0),
         speed: float = 0.05,
         max_force: float = 0.5,
-        clearance: float = 0.0002,
+        clearance: float = 0.0,
     ) -> int:
         """Push a tile along the table into ``rest_position`` from ``start_offset`` away.
 
@@ -407,13 +416,17 @@ class World:
         (m/s) in a straight line to the target, then lets go. The hand is a motion, not a
         teleport: whatever the tile meets on its way is pushed.
 
+        The slid tile collides with its rounded edges (the mesh's convex hull): an
+        overhang rests exactly at a tile's height, and the real tiles' rounded edges are
+        what let one wedge under it, lifting it by a hair, instead of butting into its end.
+
         Returns the new tile's index. The world has been stepped through the motion.
         """
         pb = self._pb
         target = np.asarray(rest_position, dtype=float).copy()
         offset = np.asarray(list(start_offset) + [0.0], dtype=float)[:3]
         start = target + offset + [0.0, 0.0, clearance]
-        index = self.add_tile(pips, start, yaw)
+        index = self.add_tile(pips, start, yaw, rounded=True)
         body = self.tiles[index].body
         q = yaw_quaternion(yaw).tolist()
         hand = self.client.createConstraint(body, -1, -1, -1, pb.JOINT_FIXED, [0, 0, 0], [0, 0, 0], start.tolist(), [0, 0, 0, 1], q)

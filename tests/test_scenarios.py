@@ -19,15 +19,10 @@ EXPECTED = {
     "staircase_edge": (S, [C, S]),
     "cantilever": (S, [S, C]),
     "bridge": (S, [S, S]),
-    "slide_beneath": (S, [S, S]),  # what-if 0: an expected failure, see below
+    "slide_beneath": (S, [S, S]),
     "weak_vs_strong_strong": (S, [S, S]),
     "weak_vs_strong_weak": (C, [NOT_TRIED, NOT_TRIED]),
     "free_magnets": (S, [S, C]),
-}
-KNOWN_BAD = {
-    ("slide_beneath", 0): "World.slide cannot pass beneath a flush overhang yet: the slid tile's top "
-    "meets the overhang's underside (which sits 0.02 mm into the tile below; the hand adds 0.2 mm "
-    "clearance), catches its end face and pushes the construction 24 mm away",
 }
 
 
@@ -62,11 +57,7 @@ def test_structure(name):
     assert outcome(run(name).structure) == EXPECTED[name][0]
 
 
-WHAT_IFS = [
-    pytest.param(name, i, marks=[pytest.mark.xfail(reason=KNOWN_BAD[name, i], strict=True)] if (name, i) in KNOWN_BAD else [])
-    for name in sorted(EXPECTED)
-    for i in range(len(EXPECTED[name][1]))
-]
+WHAT_IFS = [(name, i) for name in sorted(EXPECTED) for i in range(len(EXPECTED[name][1]))]
 
 
 @pytest.mark.parametrize("name, i", WHAT_IFS)
