@@ -21,27 +21,30 @@ dipole carrying its share of the moment ``m = J V / μ0``:
   Gauss-Legendre in z;
 - cuboid (x, y, z): Gauss-Legendre along each side.
 
-Rules come in *levels* (:func:`rule_nodes`): level 0 is the point dipole, level ``k >= 1``
-has ``k`` radial, ``4k`` angular and ``max(2, round(1 + 1.5 k h / D))`` axial nodes for a
-cylinder (8, 32, 72, 192, 400, 576 cells for a Ø6×2 mm disc at levels 1 to 6) and
-``max(2, round(1 + k d_i / max(d)))`` nodes along side ``d_i`` of a cuboid. Because the
-error of a Gauss rule falls geometrically with the ratio of node spacing to distance, the
-level is picked from the distance: ``q = d / ρ`` with ``d`` the centre distance and ``ρ``
-the mean bounding-sphere radius of the two magnets (:data:`AUTO_LEVELS`). Errors measured
-against magpylib (``tests/test_magnets.py``), relative to the largest force two such
-magnets exert at that distance (the coaxial one), worst over orientations:
+Rules come in *levels* (:func:`rule_nodes`): level 0 is the point dipole; level ``k >= 1``
+has ``k`` nodes in ``s``, ``4k`` in θ and ``max(2, round(1 + 1.5 k h / D))`` in z for a
+cylinder (8, 32, 72, 192, 400, 576, 784, 1280, 1944 cells for a Ø6×2 mm disc at levels 1
+to 9) and ``max(2, round(1 + k d_i / max(d)))`` nodes along side ``d_i`` of a cuboid.
+A Gauss rule's error falls geometrically with the ratio of node spacing to the gap between
+the bodies, so the level is picked from ``γ = g / L``: ``g`` a lower bound of the clearance
+(:func:`clearance`: centre distance minus both support functions along the line of
+centres) and ``L`` the largest magnet dimension (:data:`AUTO_LEVELS`). Worst errors of the
+chosen rule against a much finer one (validated against magpylib in the tests), over
+coaxial, offset, side-by-side and 30°-tilted pairs of Ø6×2 mm discs, 5×5×2 mm and 4 mm
+cubes, relative to the force's magnitude (torque: to force × L):
 
-=====================  =====  ======================================
-q = d / ρ               level  force and torque error (Ø6×2 mm discs)
-=====================  =====  ======================================
-< 1.3 (touching faces)  6      < 1 % at 1 mm face clearance
-1.3 - 2                 5      < 0.5 %
-2 - 2.5                 4      < 0.5 %
-2.5 - 3.2               3      < 0.5 % (0.3 % at the 8 mm stacking gap)
-3.2 - 5                 2      < 0.6 %
-5 - near                1      < 0.5 %
-near (12) - cutoff (16) 0      dipole, < 3 %
-=====================  =====  ======================================
+=====================  =====================  =========================================
+γ = g / L              level (cyl / cuboid)   worst error
+=====================  =====================  =========================================
+>= 2 (1.6 cylinders)   1 (8 cells)            < 0.7 % (~0.3 % at the 16 mm stacking pair)
+0.6 - 2                2 (32 / 18-27)         < 0.8 % (0.04 % at the 8 mm stacking gap)
+0.4 - 0.6              2-3                    < 0.8 %
+0.2 - 0.4              3-7                    < 1 %
+0.15 - 0.2             5-9                    < 1 %
+< 0.15                 7-9                    cylinders < 1 % to γ = 0.1; cuboids 1-6 %
+=====================  =====================  =========================================
+
+The 1 mm face clearance of two Ø6×2 mm discs is γ = 0.17 (400 cells each, 0.3 % error).
 
 Free magnets
 ------------
@@ -82,12 +85,17 @@ force's magnitude, torque against force × L) down to γ = 0.1 for cylinders and
 for cuboids (module docstring)."""
 
 NEAR_Q = 12.0
-"""Default ``near`` in bounding radii: beyond it the point dipole errs < 3 % (37.9 mm for
-two Ø6×2 mm discs)."""
+"""Default ``near`` in bounding radii: beyond it the point dipole errs < 3 % of the coaxial
+force at that distance, worst over orientations (37.9 mm for two Ø6×2 mm discs; measured
+2.6 %)."""
 
 CUTOFF_Q = 16.0
 """Default ``cutoff`` in bounding radii (50.6 mm for two Ø6×2 mm discs): a pair beyond it
 exerts < 0.15 % of the force the same pair exerts coaxially at 8 mm (the stacking gap)."""
+
+F32_MAX_LEVEL = 2
+"""Finite-model levels up to this one run their cell sums in float32 in the batch (relative
+rounding ~1e-5 at γ >= 0.6); finer levels, used only for close pairs, in float64."""
 
 FREE_ITERATIONS = 3
 """Fixed-point iterations for the directions of free magnets that see each other."""
@@ -570,8 +578,9 @@ def force_between(a: Magnet, b: Magnet, model: str = "finite", *, cells: int | N
         quadrature cells (see the module docstring).
     cells : int or None
         Finite model only. None (default): the rule is chosen from the distance
-        (:data:`AUTO_LEVELS`; < 1 % error down to 1 mm face clearance for Ø6×2 mm discs,
-        at most 576 cells per magnet). An int: the coarsest rule with at least this many
+        (:data:`AUTO_LEVELS`; < 1 % error in force and torque down to a clearance of 0.1
+        (cylinders) or 0.15 (cuboids) times the largest dimension; 0.3 % at 1 mm face
+        clearance of two Ø6×2 mm discs). An int: the coarsest rule with at least this many
         cells per magnet (1 is the dipole).
 
     Returns
@@ -681,18 +690,17 @@ class TileMagnets:
         ×1.6 too strong at 8 mm for Ø6×2 mm discs).
     near : float or None, m
         Pairs of magnets whose centres are closer than this use the finite model, the
-        others the point dipole. Default ``NEAR_Q`` (13) bounding radii of the largest
-        magnet: 41 mm for Ø6×2 mm discs, where the dipole errs < 3 % of the coaxial force
-        at that distance, worst over orientations.
+        others the point dipole. Default ``NEAR_Q`` (12) bounding radii of the largest
+        magnet: 37.9 mm for Ø6×2 mm discs, where the dipole errs < 3 % of the coaxial
+        force at that distance, worst over orientations (measured 2.6 %, coaxial).
     cutoff : float or None, m
         Pairs of magnets farther apart than this are skipped. Default ``CUTOFF_Q`` (16)
         bounding radii: 50.6 mm for Ø6×2 mm discs, where a pair exerts < 0.15 % of the
-        force the same pair exerts coaxially at the 8 mm stacking gap.
+        force the same pair exerts coaxially at the 8 mm stacking gap (measured 0.10 %).
     cells : int or None
-        None (default): each near pair gets the rule of its clearance (:data:`AUTO_LEVELS`;
-        < 1 % of the coaxial force at that distance for clearances above 1/6 of the magnet's
-        largest dimension; 32 cells per magnet for the 8 mm stacking gap of Ø6×2 mm discs,
-        8 cells beyond about 16 mm). An int: every near pair uses the coarsest rule with at
+        None (default): each near pair gets the rule of its clearance (:data:`AUTO_LEVELS`,
+        < 1 % error in force and torque; 32 cells per magnet at the 8 mm stacking gap of
+        Ø6×2 mm discs, 8 cells from 16 mm on). An int: every near pair uses the coarsest rule with at
         least that many cells per magnet.
 
     Notes
@@ -747,6 +755,7 @@ class TileMagnets:
         self.reach = float(np.max(np.linalg.norm(P, axis=1) + rho)) if k else 0.0
         self._sizes = np.array([max(d) for d in dims])
         self._rules: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._any_cuboid = any(sh == "cuboid" for sh in shapes)
         self._ka = np.repeat(np.arange(k), k)
         self._kb = np.tile(np.arange(k), k)
         cyl = np.array([sh == "cylinder" for sh in shapes], bool)
@@ -786,10 +795,12 @@ class TileMagnets:
             for i, (o, w) in enumerate(zip(offs, wts)):
                 O[i, : len(w)] = o
                 W[i, : len(w)] = w
-            self._rules[level] = (O, W, W.astype(np.float32))
+            # float32 halves the cost; its rounding grows with (distance / gap)³ through the
+            # expanded sums, so the fine rules of close pairs (level >= 3) stay in float64.
+            self._rules[level] = (O, W, W.astype(np.float32) if level <= F32_MAX_LEVEL else W)
         return self._rules[level]
 
-    def _pair_levels(self, R, ti, tj, ka, kb, u, dist):
+    def _pair_levels(self, R, ti, tj, ka, kb, u, dist, Ua, Ub):
         """Rule level of each magnet pair (0 = dipole), from the clearance bound."""
         if self.model == "dipole":
             return np.zeros(len(dist), np.intp)
@@ -797,11 +808,14 @@ class TileMagnets:
             lv = np.ones(len(dist), np.intp)
         else:
             g = dist.copy()
-            for t, kk, sign in ((ti, ka, 1.0), (tj, kb, -1.0)):
-                ul = np.einsum("pji,pj->pi", R[t], u)  # u in the tile frame
-                proj = np.abs(np.einsum("pji,pj->pi", self.frames[kk], ul))  # |u·e| in the magnet frame
-                cz = np.minimum(proj[:, 2], 1.0)
-                g -= self._cyl_radius[kk] * np.sqrt(1.0 - cz * cz) + np.einsum("pc,pc->p", proj, self._half[kk])
+            for t, kk, axis_w, sign in ((ti, ka, Ua, 1.0), (tj, kb, Ub, -1.0)):
+                cz = np.minimum(np.abs(np.einsum("pc,pc->p", u, axis_w)), 1.0)  # |u·axis|
+                g -= self._cyl_radius[kk] * np.sqrt(1.0 - cz * cz) + self._half[kk, 2] * cz
+                if self._any_cuboid:
+                    ul = np.matmul(u[:, None, :], R[t])[:, 0, :]  # u in the tile frame
+                    proj = np.abs(np.matmul(ul[:, None, :], self.frames[kk])[:, 0, :])  # |u·e| (magnet frame)
+                    cub = self._cyl_radius[kk] == 0
+                    g -= np.where(cub, np.einsum("pc,pc->p", proj, self._half[kk]) - self._half[kk, 2] * cz, 0.0)
             gamma = g / np.maximum(self._sizes[ka], self._sizes[kb])
             lv_cyl = auto_level(gamma, "cylinder")
             lv_cub = auto_level(gamma, "cuboid")
@@ -859,9 +873,9 @@ class TileMagnets:
             return np.zeros((n, 3)), np.zeros((n, 3))
         if len(keep) < len(ti):
             ti, tj, ka, kb, Ca, r, dist = ti[keep], tj[keep], ka[keep], kb[keep], Ca[keep], r[keep], dist[keep]
-        levels = self._pair_levels(R, ti, tj, ka, kb, r / dist[:, None], dist)
         Ua = AW[ti, ka]
         Ub = AW[tj, kb]
+        levels = self._pair_levels(R, ti, tj, ka, kb, r / dist[:, None], dist, Ua, Ub)
         groups = []
         for lv in np.unique(levels):
             sel = np.nonzero(levels == lv)[0]
@@ -869,7 +883,8 @@ class TileMagnets:
                 groups.append((sel, None, None, None, None))
                 continue
             O, W, W32 = self._rule(int(lv))
-            Ow = np.einsum("nij,kcj->nkci", R, O)
+            c = O.shape[1]
+            Ow = np.matmul(O.reshape(1, k * c, 3), R.transpose(0, 2, 1)).reshape(n, k, c, 3)
             pa = Ow[ti[sel], ka[sel]]
             pb = Ow[tj[sel], kb[sel]] + r[sel][:, None, :]
             groups.append((sel, pa, pb, W, W32))
@@ -883,7 +898,8 @@ class TileMagnets:
                 Fb[sel], Tb[sel] = dipole_pair_force_torque(
                     r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
                 continue
-            Ts.append(_cells_moments(pa.astype(np.float32), W32[ka[sel]], Ua[sel], pb.astype(np.float32), W32[kb[sel]], Ub[sel]))
+            dt = W32.dtype
+            Ts.append(_cells_moments(pa.astype(dt), W32[ka[sel]], Ua[sel], pb.astype(dt), W32[kb[sel]], Ub[sel]))
             sels.append(sel)
         if sels:
             sel = np.concatenate(sels)
@@ -922,7 +938,7 @@ class TileMagnets:
                     (pa, W32[ka[s2]], ua, pb, W32[kb[s2]], ub, ib[s2]),
                     (pb - r[s2][:, None, :], W32[kb[s2]], ub, pa - r[s2][:, None, :], W32[ka[s2]], ua, ia[s2]),
                 ):
-                    T = _cells_moments(src_p.astype(np.float32), src_w, src_u, dst_p.astype(np.float32), dst_w, dst_u)
+                    T = _cells_moments(src_p.astype(src_w.dtype), src_w, src_u, dst_p.astype(src_w.dtype), dst_w, dst_u)
                     Bm = _pairs_field(T, src_u) / dst_w.sum(axis=1, dtype=np.float64)[:, None]
                     for cc in range(3):
                         Bsum[:, cc] += np.bincount(dst_id, Bm[:, cc], n * k)
