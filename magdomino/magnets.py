@@ -380,6 +380,7 @@ def _combination_matrix():
 
 
 _T_USED, _T_COMBINE = _combination_matrix()
+_T_UNITS = np.array([1e12] * 8 + [1e9] * 16)  # mm⁻⁴ and mm⁻³ to SI for the 24 sums
 
 
 def _cells_moments(pa, wa, ua, pb, wb, ub):
@@ -415,6 +416,14 @@ def _cells_moments(pa, wa, ua, pb, wb, ub):
     dt = pa.dtype
     P, na, _ = pa.shape
     nb = pb.shape[1]
+    # Millimetres and moments of order 1 inside: products of many small factors would
+    # otherwise fall to subnormal float32 values, which are slow and inaccurate.
+    sa = float(np.abs(wa).max()) or 1.0
+    sb = float(np.abs(wb).max()) or 1.0
+    pa = pa * dt.type(1e3)
+    pb = pb * dt.type(1e3)
+    wa = wa * dt.type(1.0 / sa)
+    wb = wb * dt.type(1.0 / sb)
     U = np.stack([ua, ub], axis=2).astype(dt, copy=False)  # (P, 3, 2)
     pr_a = np.matmul(pa, U)  # (P, Na, 2): a, b
     pr_b = np.matmul(pb, U)  # (P, Nb, 2): A, B
@@ -436,7 +445,7 @@ def _cells_moments(pa, wa, ua, pb, wb, ub):
     np.multiply(Rk[:, :, 1], ir2, out=Rk[:, :, 2])
     H = np.matmul(Rk.reshape(P, nb * 3, na), _features(pa, wa, pr_a, dt))  # (P, Nb*3, 16)
     T = np.matmul(_features(pb, wb, pr_b, dt).transpose(0, 2, 1), H.reshape(P, nb, 48))  # (P, 16, 48)
-    return T.reshape(P, 768)[:, _T_USED].astype(np.float64) @ _T_COMBINE
+    return (T.reshape(P, 768)[:, _T_USED].astype(np.float64) @ _T_COMBINE) * (_T_UNITS * (sa * sb))
 
 
 def _features(p, w, pr, dt):
@@ -879,21 +888,21 @@ class TileMagnets:
         groups = []
         for lv in np.unique(levels):
             sel = np.nonzero(levels == lv)[0]
-            if lv == 0 and not self.free.any():
-                groups.append((sel, None, None, None, None))
+            if lv == 0:
+                groups.append((sel, None, None, None, None, None))
                 continue
             O, W, W32 = self._rule(int(lv))
             c = O.shape[1]
             Ow = np.matmul(O.reshape(1, k * c, 3), R.transpose(0, 2, 1)).reshape(n, k, c, 3)
             pa = Ow[ti[sel], ka[sel]]
-            pb = Ow[tj[sel], kb[sel]] + r[sel][:, None, :]
-            groups.append((sel, pa, pb, W, W32))
+            ob = Ow[tj[sel], kb[sel]]  # b's cells about b's centre
+            groups.append((sel, pa, ob + r[sel][:, None, :], W, W32, ob))
         if self.free.any():
             Ua, Ub = self._align_free(n, ti, tj, ka, kb, r, groups, Ua, Ub)
         Fb = np.empty((len(ti), 3))
         Tb = np.empty((len(ti), 3))
         Ts, sels = [], []
-        for sel, pa, pb, W, W32 in groups:
+        for sel, pa, pb, W, W32, _ in groups:
             if pa is None:  # point dipoles
                 Fb[sel], Tb[sel] = dipole_pair_force_torque(
                     r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
@@ -924,29 +933,36 @@ class TileMagnets:
         dirs[ia] = Ua
         dirs[ib] = Ub
         is_free = np.tile(self.free, n)
+        # (pairs, source is a?) for every direction whose destination magnet is free
         pieces = []
-        for sel, pa, pb, W, W32 in groups:
-            fsel = self.free[ka[sel]] | self.free[kb[sel]]
-            if fsel.any():
-                s2 = sel[fsel]
-                pieces.append((s2, pa[fsel], pb[fsel], W, W32))
+        for sel, pa, pb, W, W32, ob in groups:
+            for a_to_b in (True, False):
+                dst_free = self.free[kb[sel]] if a_to_b else self.free[ka[sel]]
+                if dst_free.any():
+                    f = np.nonzero(dst_free)[0]
+                    pieces.append((sel[f], a_to_b, None if pa is None else (pa[f], pb[f], ob[f], W, W32)))
         for _ in range(FREE_ITERATIONS):
             Bsum = np.zeros((n * k, 3))
-            for s2, pa, pb, W, W32 in pieces:
-                ua, ub = dirs[ia[s2]], dirs[ib[s2]]
-                for (src_p, src_w, src_u, dst_p, dst_w, dst_u, dst_id) in (
-                    (pa, W32[ka[s2]], ua, pb, W32[kb[s2]], ub, ib[s2]),
-                    (pb - r[s2][:, None, :], W32[kb[s2]], ub, pa - r[s2][:, None, :], W32[ka[s2]], ua, ia[s2]),
-                ):
-                    T = _cells_moments(src_p.astype(src_w.dtype), src_w, src_u, dst_p.astype(src_w.dtype), dst_w, dst_u)
-                    Bm = _pairs_field(T, src_u) / dst_w.sum(axis=1, dtype=np.float64)[:, None]
-                    for cc in range(3):
-                        Bsum[:, cc] += np.bincount(dst_id, Bm[:, cc], n * k)
+            for s2, a_to_b, cells in pieces:
+                src_k, dst_k = (ka[s2], kb[s2]) if a_to_b else (kb[s2], ka[s2])
+                src_u = dirs[ia[s2]] if a_to_b else dirs[ib[s2]]
+                dst_u = dirs[ib[s2]] if a_to_b else dirs[ia[s2]]
+                dst_id = ib[s2] if a_to_b else ia[s2]
+                if cells is None:  # point dipoles
+                    Bm = dipole_field_pairs(r[s2] if a_to_b else -r[s2], src_u * self.moments[src_k, None])
+                else:
+                    pa, pb, ob, W, W32 = cells
+                    src_p, dst_p = (pa, pb) if a_to_b else (ob, pa - r[s2][:, None, :])
+                    dt = W32.dtype
+                    T = _cells_moments(src_p.astype(dt), W32[src_k], src_u, dst_p.astype(dt), W32[dst_k], dst_u)
+                    Bm = _pairs_field(T, src_u) / W[dst_k].sum(axis=1)[:, None]
+                for cc in range(3):
+                    Bsum[:, cc] += np.bincount(dst_id, Bm[:, cc], n * k)
             norm = np.linalg.norm(Bsum, axis=1)
             upd = is_free & (norm > 0)
             new = dirs.copy()
             new[upd] = Bsum[upd] / norm[upd, None]
-            done = np.allclose(new, dirs, rtol=0, atol=1e-9)
+            done = np.allclose(new, dirs, rtol=0, atol=1e-6)
             dirs = new
             if done:
                 break
