@@ -243,6 +243,7 @@ def cell_rule(shape: str, dimensions: Sequence[float], nodes: Sequence[int]):
         xx, yy, zz = np.meshgrid(gx, gy, gz, indexing="ij")
         pts = np.stack([xx, yy, zz], axis=-1).reshape(-1, 3)
         w = (wx[:, None, None] * wy[None, :, None] * wz[None, None, :]).ravel()
+    pts[np.abs(pts) < 1e-9 * max(dimensions)] = 0.0  # cos(π/2) round-off: exact zeros
     return pts, w
 
 
@@ -383,7 +384,7 @@ _T_USED, _T_COMBINE = _combination_matrix()
 _T_UNITS = np.array([1e12] * 8 + [1e9] * 16)  # mm⁻⁴ and mm⁻³ to SI for the 24 sums
 
 
-def _cells_moments(pa, wa, ua, pb, wb, ub):
+def _cells_moments(pa, wa, ua, pb, wb, ub, work=None):
     """Stage 1 of the finite model: moment sums over the cells of both magnets.
 
     Parameters
@@ -395,6 +396,8 @@ def _cells_moments(pa, wa, ua, pb, wb, ub):
     ua : ndarray, shape (P, 3)
         Unit moment direction of a.
     pb, wb, ub : the same for b (positions relative to a's centre too).
+    work : dict or None
+        Work arrays kept between calls (see :func:`_buffer`); not thread-safe.
 
     Returns
     -------
@@ -428,36 +431,53 @@ def _cells_moments(pa, wa, ua, pb, wb, ub):
     pr_a = np.matmul(pa, U)  # (P, Na, 2): a, b
     pr_b = np.matmul(pb, U)  # (P, Nb, 2): A, B
     # r² = |q|² - 2 q·p + |p|², one matrix product with augmented columns.
-    left = np.empty((P, nb, 5), dt)
+    left = _buffer(work, "left", (P, nb, 5), dt)
     left[..., :3] = pb
     left[..., 3] = 1.0
-    left[..., 4] = np.einsum("pjc,pjc->pj", pb, pb)
-    right = np.empty((P, 5, na), dt)
+    np.einsum("pjc,pjc->pj", pb, pb, out=left[..., 4])
+    right = _buffer(work, "right", (P, 5, na), dt)
     np.multiply(pa.transpose(0, 2, 1), -2.0, out=right[:, :3])
-    right[:, 3] = np.einsum("pic,pic->pi", pa, pa)
+    np.einsum("pic,pic->pi", pa, pa, out=right[:, 3])
     right[:, 4] = 1.0
-    ir2 = np.matmul(left, right)
+    ir2 = np.matmul(left, right, out=_buffer(work, "ir2", (P, nb, na), dt))
     np.reciprocal(ir2, out=ir2)
-    Rk = np.empty((P, nb, 3, na), dt)  # r⁻³, r⁻⁵, r⁻⁷
+    Rk = _buffer(work, "Rk", (P, nb, 3, na), dt)  # r⁻³, r⁻⁵, r⁻⁷
     np.sqrt(ir2, out=Rk[:, :, 0])
     Rk[:, :, 0] *= ir2
     np.multiply(Rk[:, :, 0], ir2, out=Rk[:, :, 1])
     np.multiply(Rk[:, :, 1], ir2, out=Rk[:, :, 2])
-    H = np.matmul(Rk.reshape(P, nb * 3, na), _features(pa, wa, pr_a, dt))  # (P, Nb*3, 16)
-    T = np.matmul(_features(pb, wb, pr_b, dt).transpose(0, 2, 1), H.reshape(P, nb, 48))  # (P, 16, 48)
+    H = np.matmul(Rk.reshape(P, nb * 3, na), _features(pa, wa, pr_a, dt, work, "fa"),
+                  out=_buffer(work, "H", (P, nb * 3, 16), dt))
+    T = np.matmul(_features(pb, wb, pr_b, dt, work, "fb").transpose(0, 2, 1), H.reshape(P, nb, 48),
+                  out=_buffer(work, "T", (P, 16, 48), dt))
     return (T.reshape(P, 768)[:, _T_USED].astype(np.float64) @ _T_COMBINE) * (_T_UNITS * (sa * sb))
 
 
-def _features(p, w, pr, dt):
+def _buffer(work, key, shape, dt):
+    """A work array of ``shape`` from the dict ``work`` (reused across calls: fresh large
+    arrays cost page faults on every call), or a new one when ``work`` is None."""
+    if work is None:
+        return np.empty(shape, dt)
+    n = math.prod(shape)
+    b = work.get((key, dt))
+    if b is None or b.size < n:
+        b = np.empty(n + n // 4, dt)
+        work[(key, dt)] = b
+    return b[:n].reshape(shape)
+
+
+def _features(p, w, pr, dt, work=None, key="f"):
     """``w (1, s, t, s t) ⊗ (1, p)`` per cell: (P, N, 16)."""
     P, n, _ = p.shape
-    f = np.empty((P, n, 2, 4), dt)  # rows: (1, s, t, s t) and (1, p)
+    f = _buffer(work, key + "_parts", (P, n, 2, 4), dt)  # rows: (1, s, t, s t) and (1, p)
     f[..., 0, 0] = w
     np.multiply(w[..., None], pr, out=f[..., 0, 1:3])
     np.multiply(f[..., 0, 1], pr[..., 1], out=f[..., 0, 3])
     f[..., 1, 0] = 1.0
     f[..., 1, 1:] = p
-    return (f[..., 0, :, None] * f[..., 1, None, :]).reshape(P, n, 16)
+    out = _buffer(work, key, (P, n, 4, 4), dt)
+    np.multiply(f[..., 0, :, None], f[..., 1, None, :], out=out)
+    return out.reshape(P, n, 16)
 
 
 def _pairs_field(S, ua):
@@ -765,6 +785,7 @@ class TileMagnets:
         self._sizes = np.array([max(d) for d in dims])
         self._rules: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._any_cuboid = any(sh == "cuboid" for sh in shapes)
+        self._work: dict = {}  # work arrays reused between calls (one TileMagnets per thread)
         self._ka = np.repeat(np.arange(k), k)
         self._kb = np.tile(np.arange(k), k)
         cyl = np.array([sh == "cylinder" for sh in shapes], bool)
@@ -894,6 +915,9 @@ class TileMagnets:
             O, W, W32 = self._rule(int(lv))
             c = O.shape[1]
             Ow = np.matmul(O.reshape(1, k * c, 3), R.transpose(0, 2, 1)).reshape(n, k, c, 3)
+            # Round-off residues (~1e-19 m) would multiply into subnormal float32 numbers,
+            # which are very slow: make them exact zeros (1 pm is far below any effect).
+            Ow[np.abs(Ow) < 1e-12] = 0.0
             pa = Ow[ti[sel], ka[sel]]
             ob = Ow[tj[sel], kb[sel]]  # b's cells about b's centre
             groups.append((sel, pa, ob + r[sel][:, None, :], W, W32, ob))
@@ -908,7 +932,7 @@ class TileMagnets:
                     r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
                 continue
             dt = W32.dtype
-            Ts.append(_cells_moments(pa.astype(dt), W32[ka[sel]], Ua[sel], pb.astype(dt), W32[kb[sel]], Ub[sel]))
+            Ts.append(_cells_moments(pa.astype(dt), W32[ka[sel]], Ua[sel], pb.astype(dt), W32[kb[sel]], Ub[sel], self._work))
             sels.append(sel)
         if sels:
             sel = np.concatenate(sels)
@@ -954,7 +978,7 @@ class TileMagnets:
                     pa, pb, ob, W, W32 = cells
                     src_p, dst_p = (pa, pb) if a_to_b else (ob, pa - r[s2][:, None, :])
                     dt = W32.dtype
-                    T = _cells_moments(src_p.astype(dt), W32[src_k], src_u, dst_p.astype(dt), W32[dst_k], dst_u)
+                    T = _cells_moments(src_p.astype(dt), W32[src_k], src_u, dst_p.astype(dt), W32[dst_k], dst_u, self._work)
                     Bm = _pairs_field(T, src_u) / W[dst_k].sum(axis=1)[:, None]
                 for cc in range(3):
                     Bsum[:, cc] += np.bincount(dst_id, Bm[:, cc], n * k)
