@@ -3,9 +3,10 @@
 Three layers, in the style of magpylib, all SI (m, A·m², T, N, N·m):
 
 1. **Raw** (arrays in, arrays out, no checks): :func:`dipole_field`,
-   :func:`dipole_pair_force_torque`, :func:`dipole_force_torque`, and the quadrature rules
-   :func:`cell_rule`.
-2. **Checked**: :class:`Magnet` and :func:`force_between` for one pair of magnets.
+   :func:`dipole_pair_force_torque`, :func:`dipole_force_torque`, :func:`dipole_field_pairs`,
+   and the quadrature rules :func:`rule_nodes`, :func:`cell_rule`.
+2. **Checked**: :class:`Magnet`, :func:`force_between` and :func:`energy_between` for one
+   pair of magnets (bad arguments raise :class:`~magdomino.errors.InputError`).
 3. **Batch**: :class:`TileMagnets`, the total force and torque on every tile of a
    construction, called by the physics world before each step.
 
@@ -53,6 +54,16 @@ moment along the mean field of all the other magnets over its volume (the orient
 minimises its energy ``-m·B̄``), so it always attracts. Its cells keep their place in the
 tile; only their moment direction follows the field (exact for a ball, a small
 approximation for a disc).
+
+How the finite model is computed
+--------------------------------
+With ``r = q_j - p_i`` (cells i of a, j of b), ``ua·r = A_j - a_i`` and ``ub·r = B_j - b_i``
+split into per-cell projections, so every sum over cell pairs that the force, the torque and
+the mean field need is a linear combination of the moment sums
+``Σ_ij w_i w_j d(j) r_ij^-(3+2k) c(i)`` with a few per-cell monomials c, d (:func:`_cells_moments`).
+Only ``r⁻³, r⁻⁵, r⁻⁷`` are computed per cell pair; both sums are batched matrix products.
+The batch runs the cell sums of levels 0-2 in float32 (millimetre units inside, so nothing
+underflows; relative rounding ~1e-5) and reuses its work arrays between calls.
 """
 
 from __future__ import annotations
@@ -735,7 +746,14 @@ class TileMagnets:
     Notes
     -----
     Every pair interaction is a sum of cell-cell dipole interactions, so Newton's third law
-    and the conservation of angular momentum hold to rounding, whatever the rules.
+    and the conservation of angular momentum hold to rounding, whatever the rules (the batch
+    computes each magnet pair once and applies action and reaction).
+
+    Cost (``scripts/bench_magnets.py``): a 28-tile aligned tower of the standard preset has
+    54 level-2 pairs (8 mm), 306 level-1 pairs (16-38 mm) and 184 dipole pairs (38-51 mm);
+    one call takes about 2-2.5 bare PyBullet steps of the same tower. Free magnets add up
+    to ``FREE_ITERATIONS`` field evaluations. An instance keeps work arrays: use one per
+    thread.
     """
 
     def __init__(self, positions, axes, shapes, dimensions, polarizations, free, *,
@@ -928,8 +946,7 @@ class TileMagnets:
         Ts, sels = [], []
         for sel, pa, pb, W, W32, _ in groups:
             if pa is None:  # point dipoles
-                Fb[sel], Tb[sel] = dipole_pair_force_torque(
-                    r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
+                Fb[sel], Tb[sel] = _dipole_pairs(r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
                 continue
             dt = W32.dtype
             Ts.append(_cells_moments(pa.astype(dt), W32[ka[sel]], Ua[sel], pb.astype(dt), W32[kb[sel]], Ub[sel], self._work))
@@ -991,6 +1008,20 @@ class TileMagnets:
             if done:
                 break
         return dirs[ia], dirs[ib]
+
+
+def _dipole_pairs(r, ma, mb):
+    """:func:`dipole_pair_force_torque` for (P, 3) arrays, with fewer numpy calls."""
+    r2 = (r * r).sum(axis=1)
+    ir2 = 1.0 / r2
+    ir3 = ir2 * np.sqrt(ir2)
+    ar = (ma * r).sum(axis=1)
+    br = (mb * r).sum(axis=1)
+    ab = (ma * mb).sum(axis=1)
+    s = (3 * _K) * ir3 * ir2
+    F = (s * ar)[:, None] * mb + (s * br)[:, None] * ma + (s * (ab - 5.0 * ar * br * ir2))[:, None] * r
+    B = (3 * _K * ar * ir2 * ir3)[:, None] * r - (_K * ir3)[:, None] * ma
+    return F, _cross(mb, B)
 
 
 def dipole_field_pairs(r, moments):
