@@ -243,8 +243,9 @@ STANDARD = [
 ]
 
 
-def _scene(rng, n=5, jitter=0.002, tilt=0.2):
-    """A jittered stack of n tiles plus one tile lying beside it."""
+def _scene(rng, n=5, jitter=0.002, tilt=0.05):
+    """A jittered stack of n tiles (tilts of a few degrees: no tiles overlap) plus one tile
+    lying beside it."""
     pos = np.zeros((n + 1, 3))
     pos[:n, 2] = 0.004 + 0.008 * np.arange(n)
     pos[:n, :2] += rng.normal(scale=jitter, size=(n, 2))
@@ -405,3 +406,21 @@ def test_batch_with_cuboids_and_tilted_axes_equals_sum_of_pairs():
     scale = np.abs(Fr).max()
     assert np.allclose(F, Fr, rtol=0, atol=2e-5 * scale)
     assert np.allclose(T, Tr, rtol=0, atol=2e-5 * scale * 0.01)
+
+
+def test_batch_close_magnets_fine_rules_equal_sum_of_pairs():
+    """Magnets 0.5 mm under the tile faces: stacked tiles bring them to 1 mm clearance,
+    where the fine (float64) rules are used; still equal to the pair sum."""
+    specs = [
+        SimpleNamespace(position=np.array([0.0, 0.0, z]), shape="cylinder", dimensions=(0.006, 0.002),
+                        polarization=1.2, axis=np.array([0.0, 0.0, 1.0]), free=False)
+        for z in (-0.0025, 0.0025)
+    ]
+    pos = np.array([[0.0, 0.0, 0.004], [0.0005, 0.0, 0.012], [0.0, 0.0003, 0.020]])
+    rot = Rotation.from_rotvec([[0, 0, 0], [0.01, 0, 0], [0, 0.01, 0.3]])
+    tm = TileMagnets.from_specs(specs)
+    F, T = tm.wrenches(pos, rot.as_quat())
+    Fr, Tr = _pair_sum(specs, pos, rot)
+    scale = np.abs(Fr).max()
+    assert np.allclose(F, Fr, rtol=0, atol=1e-5 * scale)
+    assert np.allclose(T, Tr, rtol=0, atol=1e-5 * scale * 0.01)
