@@ -993,6 +993,7 @@ class TileMagnets:
         dirs[ia] = Ua
         dirs[ib] = Ub
         is_free = np.tile(self.free, n)
+        sign = np.tile(np.where(self.moments < 0, -1.0, 1.0), n)  # the moment is sign × |m| × axis
         # (pairs, source is a?) for every direction whose destination magnet is free
         pieces = []
         for sel, pa, pb, W, W32, ob in groups:
@@ -1021,7 +1022,7 @@ class TileMagnets:
             norm = np.linalg.norm(Bsum, axis=1)
             upd = is_free & (norm > 0)
             new = dirs.copy()
-            new[upd] = Bsum[upd] / norm[upd, None]
+            new[upd] = Bsum[upd] * (sign[upd] / norm[upd])[:, None]
             done = np.allclose(new, dirs, rtol=0, atol=1e-6)
             dirs = new
             if done:

@@ -424,3 +424,13 @@ def test_batch_close_magnets_fine_rules_equal_sum_of_pairs():
     scale = np.abs(Fr).max()
     assert np.allclose(F, Fr, rtol=0, atol=1e-5 * scale)
     assert np.allclose(T, Tr, rtol=0, atol=1e-5 * scale * 0.01)
+
+
+def test_free_magnet_with_negative_polarization_attracts():
+    """J < 0 puts the moment against the axis; a free magnet still ends up attracting."""
+    neg = SimpleNamespace(**{**vars(STANDARD[1]), "polarization": -0.6, "free": True})
+    pos = np.array([[0, 0, 0], [-0.024, 0, 0.008]])  # tile 1's free magnet above tile 0's fixed one
+    quat = np.tile([0, 0, 0, 1.0], (2, 1))
+    assert TileMagnets.from_specs([STANDARD[0], neg]).wrenches(pos, quat)[0][1, 2] < 0
+    fixed = SimpleNamespace(**{**vars(neg), "free": False})
+    assert TileMagnets.from_specs([STANDARD[0], fixed]).wrenches(pos, quat)[0][1, 2] > 0
