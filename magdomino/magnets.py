@@ -23,13 +23,14 @@ dipole carrying its share of the moment ``m = J V / μ0``:
 - cuboid (x, y, z): Gauss-Legendre along each side.
 
 Rules come in *levels* (:func:`rule_nodes`): level 0 is the point dipole; level ``k >= 1``
-has ``k`` nodes in ``s``, ``4k`` in θ and ``max(2, round(1 + 1.5 k h / D))`` in z for a
-cylinder (8, 32, 72, 192, 400, 576, 784, 1280, 1944 cells for a Ø6×2 mm disc at levels 1
-to 9) and ``max(2, round(1 + k d_i / max(d)))`` nodes along side ``d_i`` of a cuboid.
+has ``n = max(1, round(k D / M))`` nodes in ``s``, ``4n`` in θ and
+``max(2, round(1 + 1.5 k h / M))`` in z for a cylinder, ``M = max(D, h)`` (8, 32, 72, 192,
+400, 576, 784, 1280, 1944 cells for a Ø6×2 mm disc at levels 1 to 9) and ``max(2, round(1 + k d_i / max(d)))`` nodes along side ``d_i`` of a cuboid.
 A Gauss rule's error falls geometrically with the ratio of node spacing to the gap between
 the bodies, so the level is picked from ``γ = g / L``: ``g`` a lower bound of the clearance
-(:func:`clearance`: centre distance minus both support functions along the line of
-centres) and ``L`` the largest magnet dimension (:data:`AUTO_LEVELS`). Worst errors of the
+(:func:`clearance`: separating axes along the line of centres and both magnet axes) and
+``L`` the largest magnet dimension (:data:`AUTO_LEVELS`; the batch stops at level
+``BATCH_MAX_LEVEL`` = 6). Worst errors of the
 chosen rule against a much finer one (validated against magpylib in the tests), over
 coaxial, offset, side-by-side and 30°-tilted pairs of Ø6×2 mm discs, 5×5×2 mm and 4 mm
 cubes, relative to the force's magnitude (torque: to force × L):
