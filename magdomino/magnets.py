@@ -392,16 +392,19 @@ def _combination_matrix():
     for c in range(1, 4):  # 20-22: Σ α r / r⁵
         combos.append([(1, (1, c, 1, 0, 0)), (-1, (0, c, 1, 1, 0)), (-1, (1, 0, 1, 0, c)), (1, (0, 0, 1, 1, c))])
     combos.append([(1, (0, 0, 0, 0, 0))])  # 23: Σ 1 / r³
-    used = sorted({flat(*ix) for terms in combos for _, ix in terms})
-    col = {f: i for i, f in enumerate(used)}
-    L = np.zeros((len(used), len(combos)))
-    for j, terms in enumerate(combos):
+    index, signs, starts = [], [], []
+    for terms in combos:
+        starts.append(len(index))
         for sign, ix in terms:
-            L[col[flat(*ix)], j] += sign
-    return np.array(used), L
+            index.append(flat(*ix))
+            signs.append(float(sign))
+    return np.array(index), np.array(signs), np.array(starts)
 
 
-_T_USED, _T_COMBINE = _combination_matrix()
+# Output column j of the 24 sums is Σ signs[m] T[index[m]] over m in [starts[j], starts[j+1]):
+# a gather and a segmented sum (a dense (P, 768) @ (768, 24) product would be mostly zeros,
+# and BLAS may start threads for it).
+_T_INDEX, _T_SIGNS, _T_STARTS = _combination_matrix()
 _T_UNITS = np.array([1e12] * 8 + [1e9] * 16)  # mm⁻⁴ and mm⁻³ to SI for the 24 sums
 
 
@@ -423,7 +426,7 @@ def _cells_moments(pa, wa, ua, pb, wb, ub, work=None):
     Returns
     -------
     S : ndarray, shape (P, 24), float64
-        The sums :func:`_pairs_wrench` needs, linear combinations (:data:`_T_COMBINE`) of
+        The sums :func:`_pairs_wrench` needs, linear combinations (``_T_INDEX``, ``_T_SIGNS``) of
         ``T[p, mb, nb, k, ma, na] = Σ_j Σ_i w_j w_i d_mb(j) f_nb(j) r_ij^-(3+2k) c_ma(i) e_na(i)``
         with ``c = (1, a, b, a b)`` (``a = ua·p_i``, ``b = ub·p_i``), ``e = (1, p_i)``,
         ``d = (1, A, B, A B)`` (``A = ua·q_j``, ``B = ub·q_j``), ``f = (1, q_j)``.
@@ -471,7 +474,8 @@ def _cells_moments(pa, wa, ua, pb, wb, ub, work=None):
                   out=_buffer(work, "H", (P, nb * 3, 16), dt))
     T = np.matmul(_features(pb, wb, pr_b, dt, work, "fb").transpose(0, 2, 1), H.reshape(P, nb, 48),
                   out=_buffer(work, "T", (P, 16, 48), dt))
-    return (T.reshape(P, 768)[:, _T_USED].astype(np.float64) @ _T_COMBINE) * (_T_UNITS * (sa * sb))
+    terms = T.reshape(P, 768)[:, _T_INDEX] * _T_SIGNS  # float64
+    return np.add.reduceat(terms, _T_STARTS, axis=1) * (_T_UNITS * (sa * sb))
 
 
 def _buffer(work, key, shape, dt):
@@ -995,29 +999,38 @@ class TileMagnets:
         dirs[ib] = Ub
         is_free = np.tile(self.free, n)
         sign = np.tile(np.where(self.moments < 0, -1.0, 1.0), n)  # the moment is sign × |m| × axis
-        # (pairs, source is a?) for every direction whose destination magnet is free
+        # Per level, every (source, destination) direction whose destination is free, both
+        # directions of a pair in one batch: source and destination cells relative to the
+        # source's centre, magnet kinds and magnet ids.
         pieces = []
         for sel, pa, pb, W, W32, ob in groups:
-            for a_to_b in (True, False):
-                dst_free = self.free[kb[sel]] if a_to_b else self.free[ka[sel]]
-                if dst_free.any():
-                    f = np.nonzero(dst_free)[0]
-                    pieces.append((sel[f], a_to_b, None if pa is None else (pa[f], pb[f], ob[f], W, W32)))
+            fwd = np.nonzero(self.free[kb[sel]])[0]  # a -> b
+            bwd = np.nonzero(self.free[ka[sel]])[0]  # b -> a
+            if len(fwd) + len(bwd) == 0:
+                continue
+            s_f, s_b = sel[fwd], sel[bwd]
+            src_k = np.concatenate([ka[s_f], kb[s_b]])
+            dst_k = np.concatenate([kb[s_f], ka[s_b]])
+            src_id = np.concatenate([ia[s_f], ib[s_b]])
+            dst_id = np.concatenate([ib[s_f], ia[s_b]])
+            rr = np.concatenate([r[s_f], -r[s_b]])
+            if pa is None:  # point dipoles
+                pieces.append((src_k, dst_k, src_id, dst_id, rr, None))
+                continue
+            dt = W32.dtype
+            src_p = np.concatenate([pa[fwd], ob[bwd]]).astype(dt)
+            dst_p = np.concatenate([pb[fwd], pa[bwd] - r[s_b][:, None, :]]).astype(dt)
+            pieces.append((src_k, dst_k, src_id, dst_id, rr, (src_p, dst_p, W32[src_k], W32[dst_k], W[dst_k].sum(axis=1))))
         for _ in range(FREE_ITERATIONS):
             Bsum = np.zeros((n * k, 3))
-            for s2, a_to_b, cells in pieces:
-                src_k, dst_k = (ka[s2], kb[s2]) if a_to_b else (kb[s2], ka[s2])
-                src_u = dirs[ia[s2]] if a_to_b else dirs[ib[s2]]
-                dst_u = dirs[ib[s2]] if a_to_b else dirs[ia[s2]]
-                dst_id = ib[s2] if a_to_b else ia[s2]
-                if cells is None:  # point dipoles
-                    Bm = dipole_field_pairs(r[s2] if a_to_b else -r[s2], src_u * self.moments[src_k, None])
+            for src_k, dst_k, src_id, dst_id, rr, cells in pieces:
+                src_u = dirs[src_id]
+                if cells is None:
+                    Bm = dipole_field_pairs(rr, src_u * self.moments[src_k, None])
                 else:
-                    pa, pb, ob, W, W32 = cells
-                    src_p, dst_p = (pa, pb) if a_to_b else (ob, pa - r[s2][:, None, :])
-                    dt = W32.dtype
-                    T = _cells_moments(src_p.astype(dt), W32[src_k], src_u, dst_p.astype(dt), W32[dst_k], dst_u, self._work)
-                    Bm = _pairs_field(T, src_u) / W[dst_k].sum(axis=1)[:, None]
+                    src_p, dst_p, src_w, dst_w, dst_wsum = cells
+                    T = _cells_moments(src_p, src_w, src_u, dst_p, dst_w, dirs[dst_id], self._work)
+                    Bm = _pairs_field(T, src_u) / dst_wsum[:, None]
                 for cc in range(3):
                     Bsum[:, cc] += np.bincount(dst_id, Bm[:, cc], n * k)
             norm = np.linalg.norm(Bsum, axis=1)
