@@ -400,10 +400,15 @@ def try_placement(
         poses = [(settled[0][i], settled[1][i]) for i in range(n)]
         shown = [pl.pips for pl in scenario.structure]
         rest, yaw = target_pose(placement, poses, shown, world.size)
-        rest = rest + [offset_mm[0] / 1000, offset_mm[1] / 1000, 0.0]
+        if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
+            # The hand aims at the target and misses: the tile is released at the height it
+            # aimed for, or higher if the miss puts it over something higher (never inside).
+            rest = rest + [offset_mm[0] / 1000, offset_mm[1] / 1000, 0.0]
+            yaw += math.radians(yaw_offset_deg)
+            if placement.pos_mm is None or len(placement.pos_mm) == 2:
+                rest[2] = max(rest[2], rest_height(rest[:2], yaw, poses, world.size) + world.size[2] / 2)
         if placement.slide_mm is not None:
             rest[2] = world.size[2] / 2  # a slide happens on the table, under whatever is above
-        yaw += math.radians(yaw_offset_deg)
         if world_hook is not None:
             world_hook(world)
         before = world.poses()
