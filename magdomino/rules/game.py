@@ -93,7 +93,11 @@ class Game:
         pips), ``deals`` (1), ``adjudicator`` (None / ``"none"`` / an object with
         ``start``/``place``), ``colours`` (a preset's colour list, default
         :data:`magdomino.presets.DEFAULT_COLOURS`), ``tile_size`` (m; default the
-        adjudicator's ``tile_size`` or the standard 48 × 24 × 8 mm).
+        adjudicator's ``tile_size`` or the standard 48 × 24 × 8 mm), ``max_placements``
+        (None: no limit; an int: a deal with that many placements, collapses included, ends
+        and is scored like a blocked one, reason ``"placement limit"``; physics games need
+        it, since with magnets too weak for the players' staircases a deal can collapse for
+        ever).
     """
 
     def __init__(self, rule: str, players: int, seed: int = 0, options: dict | None = None, **kwargs):
@@ -135,8 +139,16 @@ class Game:
         if size is None:
             size = geo.STANDARD_TILE_SIZE
         self.tile_size = geo.check_tile_size(size)
+        limit = opts.pop("max_placements", None)
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
+            raise InputError("command line", "max_placements", f"a positive number of placements, got {limit!r}")
+        self.max_placements = None if limit is None else int(limit)
         if opts:
-            raise InputError("options", sorted(opts)[0], "a known option: parallel_only, variant, kids, deals, adjudicator, colours, tile_size")
+            raise InputError(
+                "options",
+                sorted(opts)[0],
+                "a known option: parallel_only, variant, kids, deals, adjudicator, colours, tile_size, max_placements",
+            )
         self.hand_size = 7 if self.players == 2 else 6
         self.extremities_only = rule == "quinconce" or self.variant == "extremities"
         self.per_player_modes = rule == "quinconce" and self.players == 2
@@ -162,6 +174,7 @@ class Game:
             "deals": self.deals,
             "colours": list(self.colours),
             "tile_size": list(self.tile_size),
+            "max_placements": self.max_placements,
             "adjudicator": getattr(self.adjudicator, "name", type(self.adjudicator).__name__),
         }
 
@@ -177,6 +190,7 @@ class Game:
             deals=data["deals"],
             colours=data["colours"],
             tile_size=data["tile_size"],
+            max_placements=data.get("max_placements"),
             adjudicator=adjudicator,
         )
 
@@ -519,20 +533,25 @@ class State:
             self.collapses += 1
             if self.log is not None:
                 self._event({"type": "collapse", "player": cur, "tiles": _tile_list(taken)})
+            if g.max_placements is not None and self.placements >= g.max_placements:
+                self._end_blocked("placement limit")
+                return
             self._start_construction("collapse")
             return
         if not hand:
             self._end_deal([cur], "domino")
+        elif g.max_placements is not None and self.placements >= g.max_placements:
+            self._end_blocked("placement limit")
         else:
             self.current = (cur + 1) % g.players
 
     def _value(self, hand) -> int:
         return len(hand) if self.game.kids else sum(a + b for a, b in hand)
 
-    def _end_blocked(self) -> None:
+    def _end_blocked(self, reason: str = "blocked") -> None:
         values = [self._value(h) for h in self.hands]
         low = min(values)
-        self._end_deal([s for s, v in enumerate(values) if v == low], "blocked")
+        self._end_deal([s for s, v in enumerate(values) if v == low], reason)
 
     def _end_deal(self, winners: list[int], reason: str) -> None:
         g = self.game

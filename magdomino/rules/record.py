@@ -50,12 +50,15 @@ def play_game(
     player_kinds=None,
     parallel_only: bool = True,
     colours=None,
+    max_placements: int | None = None,
 ) -> dict:
     """Play a whole match and return its JSON record (see the module docstring).
 
     Parameters
     ----------
     physics : None, ``"none"`` or an adjudicator object (``start``/``place``)
+    max_placements : int or None
+        End a deal after this many placements (collapses included), scored as blocked.
     player_kinds : sequence of ``"random"`` / ``"greedy"`` (or player objects), one per
         seat, or one name for all seats; default all random. Random players are seeded
         from ``numpy.random.SeedSequence(seed).spawn(players)``.
@@ -63,7 +66,9 @@ def play_game(
     from magdomino import __version__
     from magdomino.players import make_player
 
-    options = dict(variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only)
+    options = dict(
+        variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only, max_placements=max_placements
+    )
     if colours is not None:
         options["colours"] = colours
     game = Game(rule, players, seed, options)
@@ -107,6 +112,7 @@ def play_game(
         "variant": game.variant,
         "kids": game.kids,
         "parallel_only": game.parallel_only,
+        "max_placements": game.max_placements,
         "physics": getattr(adj, "name", type(adj).__name__),
         "preset": preset,
         "tile_size_mm": [round(v * 1000, 6) for v in game.tile_size],
@@ -178,7 +184,7 @@ def format_record(record: dict) -> str:
         elif kind == "restart":
             text = f"restarts a construction with {_t(ev['tile'])}"
         elif kind == "end":
-            why = "placed all tiles" if ev["reason"] == "domino" else "blocked game"
+            why = {"domino": "placed all tiles", "blocked": "blocked game"}.get(ev["reason"], ev["reason"])
             who = ", ".join(str(w) for w in ev["winners"])
             lines.append(f"end of deal {ev['deal'] + 1}: {why}; winner(s) {who}; scores {ev['scores']}; totals {ev['totals']}")
             continue
