@@ -93,6 +93,7 @@ def settle(
     time_limit_s: float | None = None,
     check_interval_s: float = 0.002,
     min_time_s: float = 0.05,
+    trace: list | None = None,
 ) -> Verdict:
     """Step ``world`` until the answer is known and return the verdict.
 
@@ -113,6 +114,9 @@ def settle(
         Simulated time between checks (s).
     min_time_s : float
         Never call it settled before this much simulated time.
+    trace : list or None
+        If given, ``(t s, max shift mm, max tilt deg)`` of the watched tiles is appended
+        at the start and at every check (``t`` from the start of the settle).
     """
     wall_start = time.perf_counter()
     limits = world.preset.collapse
@@ -140,6 +144,8 @@ def settle(
     start_time = world.time
     calm_since = None
     reason, culprit, error, settled = "time limit", None, None, False
+    if trace is not None:
+        _record(trace, 0.0, watched, *world.poses(), ref_p, ref_q)
     while True:
         world.step(steps_per_check)
         elapsed = world.time - start_time
@@ -155,6 +161,8 @@ def settle(
             fast = moving[int(np.argmax(speeds))]
             reason, error = "error", f"numerical blow-up: tile {fast} reached {speeds.max():.3g} m/s"
             break
+        if trace is not None:
+            _record(trace, elapsed, watched, positions, quats, ref_p, ref_q)
         hit = _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt)
         if hit is None and placed is not None:
             hit = _placed_fell(world, placed, positions[placed], quats[placed], rest_p, rest_q, placed_on_table, max_shift, max_tilt)
@@ -208,6 +216,15 @@ def settle(
         error=error,
         thresholds=thresholds,
     )
+
+
+def _record(trace, t, watched, positions, quats, ref_p, ref_q) -> None:
+    if not watched:
+        trace.append((float(t), 0.0, 0.0))
+        return
+    shift = float(np.linalg.norm(positions[watched] - ref_p[watched], axis=1).max())
+    tilt = float(tilt_angles(quats[watched], ref_q[watched]).max())
+    trace.append((float(t), shift * 1000, math.degrees(tilt)))
 
 
 def _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt):
