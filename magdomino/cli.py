@@ -107,7 +107,25 @@ def _cmd_simulate(args) -> int:
             path = out.with_name(f"{out.stem}-{i}{out.suffix or '.gif'}")
             render_gif(scenario, path, what_if=i, settled=result.settled_poses)
             print(f"  wrote {path}")
+    if args.plot:
+        _simulate_plot(scenario, result, args.plot)
     return 0
+
+
+def _simulate_plot(scenario, result, path) -> None:
+    from magdomino.plots import simulation_figure
+    from magdomino.whatif import traced_placement
+
+    traces = []
+    if not (result.structure.collapsed or result.structure.error):
+        for i, placement in enumerate(scenario.what_if):  # run again, recording the settle
+            verdict, trace = traced_placement(scenario, result.settled_poses, placement)
+            traces.append((f"what-if {i}: {verdict.reason}", trace))
+    positions, quats = result.settled_poses
+    title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {result.structure.reason}"
+    wrote = simulation_figure(positions, quats, [pl.pips for pl in scenario.structure], scenario.preset, traces, path,
+                              thresholds=result.structure.thresholds, title=title)
+    print(f"  wrote {wrote}")
 
 
 def _add_simulate(sub) -> None:
@@ -116,6 +134,7 @@ def _add_simulate(sub) -> None:
     p.add_argument("--json", metavar="OUT", help="write the verdicts as JSON ('-' for stdout)")
     p.add_argument("--gui", action="store_true", help="watch in PyBullet's window (needs a display)")
     p.add_argument("--gif", metavar="FILE.gif", help="animate every what-if (FILE-0.gif, FILE-1.gif, ...)")
+    p.add_argument("--plot", metavar="FILE.png", help="side and top views of the settled structure, shift and tilt over time of each what-if")
     p.set_defaults(func=_cmd_simulate)
 
 
@@ -338,7 +357,71 @@ def _add_render(sub) -> None:
     p.set_defaults(func=_cmd_render)
 
 
-_COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep, _add_render]
+# -- whatif ------------------------------------------------------------------------------
+
+
+def _cmd_whatif(args) -> int:
+    from magdomino.odds import resolve_noise
+    from magdomino.scenario import load_scenario
+    from magdomino.tiles import parse_tile
+    from magdomino.whatif import rank_placements, whatif_document
+
+    tile = parse_tile(args.tile, "command line", "--tile")
+    scenario = load_scenario(args.scenario)
+    if args.trials is not None and args.trials <= 0:
+        raise InputError("command line", "--trials", f"expected a whole number > 0, got {args.trials}")
+    ranked = rank_placements(
+        scenario, tile, args.trials, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular,
+        jobs=args.jobs, progress=sys.stderr.isatty(), _source="command line",
+    )
+    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular)
+    out = sys.stderr if args.json == "-" else sys.stdout
+    n = resolve_noise(scenario)
+    magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
+    how = "parallel and perpendicular" if args.perpendicular else "parallel only"
+    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
+    print(f"  tile {tile[0]}-{tile[1]}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
+    print(
+        f"  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
+        f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}",
+        file=out,
+    )
+    width = max(len(r.candidate.describe()) for r in ranked)
+    for k, r in enumerate(ranked, start=1):
+        c = r.candidate
+        lo, hi = r.ci95
+        p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
+        x, y, z = c.pos_mm
+        where = f"({x:.1f}, {y:.1f}, {z:.1f}) mm, yaw {c.placement.yaw_deg:.0f}"
+        line = f"  {k:2d}. {c.describe():<{width}}  p = {p}  [{lo:.3f}, {hi:.3f}]  {where}"
+        if r.odds.errors:
+            line += f"  ({r.odds.errors} errors)"
+        print(line, file=out)
+    if args.json:
+        _write_json(args.json, document)
+    if args.plot:
+        from magdomino.plots import whatif_figure
+
+        print(f"  wrote {whatif_figure(document, args.plot)}", file=out)
+    return 0
+
+
+def _add_whatif(sub) -> None:
+    p = sub.add_parser("whatif", help="rank every legal placement of one tile on a scenario's structure by its odds of collapse")
+    p.add_argument("scenario", help="a scenario .toml file (its what-ifs are ignored, its [noise] applies)")
+    p.add_argument("--tile", required=True, metavar="A,B", help="the tile to place, e.g. 6,2 (not already in the structure)")
+    p.add_argument("--trials", type=int, default=100, help="trials per placement (default 100)")
+    p.add_argument("--seed", type=int, help="default: the scenario's seed; the same for every placement")
+    p.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--rule", choices=["any", "defi", "quinconce"], default="any",
+                   help="which placements: any (on top, end to end, beneath; default), defi (on top), quinconce (extremities only)")
+    p.add_argument("--perpendicular", action="store_true", help="also perpendicular tower placements")
+    p.add_argument("--json", metavar="OUT", help="write the ranking as JSON ('-' for stdout)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the ranking with its intervals")
+    p.set_defaults(func=_cmd_whatif)
+
+
+_COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif]
 
 
 def main(argv: list[str] | None = None) -> int:
