@@ -159,6 +159,7 @@ def _cmd_play(args) -> int:
         deals=args.deals,
         player_kinds=args.player,
         parallel_only=not args.perpendicular,
+        max_placements=args.max_placements if args.max_placements else (300 if physics is not None else None),
     )
     if physics is not None:
         physics.close()
@@ -180,6 +181,13 @@ def _add_play(sub) -> None:
     p.add_argument("--perpendicular", action="store_true", help="allow perpendicular tower placements")
     p.add_argument("--kids", action="store_true", help="count tiles instead of pips")
     p.add_argument("--deals", type=int, default=1, help="a match of N deals")
+    p.add_argument(
+        "--max-placements",
+        type=int,
+        default=0,
+        metavar="N",
+        help="end a deal after N placements, scored as blocked (default: 300 with physics, no limit without)",
+    )
     p.add_argument("--player", default="random", choices=["random", "greedy"], help="every seat's player")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
     p.set_defaults(func=_cmd_play)
