@@ -98,8 +98,9 @@ COLLAPSE_DEFAULTS = {
 
 - ``max_shift_mm``, ``max_tilt_deg``: a tile of the construction that moves or tilts more
   than this has fallen (DESIGN.md, "collapse").
-- ``settle_speed_mm_s``, ``settle_spin_deg_s``, ``settle_hold_s``: settled when every tile
-  is slower than both for the hold time.
+- ``settle_speed_mm_s``, ``settle_spin_deg_s``, ``settle_hold_s``: settled when every
+  tile's net motion over a window of the hold time stays below these rates and is not
+  growing from the window before (see :mod:`magdomino.verdict`).
 - ``time_limit_s``: simulated time after which an unsettled, uncollapsed run stops.
 """
 

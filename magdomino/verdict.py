@@ -10,11 +10,19 @@ The collapse criteria (DESIGN.md, "collapse"), thresholds from the preset's ``[c
   or it ends up more than ``max_shift_mm`` sideways or below its rest pose, or tilted more
   than ``max_tilt_deg``.
 
-:func:`settle` steps until the first of: a collapse (stop at once), every tile slower than
-``settle_speed_mm_s`` and ``settle_spin_deg_s`` for ``settle_hold_s`` (settled, it stood),
-or ``time_limit_s`` (not settled; judged on the criteria at that moment). The criteria are
+:func:`settle` steps until the first of: a collapse (stop at once), settled (it stood), or
+``time_limit_s`` (not settled; judged on the criteria at that moment). The criteria are
 checked every ``check_interval_s`` of simulated time. A NaN pose or an absurd speed is an
 error verdict, never a collapse.
+
+Settled means, over the last window of ``settle_hold_s``: every tile's net motion stayed
+below ``settle_speed_mm_s`` and ``settle_spin_deg_s`` times the window, and that motion is
+not growing (at most :data:`GROWTH` times the previous window's, or below a noise floor).
+Net motion over a window, not instantaneous velocity, because a tall stack's contacts
+vibrate at tens of mm/s with micrometre amplitudes while the stack stands still. The
+growth test catches the slow start of a fall from an unstable balance (a centre of mass
+right over an edge tips over as exp(λt), λ ≈ 7/s for these tiles: about ×2 per 0.1 s),
+which a plain speed threshold mistakes for rest.
 """
 
 from __future__ import annotations
@@ -25,12 +33,19 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from magdomino.world import World, tilt_angles
+from magdomino.world import World, rotation_angles, tilt_angles
 
 ABSURD_SPEED_M_S = 20.0
 """Faster than anything a tile can reach falling off a table tower (4.4 m/s from 1 m)."""
 
 ABSURD_DISTANCE_M = 50.0
+
+GROWTH = 1.5
+"""A window's net motion may be at most this times the previous window's to count as rest."""
+
+NOISE_SHIFT_M = 1e-6
+NOISE_TURN_RAD = 1e-5
+"""Net motion per window below which growth is not judged (solver noise, creep)."""
 
 REPORT_SHIFT_FRACTION = 0.1
 """Tiles that moved more than this fraction of the thresholds are listed in ``moved_tiles``."""
@@ -141,26 +156,32 @@ def settle(
     moving = [i for i, t in enumerate(world.tiles) if t.body >= 0 and not t.fixed]
 
     steps_per_check = max(1, int(round(check_interval_s / world.time_step)))
+    check_dt = steps_per_check * world.time_step
+    window = max(1, int(round(hold / check_dt)))  # checks per settle window
+    history: list[tuple[np.ndarray, np.ndarray]] = []  # poses of the moving tiles at each check
     start_time = world.time
-    calm_since = None
     reason, culprit, error, settled = "time limit", None, None, False
+    positions, quats = world.poses()
+    history.append((positions[moving], quats[moving]))
     if trace is not None:
-        _record(trace, 0.0, watched, *world.poses(), ref_p, ref_q)
+        _record(trace, 0.0, watched, positions, quats, ref_p, ref_q)
     while True:
         world.step(steps_per_check)
         elapsed = world.time - start_time
         positions, quats = world.poses()
-        lin, ang = world.velocities()
         live_p = positions[moving]
-        if not np.all(np.isfinite(live_p)) or not np.all(np.isfinite(quats[moving])):
+        live_q = quats[moving]
+        if not np.all(np.isfinite(live_p)) or not np.all(np.isfinite(live_q)):
             reason, error = "error", "numerical blow-up: a tile's pose is not finite"
             break
-        speeds = np.linalg.norm(lin[moving], axis=1)
-        spins = np.linalg.norm(ang[moving], axis=1)
+        speeds = np.linalg.norm(live_p - history[-1][0], axis=1) / check_dt
         if np.any(speeds > ABSURD_SPEED_M_S) or np.any(np.abs(live_p) > ABSURD_DISTANCE_M):
             fast = moving[int(np.argmax(speeds))]
             reason, error = "error", f"numerical blow-up: tile {fast} reached {speeds.max():.3g} m/s"
             break
+        history.append((live_p, live_q))
+        if len(history) > 2 * window + 1:
+            del history[0]
         if trace is not None:
             _record(trace, elapsed, watched, positions, quats, ref_p, ref_q)
         hit = _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt)
@@ -169,14 +190,9 @@ def settle(
         if hit is not None:
             reason, culprit = hit
             break
-        calm = bool(np.all(speeds < settle_speed) and np.all(spins < settle_spin)) if moving else True
-        if calm:
-            calm_since = elapsed if calm_since is None else calm_since
-            if elapsed - calm_since >= hold - 1e-12 and elapsed >= min_time_s:
-                reason, settled = "stood", True
-                break
-        else:
-            calm_since = None
+        if len(history) == 2 * window + 1 and elapsed >= min_time_s and _at_rest(history, window, settle_speed * hold, settle_spin * hold):
+            reason, settled = "stood", True
+            break
         if elapsed >= limit - 1e-12:
             break
 
@@ -225,6 +241,20 @@ def _record(trace, t, watched, positions, quats, ref_p, ref_q) -> None:
     shift = float(np.linalg.norm(positions[watched] - ref_p[watched], axis=1).max())
     tilt = float(tilt_angles(quats[watched], ref_q[watched]).max())
     trace.append((float(t), shift * 1000, math.degrees(tilt)))
+
+
+def _at_rest(history, window, max_shift, max_turn) -> bool:
+    """Net motion over the last window small, and not growing from the window before."""
+    if not len(history[0][0]):
+        return True
+    (p0, q0), (p1, q1), (p2, q2) = history[0], history[window], history[2 * window]
+    shift_now = float(np.linalg.norm(p2 - p1, axis=1).max())
+    turn_now = float(rotation_angles(q2, q1).max())
+    if shift_now > max_shift or turn_now > max_turn:
+        return False
+    shift_before = float(np.linalg.norm(p1 - p0, axis=1).max())
+    turn_before = float(rotation_angles(q1, q0).max())
+    return shift_now <= max(NOISE_SHIFT_M, GROWTH * shift_before) and turn_now <= max(NOISE_TURN_RAD, GROWTH * turn_before)
 
 
 def _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt):

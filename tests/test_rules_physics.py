@@ -62,6 +62,15 @@ def test_a_zigzag_placement_stands():
     assert len(state.placed) == 3
 
 
+def test_without_magnets_even_a_half_lap_falls():
+    adj = PybulletAdjudicator("standard", magnets=False)
+    _, events = _start(adj)
+    adj.close()
+    # 4-6 overhangs with its centre of mass right over the edge: an unstable balance with
+    # nothing to hold it.
+    assert [e["type"] for e in events[-3:]] == ["place", "collapse", "restart"]
+
+
 @pytest.mark.parametrize("rule", ["traditional", "defi", "quinconce"])
 def test_short_physics_games_keep_every_tile_and_record_every_verdict(rule):
     adj = PybulletAdjudicator("standard")

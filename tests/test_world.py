@@ -214,6 +214,31 @@ def test_a_dropped_tile_on_a_stable_base_stands_and_stops_early():
     assert v.sim_time_s < 0.6  # stops as soon as it is at rest, far before the time limit
 
 
+@pytest.mark.parametrize("magnets", [False, True])
+def test_an_unstable_balance_is_not_mistaken_for_rest(magnets):
+    # A tile whose centre of mass is right over the edge below starts tipping from rest
+    # exponentially slowly; without magnets it must still be judged fallen, while the
+    # standard magnets' restoring torque (see the magpylib test above) holds it.
+    for drop in (0.0, 0.001):
+        with World(preset("standard"), magnets=magnets) as world:
+            world.add_tile((6, 6), (0, 0, H / 2))
+            rest = np.array([L / 2, 0, 1.5 * H])
+            index = world.drop((4, 6), rest, drop_height=drop)
+            v = settle(world, [0], placed=index, placed_rest=(rest, np.array([0, 0, 0, 1.0])))
+        assert v.collapsed == (not magnets), (drop, v)
+        assert v.error is None
+
+
+def test_a_tall_stack_settles_despite_its_vibrating_contacts():
+    # The contacts of a tall stack vibrate at tens of mm/s with micrometre amplitudes:
+    # the stack is at rest, and the verdict must say so long before the time limit.
+    with World(preset("standard")) as world:
+        for level in range(20):
+            world.add_tile((0, level % 7), (0, 0, H / 2 + level * H))
+        v = settle(world, list(range(20)))
+    assert v.settled and not v.collapsed and v.sim_time_s < 1.0
+
+
 def test_a_placed_tile_that_falls_off_is_a_collapse():
     with World(preset()) as world:
         world.add_tile((0, 0), (0, 0, H / 2), fixed=True)
