@@ -388,7 +388,8 @@ def _cmd_whatif(args) -> int:
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     how = "parallel and perpendicular" if args.perpendicular else "parallel only"
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
-    print(f"  tile {tile[0]}-{tile[1]}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
+    shown = args.tile.replace(",", "-").replace(" ", "")
+    print(f"  tile {shown}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
     print(
         f"  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
         f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}",

@@ -45,6 +45,12 @@ end with any table tile, slid beneath any tile at level 1. ``"defi"``: on top of
 owed, so both are listed and each candidate says its mode). ``parallel_only`` (default True,
 as in the rules) drops perpendicular tower placements. Like the rules, one pose is one
 candidate, whatever the number of ways to reach it.
+
+Read the odds of flat placements with care: an end-to-end candidate touches its neighbour
+exactly, so the odds' position noise (σ 1 mm) drops it *into* that neighbour about half the
+time, and the overlap throws it out ("placed tile fell", shift ≥ 5 mm) once it exceeds about
+1 mm. That is the odds layer's model of a hand, not a rule; a real hand stops at the
+neighbour's end.
 """
 
 from __future__ import annotations

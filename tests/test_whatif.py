@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.geometry import DIRS, GridPose, physical_pose
+from magdomino.geometry import DIRS, physical_pose
 from magdomino.scenario import load_scenario, settle_structure
 from magdomino.whatif import enumerate_placements, rank_placements, structure_grid, whatif_document
 
