@@ -8,9 +8,11 @@ says ``collision = "mesh"``; the trimesh tile mesh is their visual shape when vi
 
 Magnets: PyBullet clears external forces after every ``stepSimulation``, so the magnet
 wrench of every tile is applied before each step (force at the centre of mass plus torque,
-both in the world frame). The wrenches are recomputed only when some tile has moved more
-than ``solver.magnet_update_mm`` or turned more than ``solver.magnet_update_deg`` since the
-last computation: a resting tower costs one pose read per tile per step.
+both in the world frame). They come from :class:`magdomino.magnets.CachedWrenches`: a tile
+pair is recomputed only when its relative pose has moved on by more than
+``solver.magnet_update_mm`` (scaled with the pair's distance) or ``solver.magnet_update_deg``
+since its last computation; a construction drifting or leaning as a whole recomputes nothing
+(stated error bound there). A resting tower costs a pose read and a wrench per tile per step.
 
 Units: SI inside (m, kg, s, rad). Poses are ``(position (3,), quaternion (4,) x, y, z, w)``.
 """
@@ -18,6 +20,7 @@ Units: SI inside (m, kg, s, rad). Poses are ``(position (3,), quaternion (4,) x,
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import sys
@@ -156,17 +159,17 @@ class World:
         self.steps = 0
         self.magnets_on = bool(magnets) and len(tile_spec.magnets) > 0
         self._magnets = None
+        self._cache = None
         if self.magnets_on:
-            from magdomino.magnets import TileMagnets
+            from magdomino.magnets import CachedWrenches, TileMagnets
 
             self._magnets = TileMagnets.from_specs(tile_spec.magnets, model=solver["magnet_model"])
-        self._update_shift = float(solver["magnet_update_mm"]) / 1000
-        self._update_turn = math.radians(float(solver["magnet_update_deg"]))
-        self._wrench_poses = None  # poses at the last magnet computation
-        self._forces = None
-        self._torques = None
-        self._active = None
-        self.magnet_updates = 0
+            self._cache = CachedWrenches(
+                self._magnets, float(solver["magnet_update_mm"]) / 1000, math.radians(float(solver["magnet_update_deg"]))
+            )
+        self._wrench_poses = None  # None: tiles were added, removed or moved by hand (reset the cache)
+        self._live = []  # bodies of the tiles in the world
+        self._applied = None  # (index in _live, body) of the tiles that get a wrench
 
     # -- building ---------------------------------------------------------------------
 
@@ -338,27 +341,42 @@ class World:
         safe_q = np.where(active[:, None], quats, np.array([0, 0, 0, 1.0]))
         return self._magnets.wrenches(safe_p, safe_q, active=active)
 
+    @property
+    def magnet_updates(self) -> int:
+        """How many steps recomputed some magnet wrenches (see :class:`CachedWrenches`)."""
+        return self._cache.updates if self._cache is not None else 0
+
     def _apply_magnets(self) -> None:
-        positions, quats = self.poses()
-        stale = self._wrench_poses is None or len(self._wrench_poses[0]) != len(positions)
-        if not stale:
-            old_p, old_q = self._wrench_poses
-            live = np.isfinite(positions[:, 0])
-            shift = np.max(np.linalg.norm(positions[live] - old_p[live], axis=1), initial=0.0)
-            turn = np.max(rotation_angles(quats[live], old_q[live]), initial=0.0)
-            stale = shift > self._update_shift or turn > self._update_turn
-        if stale:
-            self._forces, self._torques = self.magnet_wrenches(positions, quats)
-            self._wrench_poses = (positions, quats)
-            self.magnet_updates += 1
-        force = self.client.applyExternalForce
-        torque = self.client.applyExternalTorque
-        world = self._pb.WORLD_FRAME
-        for i, t in enumerate(self.tiles):
-            if t.body < 0 or t.fixed:
-                continue
-            force(t.body, -1, self._forces[i].tolist(), positions[i].tolist(), world)
-            torque(t.body, -1, self._torques[i].tolist(), world)
+        """Apply the magnet wrenches before a step, recomputing the tile pairs whose relative
+        pose has moved on (:class:`magdomino.magnets.CachedWrenches`: error bound there)."""
+        cache = self._cache
+        if self._wrench_poses is None:  # tiles added, removed or teleported: start afresh
+            cache.reset()
+            self._applied = None
+            self._live = [t.body for t in self.tiles if t.body >= 0]
+            self._wrench_poses = True
+        pb = self._pb
+        cid = self.client._client
+        live = self._live
+        get = pb.getBasePositionAndOrientation
+        poses = [get(b, cid) for b in live]
+        m = len(live)
+        flat = np.fromiter(itertools.chain.from_iterable(p + q for p, q in poses), float, 7 * m).reshape(m, 7)
+        forces, torques = cache.update(flat[:, :3], flat[:, 3:])
+        if cache.last or self._applied is None:
+            # Only the tiles that move and feel something (exact zeros: out of every
+            # magnet's reach) need calls.
+            fixed = {t.body for t in self.tiles if t.fixed}
+            nonzero = np.any(forces != 0, axis=1) | np.any(torques != 0, axis=1)
+            self._applied = [(k, b) for k, b in enumerate(live) if b not in fixed and nonzero[k]]
+        fl = forces.tolist()
+        tl = torques.tolist()
+        force = pb.applyExternalForce
+        torque = pb.applyExternalTorque
+        world = pb.WORLD_FRAME
+        for k, b in self._applied:
+            force(b, -1, fl[k], poses[k][0], world, cid)
+            torque(b, -1, tl[k], world, cid)
 
     on_step = None
     """Optional ``callable(world)``, called after every ``on_step_every`` steps (renders use it
