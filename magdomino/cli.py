@@ -87,9 +87,7 @@ def _cmd_simulate(args) -> int:
     from magdomino.scenario import load_scenario, simulate
 
     scenario = load_scenario(args.scenario)
-    if args.gif:
-        from magdomino.render import render_gif  # noqa: F401  (fails clearly if unavailable)
-    result = simulate(scenario, gui=args.gui)
+    result = simulate(scenario, gui=args.gui, trace=bool(args.plot))
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}")
     labels = ["structure"] + [f"what-if {i}: {p.describe()}" for i, p in enumerate(scenario.what_if)]
@@ -114,13 +112,12 @@ def _cmd_simulate(args) -> int:
 
 def _simulate_plot(scenario, result, path) -> None:
     from magdomino.plots import simulation_figure
-    from magdomino.whatif import traced_placement
 
-    traces = []
-    if not (result.structure.collapsed or result.structure.error):
-        for i, placement in enumerate(scenario.what_if):  # run again, recording the settle
-            verdict, trace = traced_placement(scenario, result.settled_poses, placement)
-            traces.append((f"what-if {i}: {verdict.reason}", trace))
+    traces = [
+        (f"what-if {i}: {verdict.reason}", series)
+        for i, (verdict, series) in enumerate(zip(result.what_if, result.traces))
+        if verdict is not None
+    ]
     positions, quats = result.settled_poses
     title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {result.structure.reason}"
     wrote = simulation_figure(positions, quats, [pl.pips for pl in scenario.structure], scenario.preset, traces, path,

@@ -187,6 +187,37 @@ def compose_pose(support_centre, support_yaw: float, offset, yaw: float) -> tupl
     return centre, _wrap(support_yaw + yaw)
 
 
+def footprints_overlap(c1, yaw1: float, c2, yaw2: float, size, shrink: float = 0.0005) -> bool:
+    """Do two tiles' footprints overlap? Rectangles by separating axes.
+
+    Parameters
+    ----------
+    c1, c2 : array_like, shape (2,), m
+        Centres (x, y).
+    yaw1, yaw2 : float, rad
+        Headings of the tiles' long axes.
+    size : array_like, shape (3,) or (2,), m
+        Tile length and width (thickness ignored).
+    shrink : float, m
+        Each footprint is shrunk by this much on every side first, so that tiles that only
+        touch (end to end, side by side) do not count as overlapping.
+    """
+    half = np.array([size[0] / 2 - shrink, size[1] / 2 - shrink])
+
+    def axes(yaw):
+        c, s = math.cos(yaw), math.sin(yaw)
+        return np.array([[c, s], [-s, c]])
+
+    a1, a2 = axes(yaw1), axes(yaw2)
+    d = np.asarray(c2, dtype=float)[:2] - np.asarray(c1, dtype=float)[:2]
+    for axis in np.vstack([a1, a2]):
+        r1 = np.sum(np.abs(a1 @ axis) * half)
+        r2 = np.sum(np.abs(a2 @ axis) * half)
+        if abs(d @ axis) >= r1 + r2:
+            return False
+    return True
+
+
 def canonical(x: int, y: int, level: int, d: int, double: bool) -> tuple[int, int, int, int]:
     """The one grid pose naming a placement: a double's two halves are alike, so it always
     points to +x or +y (starting from the other square when needed)."""

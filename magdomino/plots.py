@@ -177,7 +177,7 @@ def stack_centres(positions, quaternions, size, masses=None) -> dict:
     """
     import numpy as np
 
-    from magdomino.scenario import _footprints_overlap
+    from magdomino.geometry import footprints_overlap
     from magdomino.world import quaternion_yaw
 
     p = np.asarray(positions, dtype=float).reshape(-1, 3)
@@ -192,7 +192,7 @@ def stack_centres(positions, quaternions, size, masses=None) -> dict:
     rests_on: list[list[int]] = [[] for _ in range(n)]
     for j in range(n):
         for i in range(n):
-            if i != j and abs(bottom[j] - top[i]) < size[2] / 3 and _footprints_overlap(p[j][:2], yaws[j], p[i][:2], yaws[i], size):
+            if i != j and abs(bottom[j] - top[i]) < size[2] / 3 and footprints_overlap(p[j][:2], yaws[j], p[i][:2], yaws[i], size):
                 rests_on[j].append(i)
     direct = [[j for j in range(n) if i in rests_on[j]] for i in range(n)]
     loads = {}

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.geometry import footprints_overlap
 from magdomino.presets import Preset, check_number, load_preset
 from magdomino.tiles import tile
 from magdomino.verdict import Verdict, settle
@@ -290,7 +291,7 @@ def rest_height(centre, yaw, poses, size) -> float:
     """Height (m) of the highest top face under a tile's footprint, 0 for the table."""
     top = 0.0
     for p, q in poses:
-        if _footprints_overlap(centre, yaw, p[:2], quaternion_yaw(q), size):
+        if footprints_overlap(centre, yaw, p[:2], quaternion_yaw(q), size):
             top = max(top, _top_face(p, q, size))
     return top
 
@@ -300,24 +301,6 @@ def _top_face(p, q, size) -> float:
 
     corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * size / 2
     return float(np.max(Rotation.from_quat(q).apply(corners)[:, 2]) + p[2])
-
-
-def _footprints_overlap(c1, yaw1, c2, yaw2, size, shrink=0.0005) -> bool:
-    """Do two tiles' footprints (rectangles, shrunk by ``shrink`` m) overlap? Separating axes."""
-    half = np.array([size[0] / 2 - shrink, size[1] / 2 - shrink])
-
-    def axes(yaw):
-        c, s = math.cos(yaw), math.sin(yaw)
-        return np.array([[c, s], [-s, c]])
-
-    a1, a2 = axes(yaw1), axes(yaw2)
-    d = np.asarray(c2, dtype=float) - np.asarray(c1, dtype=float)
-    for axis in np.vstack([a1, a2]):
-        r1 = np.sum(np.abs(a1 @ axis) * half)
-        r2 = np.sum(np.abs(a2 @ axis) * half)
-        if abs(d @ axis) >= r1 + r2:
-            return False
-    return True
 
 
 # -- running ------------------------------------------------------------------------------
@@ -332,6 +315,7 @@ class SimulationResult:
     what_if: list[Verdict | None]
     settled_poses: tuple[np.ndarray, np.ndarray]
     wall_time_s: float = 0.0
+    traces: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         from magdomino import __version__
@@ -386,12 +370,14 @@ def try_placement(
     drop_mm: float | None = None,
     gui: bool = False,
     world_hook=None,
+    trace: list | None = None,
 ) -> Verdict:
     """Try one placement alone on the settled structure in a fresh world; return its verdict.
 
     ``preset`` (a varied copy), ``offset_mm``, ``yaw_offset_deg`` and ``drop_mm`` let a
     study perturb the placement (see :mod:`magdomino.odds`); ``world_hook(world)`` is called
-    once the world is built (renders use it to record frames).
+    once the world is built (renders use it to record frames); ``trace`` (a list) receives
+    the settle's ``(t, max shift mm, max tilt deg)`` series (see :func:`settle`).
     """
     world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
     try:
@@ -400,15 +386,10 @@ def try_placement(
         poses = [(settled[0][i], settled[1][i]) for i in range(n)]
         shown = [pl.pips for pl in scenario.structure]
         rest, yaw = target_pose(placement, poses, shown, world.size)
-        if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
-            # The hand aims at the target and misses: the tile is released at the height it
-            # aimed for, or higher if the miss puts it over something higher (never inside).
-            rest = rest + [offset_mm[0] / 1000, offset_mm[1] / 1000, 0.0]
-            yaw += math.radians(yaw_offset_deg)
-            if placement.pos_mm is None or len(placement.pos_mm) == 2:
-                rest[2] = max(rest[2], rest_height(rest[:2], yaw, poses, world.size) + world.size[2] / 2)
         if placement.slide_mm is not None:
             rest[2] = world.size[2] / 2  # a slide happens on the table, under whatever is above
+        if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
+            rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, world.size)
         if world_hook is not None:
             world_hook(world)
         before = world.poses()
@@ -424,9 +405,55 @@ def try_placement(
             reference,
             placed=index,
             placed_rest=(rest, yaw_quaternion(yaw)),
+            trace=trace,
         )
     finally:
         world.close()
+
+
+CONTACT_SLACK_M = 1e-5
+"""Footprints closer than this count as touching, not overlapping (see :func:`_missed`)."""
+
+
+def _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size):
+    """Where a hand that aims at ``rest`` and misses by the offsets puts the tile.
+
+    The tile is released at the height it aimed for, or higher if the miss puts it over
+    something higher (never inside it). A hand cannot push a tile into one at the same
+    height beside it either (end to end, side by side): it stops at contact, so the miss
+    is shortened until the footprints only touch.
+    """
+    thick = size[2]
+    aimed_yaw = yaw
+    yaw = yaw + math.radians(yaw_offset_deg)
+    miss = np.array([offset_mm[0] / 1000, offset_mm[1] / 1000, 0.0])
+    beside = [(p, q) for p, q in poses if abs(p[2] - rest[2]) < 0.9 * thick]
+
+    def blocked(step, scale=1.0):
+        centre = rest[:2] + scale * step[:2]
+        turn = aimed_yaw + scale * (yaw - aimed_yaw)
+        return [(p, q) for p, q in beside if footprints_overlap(centre, turn, p[:2], quaternion_yaw(q), size, CONTACT_SLACK_M)]
+
+    hit = blocked(miss)
+    if hit and not blocked(miss, 0.0):
+        # Into a neighbour: the part of the miss towards it is stopped by the contact, the
+        # rest (sideways) stays; if that still overlaps, shorten it to where it touches.
+        towards = rest[:2] - np.asarray(hit[0][0][:2], dtype=float)
+        normal = towards / max(float(np.linalg.norm(towards)), 1e-12)
+        into = float(miss[:2] @ normal)
+        if into < 0:
+            miss[:2] -= into * normal
+        if blocked(miss):
+            lo, hi = 0.0, 1.0  # the largest fraction of the miss that stays clear
+            for _ in range(20):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if not blocked(miss, mid) else (lo, mid)
+            miss *= lo
+            yaw = aimed_yaw + lo * (yaw - aimed_yaw)
+    out = rest + miss
+    if placement.slide_mm is None and (placement.pos_mm is None or len(placement.pos_mm) == 2):
+        out[2] = max(out[2], rest_height(out[:2], yaw, poses, size) + thick / 2)
+    return out, yaw
 
 
 def settle_structure(scenario: Scenario, *, gui: bool = False, preset: Preset | None = None, world_hook=None):
@@ -442,17 +469,24 @@ def settle_structure(scenario: Scenario, *, gui: bool = False, preset: Preset | 
         world.close()
 
 
-def simulate(scenario: Scenario, *, gui: bool = False) -> SimulationResult:
-    """Settle the structure, then try every what-if alone from the settled structure."""
+def simulate(scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
+    """Settle the structure, then try every what-if alone from the settled structure.
+
+    With ``trace``, ``result.traces`` holds each what-if's settle series (see :func:`settle`).
+    """
     start = time.perf_counter()
     verdict, settled = settle_structure(scenario, gui=gui)
     outcomes: list[Verdict | None] = []
+    traces: list[list | None] = []
     for placement in scenario.what_if:
         if verdict.collapsed or verdict.error:
             outcomes.append(None)
+            traces.append(None)
         else:
-            outcomes.append(try_placement(scenario, settled, placement, gui=gui))
-    return SimulationResult(scenario, verdict, outcomes, settled, time.perf_counter() - start)
+            series = [] if trace else None
+            outcomes.append(try_placement(scenario, settled, placement, gui=gui, trace=series))
+            traces.append(series)
+    return SimulationResult(scenario, verdict, outcomes, settled, time.perf_counter() - start, traces)
 
 
 def with_preset(scenario: Scenario, preset: Preset) -> Scenario:

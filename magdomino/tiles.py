@@ -139,7 +139,7 @@ def tile_mesh(pips: Tile, size: np.ndarray, colour=(0.85, 0.16, 0.16), pip_colou
 def _tile_mesh_cached(pips, size, colour, pip_colour):
     try:
         import trimesh
-        from trimesh.creation import box, cylinder
+        from trimesh.creation import cylinder
     except ImportError as exc:  # pragma: no cover - trimesh is a dependency
         raise ImportError("tile meshes need trimesh: pip install trimesh") from exc
 

@@ -46,11 +46,10 @@ owed, so both are listed and each candidate says its mode). ``parallel_only`` (d
 as in the rules) drops perpendicular tower placements. Like the rules, one pose is one
 candidate, whatever the number of ways to reach it.
 
-Read the odds of flat placements with care: an end-to-end candidate touches its neighbour
-exactly, so the odds' position noise (σ 1 mm) drops it *into* that neighbour about half the
-time, and the overlap throws it out ("placed tile fell", shift ≥ 5 mm) once it exceeds about
-1 mm. That is the odds layer's model of a hand, not a rule; a real hand stops at the
-neighbour's end.
+An end-to-end candidate touches its neighbour exactly; the hand's miss towards that
+neighbour is stopped by the contact, as a real hand is stopped by the neighbour's end
+(:func:`magdomino.scenario.try_placement`), so the odds are not spoiled by tiles started
+inside each other.
 """
 
 from __future__ import annotations
@@ -72,10 +71,9 @@ from magdomino.geometry import (
     relative_pose,
 )
 from magdomino.odds import WhatIfOdds, estimate_odds, resolve_noise
-from magdomino.scenario import Placement, Scenario, build_structure, settle_structure, target_pose
+from magdomino.scenario import Placement, Scenario, settle_structure, target_pose
 from magdomino.tiles import parse_tile, tile
-from magdomino.verdict import Verdict, settle
-from magdomino.world import World, quaternion_yaw, tilt_angles, yaw_quaternion
+from magdomino.world import quaternion_yaw, tilt_angles
 
 RULES = ("any", "defi", "quinconce")
 POSITION_TOLERANCE = 0.25
@@ -525,35 +523,3 @@ def whatif_document(scenario: Scenario, tile, ranked: list[RankedPlacement], see
         "noise": resolve_noise(scenario, noise),
         "candidates": [r.to_dict() for r in ranked],
     }
-
-
-# -- one traced placement (for plots) -----------------------------------------------------
-
-
-def traced_placement(scenario: Scenario, settled, placement: Placement) -> tuple[Verdict, list[tuple[float, float, float]]]:
-    """Try one placement like :func:`magdomino.scenario.try_placement` (no noise) and record
-    the settle's time series ``(t s, max shift mm, max tilt deg)`` of the structure's tiles.
-
-    It mirrors ``try_placement`` step for step (same world, same motion, same verdict);
-    ``try_placement`` has no ``trace`` argument of its own.
-    """
-    trace: list = []
-    world = World(scenario.preset, magnets=scenario.magnets)
-    try:
-        build_structure(scenario, world, settled)
-        n = len(scenario.structure)
-        poses = [(settled[0][i], settled[1][i]) for i in range(n)]
-        shown = [pl.pips for pl in scenario.structure]
-        rest, yaw = target_pose(placement, poses, shown, world.size)
-        if placement.slide_mm is not None:
-            rest[2] = world.size[2] / 2
-        before = world.poses()
-        if placement.slide_mm is not None:
-            index = world.slide(placement.pips, rest, yaw, start_offset=np.array(placement.slide_mm) / 1000)
-        else:
-            index = world.drop(placement.pips, rest, yaw, drop_height=placement.drop_mm / 1000)
-        reference = (np.vstack([before[0], np.full((1, 3), np.nan)]), np.vstack([before[1], np.full((1, 4), np.nan)]))
-        verdict = settle(world, list(range(n)), reference, placed=index, placed_rest=(rest, yaw_quaternion(yaw)), trace=trace)
-        return verdict, trace
-    finally:
-        world.close()

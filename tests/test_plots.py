@@ -11,8 +11,7 @@ from magdomino.plots import (
     whatif_figure,
 )
 from magdomino.presets import load_preset
-from magdomino.scenario import load_scenario, settle_structure
-from magdomino.whatif import traced_placement
+from magdomino.scenario import load_scenario, settle_structure, try_placement
 
 from conftest import ROOT
 
@@ -78,14 +77,15 @@ def test_side_view_draws_the_combined_centre_where_the_hand_puts_it(tmp_path):
 def test_settle_trace_and_shift_curves(tmp_path):
     sc = load_scenario(ROOT / "scenarios" / "staircase_edge.toml")
     verdict0, settled = settle_structure(sc)
-    falls, trace = traced_placement(sc, settled, sc.what_if[0])
+    trace, trace1 = [], []
+    falls = try_placement(sc, settled, sc.what_if[0], trace=trace)
     assert falls.collapsed and falls.reason == "tilt"
     t = [row[0] for row in trace]
     assert t[0] == 0.0 and all(b > a for a, b in zip(t, t[1:]))
     assert trace[-1][0] == pytest.approx(falls.sim_time_s)
     assert trace[-1][1] == pytest.approx(falls.max_shift_mm, abs=1e-6)
     assert trace[-1][2] == pytest.approx(falls.max_tilt_deg, abs=1e-6) and trace[-1][2] > 10
-    stands, trace1 = traced_placement(sc, settled, sc.what_if[1])
+    stands = try_placement(sc, settled, sc.what_if[1], trace=trace1)
     assert not stands.collapsed and max(row[2] for row in trace1) < 10
     path = trace_figure([("step outward", trace), ("turned back", trace1)], tmp_path / "trace.png",
                         thresholds=falls.thresholds)

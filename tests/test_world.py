@@ -316,3 +316,30 @@ def test_bad_scenarios_give_one_line_naming_file_and_key(tmp_path, cli, text, ke
 def test_missing_scenario_file(cli, tmp_path):
     res = cli("simulate", tmp_path / "nope.toml")
     assert res.returncode == 2 and "no such scenario file" in res.stderr
+
+
+def test_a_missed_placement_stops_at_contact_and_never_starts_inside_a_tile():
+    from magdomino.scenario import _missed, scenario_from_dict, settle_structure, try_placement
+
+    data = {
+        "preset": "plain",
+        "structure": [{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [2, 2], "pos_mm": [0, 0]}],
+        "what_if": [{"pips": [1, 3], "pos_mm": [48, 0]}],
+    }
+    sc = scenario_from_dict(data)
+    size = sc.preset.tile.size
+    poses = [(np.array([0, 0, H / 2]), np.array([0, 0, 0, 1.0])), (np.array([0, 0, 1.5 * H]), np.array([0, 0, 0, 1.0]))]
+    rest = np.array([L, 0, H / 2])
+    # Missing 3 mm towards the tile it should touch end to end: the hand stops at contact,
+    # the sideways part of the miss stays.
+    out, yaw = _missed(sc.what_if[0], rest, 0.0, (-3.0, 0.5), 0.0, poses, size)
+    assert out[0] == pytest.approx(L, abs=2e-5) and out[1] == pytest.approx(0.5e-3, abs=2e-5)
+    # Missing away from it, or sideways, is a plain miss.
+    out, _ = _missed(sc.what_if[0], rest, 0.0, (2.0, 1.0), 0.0, poses, size)
+    assert np.allclose(out, [L + 0.002, 0.001, H / 2])
+    # A miss that puts the tile over a higher tile releases it above that tile, not inside.
+    out, _ = _missed(sc.what_if[0], np.array([0.030, 0, 1.5 * H]), 0.0, (-8.0, 0.0), 0.0, poses, size)
+    assert out[2] >= 2.5 * H - 1e-9
+    _, settled = settle_structure(sc)
+    v = try_placement(sc, settled, sc.what_if[0], offset_mm=(-3.0, 0.0))
+    assert not v.collapsed and v.max_shift_mm < 0.5
