@@ -8,15 +8,27 @@ EXTRAS="${1:-}"          # "" or "test" etc.
 PY="${PYTHON:-python3}"
 
 if [ ! -x "$VENV/bin/python" ]; then
+    if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "setup: magdomino needs Python >= 3.11; set PYTHON=/path/to/python3.11 (found: $("$PY" --version 2>&1))" >&2
+        exit 1
+    fi
     echo "setup: creating $VENV" >&2
     "$PY" -m venv "$VENV"
 fi
 stamp="$VENV/.magdomino-installed${EXTRAS:+-$EXTRAS}"
-want="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+want="$(sha256sum < "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+installed() { [ -f "$1" ] && [ "$(cat "$1")" = "$want" ]; }
+# The test extras include everything the plain install has.
+if ! installed "$stamp" && ! { [ -z "$EXTRAS" ] && installed "$VENV/.magdomino-installed-test"; }; then
     echo "setup: installing magdomino${EXTRAS:+[$EXTRAS]} into .venv (first run only)" >&2
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT${EXTRAS:+[$EXTRAS]}" >&2
+    log="$VENV/install.log"
+    # pip's chatter goes to a log, shown only if the install fails.
+    if ! { "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip &&
+           "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT${EXTRAS:+[$EXTRAS]}"; } >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "setup: installing failed (log above, also in $log)" >&2
+        exit 1
+    fi
     echo "$want" > "$stamp"
 fi
 export PATH="$VENV/bin:$PATH"
