@@ -352,8 +352,16 @@ def _rotation_z_to(axis) -> np.ndarray:
     return np.eye(3) + vx + vx @ vx / (1 + c)
 
 
+_EPS9 = np.zeros((3, 3, 3))
+_EPS9[0, 1, 2] = _EPS9[1, 2, 0] = _EPS9[2, 0, 1] = 1.0
+_EPS9[0, 2, 1] = _EPS9[2, 1, 0] = _EPS9[1, 0, 2] = -1.0
+_EPS9 = _EPS9.reshape(3, 9).T.copy()  # (a ⊗ b) flattened @ _EPS9 = a × b
+
+
 def _cross(a, b):
     """Cross product of (..., 3) arrays (faster than np.cross for small arrays)."""
+    if a.ndim == 2 and a.shape == b.shape and len(a) <= 64:  # one outer product, one matmul
+        return (a[:, :, None] * b[:, None, :]).reshape(len(a), 9) @ _EPS9
     out = np.empty(np.broadcast_shapes(a.shape, b.shape))
     out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
     out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
@@ -1155,7 +1163,9 @@ class CachedWrenches:
     - relative turn ``θ`` (angle between ``R_iᵀ R_j`` and ``M0``) > ``turn``, or
     - magnet displacement bound ``Δ = |R_iᵀ (x_j - x_i) - s0| + θ ρ`` (ρ: the largest
       distance of a magnet centre from its tile's centre) > ``shift · g / UPDATE_REF_DISTANCE``,
-      g the pair's smallest magnet-centre distance at its last computation.
+      g the pair's smallest magnet-centre distance at its last computation; or, for a pair
+      with all its magnets beyond the cutoff (no wrench, whatever the turn), > ``g - cutoff``
+      if that is more.
 
     A common motion of the two tiles (a tower drifting or leaning as a whole) changes nothing.
 
@@ -1171,9 +1181,9 @@ class CachedWrenches:
     holds exactly (both tiles of a pair get one turned force); angular momentum to
     ``|Δs| |F|``, as with any cached force.
 
-    Pairs are tracked if their centres are within ``cutoff + 2 reach + margin``; when a
-    tile has moved more than ``margin / 2`` since the set was made, or the set of active
-    tiles changes, everything is recomputed. With free magnets (whose moments depend on the
+    Pairs are tracked if their magnets are within ``cutoff + margin``; when a tile's
+    magnets may have moved more than ``margin / 2`` since the set was made (position change
+    plus turn times ρ), or the set of active tiles changes, everything is recomputed. With free magnets (whose moments depend on the
     field of all the others) any stale pair makes a full recomputation.
     """
 
@@ -1185,15 +1195,21 @@ class CachedWrenches:
         self.rho = float(np.max(np.linalg.norm(magnets.positions, axis=1))) if magnets.k else 0.0
         # Squared Frobenius norm of R - R' for a turn of ``turn``: 8 sin²(turn / 2); below it,
         # θ <= κ |R - R'|_F / √2 with κ = (turn / 2) / sin(turn / 2) >= 1 (θ / sin(θ / 2) grows).
-        self._turn_sq = 8 * math.sin(self.turn / 2) ** 2
+        self._turn_f = math.sqrt(8) * math.sin(self.turn / 2)
         kappa = (self.turn / 2) / math.sin(self.turn / 2) if self.turn > 0 else 1.0
         self._sum_map = np.zeros((12, 2))
         self._sum_map[[0, 1, 2, 4, 5, 6, 8, 9, 10], 0] = 1.0
         self._sum_map[[3, 7, 11], 1] = 1.0
-        self._delta_map = np.array([kappa * self.rho / math.sqrt(2), 1.0])  # Δ = |Δs| + θ ρ
+        # (|ΔR|_F, |Δs|) -> (|ΔR|_F, Δ = |Δs| + θ ρ)
+        self._delta_map = np.array([[1.0, kappa * self.rho / math.sqrt(2)], [0.0, 1.0]])
         self.updates = 0  # calls that recomputed anything
         self.pair_updates = 0  # tile pairs recomputed, summed over calls
         self.reset()
+
+    @property
+    def pairs(self) -> int:
+        """How many tile pairs are tracked."""
+        return self._P if self._n >= 0 else 0
 
     def error_bounds(self) -> tuple[float, float]:
         """``(ε_F, ε_T)`` of the class docstring."""
@@ -1209,30 +1225,49 @@ class CachedWrenches:
         n = len(A)
         self._n = n
         self._active = active.copy()
-        X = A[:, :, 3]
-        self._X_build = X.copy()
+        X = np.ascontiguousarray(A[:, :, 3])
         ti, tj = self.magnets.tile_pairs(X, active, self.margin)
-        self.I, self.J = ti, tj
+        # Tracked: the pairs with magnets within cutoff + margin (while no magnet moves by
+        # margin / 2, the others stay beyond the cutoff: exactly no wrench).
+        result = self.magnets._pairs(X, np.ascontiguousarray(A[:, :, :3]), ti, tj)
+        keep = np.nonzero(result[3] < self.magnets.cutoff + self.margin)[0]
+        ti, tj = ti[keep], tj[keep]
+        result = tuple(v[keep] for v in result)
         P = len(ti)
-        self.M0h = np.zeros((P, 4, 4))  # the pose of j in i's frame at the last computation
+        # Rows P.. of the checks are the tiles against their poses now (tile n of the
+        # pose buffer is the world frame): one that moves more than margin / 2 remakes the set.
+        live = np.nonzero(active)[0]
+        self.I = np.concatenate([ti, np.full(len(live), n)])
+        self.J = np.concatenate([tj, live])
+        self._P = P
+        self.M0h = np.zeros((len(self.I), 4, 4))
         self.M0h[:, 3, 3] = 1.0
-        self.thr = np.zeros(P)
+        self.M0h[P:, :3] = A[live]
+        self.limits = np.zeros((len(self.I), 2))  # relative turn (|ΔR|_F), displacement Δ
+        self.limits[P:] = (np.inf, self.margin / 2)
         self.local = np.zeros((P, 3, 3))  # force on j, torque on j, torque on i; in i's frame
-        self._recompute(A, np.arange(P))
+        m = len(self.I)
+        self._work = (np.empty((m, 3, 4)), np.empty((m, 3, 4)), np.empty((m, 2)), np.empty((m, 2)), np.empty((m, 2), bool))
+        self._recompute(A, np.arange(P), result)
 
-    def _recompute(self, A, sel):
+    def _recompute(self, A, sel, result=None):
         I, J = self.I[sel], self.J[sel]
         R = np.ascontiguousarray(A[:, :, :3])
         X = np.ascontiguousarray(A[:, :, 3])
-        Fj, Tj, Ti, gap = self.magnets._pairs(X, R, I, J)
+        Fj, Tj, Ti, gap = self.magnets._pairs(X, R, I, J) if result is None else result
         RI = R[I]
-        full = len(sel) == len(self.I)
+        full = len(sel) == self._P
         old = self.local[sel]
         new = np.matmul(np.stack([Fj, Tj, Ti], axis=1), RI)  # v @ R_i = R_iᵀ v
         self.local[sel] = new
         self.M0h[sel, :3, :3] = np.matmul(RI.transpose(0, 2, 1), R[J])
         self.M0h[sel, :3, 3] = np.matmul(RI.transpose(0, 2, 1), (X[J] - X[I])[:, :, None])[:, :, 0]
-        self.thr[sel] = self.shift * gap / UPDATE_REF_DISTANCE
+        # A pair with every magnet pair beyond the cutoff has no wrench, exactly, until one
+        # comes within it: it may move by the margin it has.
+        beyond = gap >= self.magnets.cutoff
+        thr = self.shift * gap / UPDATE_REF_DISTANCE
+        self.limits[sel, 0] = np.where(beyond, np.inf, self._turn_f)
+        self.limits[sel, 1] = np.where(beyond, np.maximum(thr, gap - self.magnets.cutoff), thr)
         # Gt[(u, 0 | 1), (i, b)]: over the pairs of tile i, the force (0) or torque (1) on
         # tile u, component b in i's frame; world wrenches are Gt @ [R_i columns]. Updated
         # by the change of the recomputed pairs' contributions.
@@ -1255,41 +1290,52 @@ class CachedWrenches:
         :meth:`TileMagnets.wrenches`, within the class's error bound), recomputing the
         pairs that moved. ``self.last`` is the number of tile pairs recomputed."""
         X = np.asarray(positions, float).reshape(-1, 3)
-        n = len(X)
-        act = self._all_active(n) if active is None else np.asarray(active, bool)
+        Q = np.asarray(quaternions, float).reshape(-1, 4)
+        return self.update_poses(np.concatenate([X, Q], axis=1), active)
+
+    def update_poses(self, poses, active=None):
+        """:meth:`update` from poses (n, 7): position (m), quaternion (x, y, z, w)."""
+        n = len(poses)
         if n < 2 or self.magnets.k == 0:
             self.last = 0
             return np.zeros((n, 3)), np.zeros((n, 3))
-        A = pose_matrices(X, quaternions)
+        if n != self._n:
+            self._buf = np.zeros((n + 1, 3, 4))  # poses [R | x]; row n: the world frame
+            self._buf[n, :, :3] = np.eye(3)
+            self._qq = np.empty((n, 4, 4))
+        A = self._buf
+        q = poses[:, 3:]
+        np.multiply(q[:, :, None], q[:, None, :], out=self._qq)
+        np.matmul(self._qq.reshape(n, 16), _POSE_MAP, out=A[:n].reshape(n, 12))
+        A[:n, :, 3] = poses[:, :3]
         self.last = 0
-        if n != self._n or (active is not None and not np.array_equal(act, self._active)):
-            before = self.pair_updates
-            self._build(A, act)
-            self.last = self.pair_updates - before
+        if n != self._n or active is not None and not np.array_equal(active, self._active):
+            self._build(A[:n], np.ones(n, bool) if active is None else np.asarray(active, bool))
+            self.last = self._P
         else:
-            moved = X - self._X_build
-            if (moved * moved).max(initial=0.0, where=act[:, None]) > 0.25 * self.margin**2:
-                before = self.pair_updates
-                self._build(A, act)
-                self.last = self.pair_updates - before
-            elif len(self.I):
-                # The pose of j in i's frame against M0h, in the world: D = A_j - A_i M0h has
-                # |D[:, 3]| = |Δs| and |D[:, :3]|_F = 2√2 sin(θ/2) (θ the relative turn).
-                D = A.take(self.J, axis=0) - np.matmul(A.take(self.I, axis=0), self.M0h)
-                P = len(self.I)
-                sq = (D * D).reshape(P, 12) @ self._sum_map  # (|ΔR|²_F, |Δs|²)
-                stale = (sq[:, 0] > self._turn_sq) | (np.sqrt(sq) @ self._delta_map > self.thr)
-                if stale.any():
-                    sel = np.arange(P) if self.magnets.free.any() else np.nonzero(stale)[0]
-                    self._recompute(A, sel)
+            # The pose of j in i's frame against M0h, in the world: D = A_j - A_i M0h has
+            # |D[:, 3]| = |Δs| and |D[:, :3]|_F = 2√2 sin(θ/2) (θ the relative turn); Δ is
+            # bounded by |Δs| + κ ρ |D[:, :3]|_F / √2. Work arrays from _build.
+            AJ, AM, sq, E, over = self._work
+            np.take(A, self.J, axis=0, out=AJ)
+            np.matmul(A.take(self.I, axis=0), self.M0h, out=AM)
+            np.subtract(AJ, AM, out=AJ)
+            np.multiply(AJ, AJ, out=AJ)
+            np.matmul(AJ.reshape(-1, 12), self._sum_map, out=sq)
+            np.sqrt(sq, out=sq)
+            np.matmul(sq, self._delta_map, out=E)
+            np.greater(E, self.limits, out=over)
+            if over.any():
+                stale = over.any(axis=1)
+                if stale[self._P:].any():  # a tile moved more than margin / 2: a new set
+                    self._build(A[:n], self._active)
+                    self.last = self._P
+                else:
+                    sel = np.arange(self._P) if self.magnets.free.any() else np.nonzero(stale)[0]
+                    self._recompute(A[:n], sel)
                     self.last = len(sel)
-        out = (self._Gt @ A[:, :, :3].transpose(0, 2, 1).reshape(3 * n, 3)).reshape(n, 2, 3)
+        out = (self._Gt @ A[:n, :, :3].transpose(0, 2, 1).reshape(3 * n, 3)).reshape(n, 2, 3)
         return out[:, 0], out[:, 1]
-
-    def _all_active(self, n):
-        if self._active is None or len(self._active) != n or not self._active.all():
-            return np.ones(n, bool)
-        return self._active
 
 
 def _accumulate(n, ti, tj, Fj, Tj, Ti):

@@ -362,7 +362,7 @@ class World:
         poses = [get(b, cid) for b in live]
         m = len(live)
         flat = np.fromiter(itertools.chain.from_iterable(p + q for p, q in poses), float, 7 * m).reshape(m, 7)
-        forces, torques = cache.update(flat[:, :3], flat[:, 3:])
+        forces, torques = cache.update_poses(flat)
         if cache.last or self._applied is None:
             # Only the tiles that move and feel something (exact zeros: out of every
             # magnet's reach) need calls.
