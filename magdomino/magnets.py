@@ -114,6 +114,11 @@ F32_MAX_LEVEL = 2
 """Finite-model levels up to this one run their cell sums in float32 in the batch (relative
 rounding ~1e-5 at γ >= 0.6); finer levels, used only for close pairs, in float64."""
 
+SMALL_BATCH = 16
+"""At most this many magnet pairs of different float32 rules go through one cell-sum call
+(coarser rules padded with zero-moment cells): for few pairs the fixed cost of a call
+dominates, for many the padding would."""
+
 FREE_ITERATIONS = 3
 """Fixed-point iterations for the directions of free magnets that see each other."""
 
@@ -1029,10 +1034,35 @@ class TileMagnets:
         Fb = np.empty((len(ti), 3))
         Tb = np.empty((len(ti), 3))
         Ts, sels = [], []
+        cell_groups = [g for g in groups if g[1] is not None]
+        small = [g for g in cell_groups if g[4].dtype == np.float32]
+        if len(small) > 1 and sum(len(g[0]) for g in small) <= SMALL_BATCH:
+            # Few float32 pairs of several rules: one call, the coarser rules padded with
+            # zero-moment cells (which add exact zeros): the fixed cost of a call dominates.
+            c = max(g[1].shape[1] for g in small)
+            m = sum(len(g[0]) for g in small)
+            sel = np.concatenate([g[0] for g in small])
+            pa = np.zeros((m, c, 3), np.float32)
+            pb = np.zeros((m, c, 3), np.float32)
+            wa = np.zeros((m, c), np.float32)
+            wb = np.zeros((m, c), np.float32)
+            at = 0
+            for g in small:
+                g_sel, g_pa, g_ob, g_w = g[0], g[1], g[5], g[4]
+                e, cc = at + len(g_sel), g_pa.shape[1]
+                pa[at:e, :cc] = g_pa
+                pb[at:e] = r[g_sel][:, None, :]  # padded b cells at b's centre: none coincide
+                pb[at:e, :cc] += g_ob
+                wa[at:e, :cc] = g_w[ka[g_sel]]
+                wb[at:e, :cc] = g_w[kb[g_sel]]
+                at = e
+            Ts.append(_cells_moments(pa, wa, Ua[sel], pb, wb, Ub[sel], self._work))
+            sels.append(sel)
+            cell_groups = [g for g in cell_groups if g[4].dtype != np.float32]
         for sel, pa, pb, W, W32, _ in groups:
             if pa is None:  # point dipoles
                 Fb[sel], Tb[sel] = _dipole_pairs(r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
-                continue
+        for sel, pa, pb, W, W32, _ in cell_groups:
             dt = W32.dtype
             Ts.append(_cells_moments(pa.astype(dt), W32[ka[sel]], Ua[sel], pb.astype(dt), W32[kb[sel]], Ub[sel], self._work))
             sels.append(sel)
