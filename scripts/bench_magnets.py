@@ -1,5 +1,7 @@
 """Magnet forces: the cost of ``TileMagnets.wrenches`` for a 28-tile tower against one bare
-PyBullet step of the same 28 boxes, and against a naive per-pair Python loop.
+PyBullet step of the same 28 boxes, and against a naive per-pair Python loop; the per-step
+cost of the cache (``CachedWrenches``: checks of a resting tower, no recomputation) and the
+cost of recomputing one stacking pair (what a moving tile costs per recomputation).
 
 Discovered and called by ``scripts/bench.py`` (``run(quick) -> dict[str, float]``). Every
 figure is the median of several repeats, all measured side by side in one run.
@@ -16,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from magdomino.magnets import Magnet, TileMagnets, force_between  # noqa: E402
+from magdomino.magnets import CachedWrenches, Magnet, TileMagnets, force_between  # noqa: E402
 
 N_TILES = 28
 SIZE = (0.048, 0.024, 0.008)
@@ -83,14 +85,23 @@ def run(quick: bool) -> dict[str, float]:
     tm.wrenches(pos, quat)  # warm the rule cache
     repeats = 5 if quick else 15
     client, step = _bare_step_fn(size, mass)
-    # Interleave the two measurements so that machine noise hits both alike.
-    w_times, s_times = [], []
+    cache = CachedWrenches(tm, 1e-5, np.radians(0.05))
+    poses = np.concatenate([pos, quat], axis=1)
+    cache.update_poses(poses)
+    pair = (np.array([10]), np.array([11]))
+    # Interleave the measurements so that machine noise hits them alike.
+    w_times, s_times, c_times, p_times = [], [], [], []
     for _ in range(repeats):
         w_times.append(_median_us(lambda: tm.wrenches(pos, quat), 10 if quick else 40, 1))
         s_times.append(_median_us(step, 10 if quick else 40, 1))
+        c_times.append(_median_us(lambda: cache.update_poses(poses), 100 if quick else 400, 1))
+        p_times.append(_median_us(lambda: tm.pair_wrenches(*pair, pos, quat), 10 if quick else 40, 1))
+    assert cache.last == 0
     client.disconnect()
     wrenches_us = statistics.median(w_times)
     step_us = statistics.median(s_times)
+    check_us = statistics.median(c_times)
+    pair_us = statistics.median(p_times)
 
     # Naive reference: the same finite model (same rules, same cutoff, all pairs finite),
     # one force_between call per magnet pair in a Python double loop.
@@ -113,6 +124,9 @@ def run(quick: bool) -> dict[str, float]:
         "magnets_wrenches_us": wrenches_us,
         "bare_step_us": step_us,
         "magnets_wrenches_over_bare_step": wrenches_us / step_us,
+        "magnets_cache_check_us": check_us,
+        "magnets_cache_check_over_bare_step": check_us / step_us,
+        "magnets_pair_update_us": pair_us,
         "magnets_naive_us": naive_us,
         "magnets_vectorised_speedup_over_naive": naive_us / wrenches_us,
     }

@@ -6,6 +6,10 @@
 - ``verdict_over_naive_fixed``: our :func:`settle` on a placement atop a 10-tile tower ÷ a
   naive loop (magnets recomputed every step, a fixed 2 s, criteria checked at the end), same
   verdict required. Goal ≤ 0.25.
+- ``slide_with_magnets_over_bare``: ``World.slide`` of a tile along the table (30 mm at
+  50 mm/s, 2400 steps) beneath a magnet-held overhang (scenarios/slide_beneath.toml) ÷ the
+  same slide with magnets off: the cost of magnets while a tile moves (its pairs are
+  recomputed every few steps, the others stay cached).
 - ``aligned28_drift_mm``: largest displacement of a tile of an aligned 28-tile stack over
   5 s simulated, magnets on and off (the worse of the two). Goal ≤ 0.5.
 """
@@ -54,6 +58,7 @@ def step_ratio(repeats: int, steps: int) -> dict:
         t_ours.append((time.perf_counter() - start) / steps)
     ours_us, bare_us = statistics.median(t_ours) * 1e6, statistics.median(t_bare) * 1e6
     updates = ours.magnet_updates
+    pair_updates = ours._cache.pair_updates
     ours.close()
     bare.close()
     return {
@@ -61,7 +66,29 @@ def step_ratio(repeats: int, steps: int) -> dict:
         "bare_step_us": bare_us,
         "step_with_magnets_over_bare": ours_us / bare_us,
         "magnet_updates_per_1000_steps": 1000 * updates / (400 + repeats * steps),
+        "magnet_pair_updates_per_1000_steps": 1000 * pair_updates / (400 + repeats * steps),
     }
+
+
+def _slide_seconds(magnets: bool) -> float:
+    world = World(load_preset("standard"), magnets=magnets)
+    world.add_tile((1, 1), (0.0, 0.0, H / 2))
+    world.add_tile((1, 4), (0.024, 0.0, 1.5 * H))  # overhangs 1-1 by half a tile
+    world.step(400)
+    start = time.perf_counter()
+    world.slide((4, 4), (0.048, 0.0, H / 2), start_offset=(0.03, 0.0))
+    seconds = time.perf_counter() - start
+    world.close()
+    return seconds
+
+
+def slide_ratio(repeats: int) -> dict:
+    t_ours, t_bare = [], []
+    for _ in range(repeats):  # interleaved
+        t_bare.append(_slide_seconds(False))
+        t_ours.append(_slide_seconds(True))
+    ours_s, bare_s = statistics.median(t_ours), statistics.median(t_bare)
+    return {"slide_with_magnets_s": ours_s, "slide_bare_s": bare_s, "slide_with_magnets_over_bare": ours_s / bare_s}
 
 
 def _placement_world(magnets_naive: bool):
@@ -130,6 +157,7 @@ def drift(seconds: float) -> dict:
 def run(quick: bool = False) -> dict[str, float]:
     figures = {}
     figures.update(step_ratio(repeats=3 if quick else 7, steps=200 if quick else 1000))
+    figures.update(slide_ratio(repeats=1 if quick else 3))
     figures.update(verdict_ratio(repeats=1 if quick else 3))
     figures.update(drift(1.0 if quick else 5.0))
     return figures
