@@ -833,6 +833,8 @@ class TileMagnets:
         self._rules: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._any_cuboid = any(sh == "cuboid" for sh in shapes)
         self._work: dict = {}  # work arrays reused between calls (one TileMagnets per thread)
+        self._expand: dict = {}  # magnet-pair index arrays per number of tile pairs
+        self._uniform = k > 0 and all(sh == shapes[0] and d == dims[0] for sh, d in zip(shapes, dims))
         self._ka = np.repeat(np.arange(k), k)
         self._kb = np.tile(np.arange(k), k)
         cyl = np.array([sh == "cylinder" for sh in shapes], bool)
@@ -886,10 +888,17 @@ class TileMagnets:
             lv = np.ones(len(dist), np.intp)
         else:
             # Separating axes (see clearance): the line of centres, with exact supports ...
+            pr_a = np.abs(np.einsum("pc,pc->p", u, Ua))  # |u·axis|
+            pr_b = np.abs(np.einsum("pc,pc->p", u, Ub))
+            # Per-magnet sizes: scalars when all the magnets are alike (fewer gathers).
+            one = self._uniform
+            rc_a, rc_b = (self._cyl_radius[0],) * 2 if one else (self._cyl_radius[ka], self._cyl_radius[kb])
+            h_a, h_b = (self._half[0, 2],) * 2 if one else (self._half[ka, 2], self._half[kb, 2])
+            enc_a, enc_b = (self._enc_radius[0],) * 2 if one else (self._enc_radius[ka], self._enc_radius[kb])
             g = dist.copy()
-            for t, kk, axis_w in ((ti, ka, Ua), (tj, kb, Ub)):
-                cz = np.minimum(np.abs(np.einsum("pc,pc->p", u, axis_w)), 1.0)  # |u·axis|
-                g -= self._cyl_radius[kk] * np.sqrt(1.0 - cz * cz) + self._half[kk, 2] * cz
+            for t, kk, pr, rc, h in ((ti, ka, pr_a, rc_a, h_a), (tj, kb, pr_b, rc_b, h_b)):
+                cz = np.minimum(pr, 1.0)
+                g -= rc * np.sqrt(1.0 - cz * cz) + h * cz
                 if self._any_cuboid:
                     ul = np.matmul(u[:, None, :], R[t])[:, 0, :]  # u in the tile frame
                     proj = np.abs(np.matmul(ul[:, None, :], self.frames[kk])[:, 0, :])  # |u·e| (magnet frame)
@@ -898,15 +907,17 @@ class TileMagnets:
             # ... and each magnet's axis, with the enclosing cylinder of a cuboid.
             c_ab = np.minimum(np.abs(np.einsum("pc,pc->p", Ua, Ub)), 1.0)
             s_ab = np.sqrt(1.0 - c_ab * c_ab)
-            for axis_w, k_own, k_other in ((Ua, ka, kb), (Ub, kb, ka)):
-                gap = (np.abs(np.einsum("pc,pc->p", u, axis_w)) * dist - self._half[k_own, 2]
-                       - self._enc_radius[k_other] * s_ab - self._half[k_other, 2] * c_ab)
+            for pr, h_own, enc_other, h_other in ((pr_a, h_a, enc_b, h_b), (pr_b, h_b, enc_a, h_a)):
+                gap = pr * dist - h_own - enc_other * s_ab - h_other * c_ab
                 g = np.maximum(g, gap)
-            gamma = g / np.maximum(self._sizes[ka], self._sizes[kb])
-            lv_cyl = auto_level(gamma, "cylinder")
-            lv_cub = auto_level(gamma, "cuboid")
-            cyl = self._cyl_radius > 0
-            lv = np.maximum(np.where(cyl[ka], lv_cyl, lv_cub), np.where(cyl[kb], lv_cyl, lv_cub))
+            if one:
+                lv = auto_level(g / self._sizes[0], self.shapes[0])
+            else:
+                gamma = g / np.maximum(self._sizes[ka], self._sizes[kb])
+                lv_cyl = auto_level(gamma, "cylinder")
+                lv_cub = auto_level(gamma, "cuboid")
+                cyl = self._cyl_radius > 0
+                lv = np.maximum(np.where(cyl[ka], lv_cyl, lv_cub), np.where(cyl[kb], lv_cyl, lv_cub))
         lv = np.minimum(lv, BATCH_MAX_LEVEL)
         lv[dist >= self.near] = 0
         return lv
@@ -991,9 +1002,12 @@ class TileMagnets:
             return Fj, Tj, Ti, np.full(npairs, np.inf)
         C = X[:, None, :] + np.matmul(R, self.positions.T).transpose(0, 2, 1)  # magnet centres (n, k, 3)
         # Magnet pairs (a in tile ti, b in tile tj), within the cutoff.
-        pid = np.repeat(np.arange(npairs), k * k)
-        ka = np.tile(self._ka, npairs)
-        kb = np.tile(self._kb, npairs)
+        expand = self._expand.get(npairs)
+        if expand is None:
+            expand = (np.repeat(np.arange(npairs), k * k), np.tile(self._ka, npairs), np.tile(self._kb, npairs))
+            if npairs <= 64:  # keep the small ones (most calls of a stepping world)
+                self._expand[npairs] = expand
+        pid, ka, kb = expand
         ti = ti_t[pid]
         tj = tj_t[pid]
         Ca = C[ti, ka]
@@ -1010,7 +1024,7 @@ class TileMagnets:
         Ub = AW[tj, kb]
         levels = self._pair_levels(R, ti, tj, ka, kb, r / dist[:, None], dist, Ua, Ub)
         groups = []
-        uniq = np.unique(levels)
+        uniq = np.unique(levels) if len(levels) > 64 else sorted(set(levels.tolist()))
         for lv in uniq:
             sel = np.nonzero(levels == lv)[0] if len(uniq) > 1 else np.arange(len(levels))
             if lv == 0:
@@ -1030,7 +1044,7 @@ class TileMagnets:
                 Ow[np.abs(Ow) < 1e-12] = 0.0
                 pa = Ow[ti[sel], ka[sel]]
                 ob = Ow[tj[sel], kb[sel]]
-            groups.append((sel, pa, ob + r[sel][:, None, :], W, W32, ob))
+            groups.append((sel, pa, ob + r[sel][:, None, :] if self.free.any() else None, W, W32, ob))
         if self.free.any():
             Ua, Ub = self._align_free(n, ti, tj, ka, kb, r, groups, Ua, Ub)
         Fb = np.empty((len(ti), 3))
@@ -1072,7 +1086,9 @@ class TileMagnets:
         for sel, pa, pb, W, W32, _ in groups:
             if pa is None:  # point dipoles
                 Fb[sel], Tb[sel] = _dipole_pairs(r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
-        for sel, pa, pb, W, W32, _ in cell_groups:
+        for sel, pa, pb, W, W32, ob in cell_groups:
+            if pb is None:
+                pb = ob + r[sel][:, None, :]  # b's cells relative to a's centre
             dt = W32.dtype
             Ts.append(_cells_moments(pa.astype(dt), W32[ka[sel]], Ua[sel], pb.astype(dt), W32[kb[sel]], Ub[sel], self._work))
             sels.append(sel)
