@@ -464,7 +464,9 @@ def _cells_moments(pa, wa, ua, pb, wb, ub, work=None):
     pb = pb * dt.type(1e3)
     wa = wa * dt.type(1.0 / sa)
     wb = wb * dt.type(1.0 / sb)
-    U = np.stack([ua, ub], axis=2).astype(dt, copy=False)  # (P, 3, 2)
+    U = np.empty((P, 3, 2), dt)  # (P, 3, 2): both directions
+    U[:, :, 0] = ua
+    U[:, :, 1] = ub
     pr_a = np.matmul(pa, U)  # (P, Na, 2): a, b
     pr_b = np.matmul(pb, U)  # (P, Nb, 2): A, B
     # r² = |q|² - 2 q·p + |p|², one matrix product with augmented columns.
