@@ -71,6 +71,7 @@ SOLVER_DEFAULTS = {
     "magnet_model": "finite",
     "magnet_update_mm": 0.01,
     "magnet_update_deg": 0.05,
+    "magnet_idle_steps": 4,
 }
 """Optional ``[solver]`` keys.
 
@@ -88,6 +89,10 @@ SOLVER_DEFAULTS = {
   turned more than ``magnet_update_deg`` since its last computation; common motions cost
   nothing. Error: < 5 · mm / 8 + 2 · rad of the coaxial force scale, 0.8 % at the defaults
   (``magdomino.magnets.CachedWrenches``).
+- ``magnet_idle_steps``: while no tile pair needed recomputing at the last check (a
+  construction at rest), poses are read and checked only every this many steps, the same
+  wrenches applied meanwhile; any motion makes every step checked again (see
+  :meth:`magdomino.world.World._apply_magnets`).
 """
 
 COLLAPSE_DEFAULTS = {
@@ -339,7 +344,7 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         for k in table:
             if k == "magnet_model":
                 solver[k] = c.choice(table, "solver.magnet_model", k, ("finite", "dipole"), None)
-            elif k == "iterations":
+            elif k in ("iterations", "magnet_idle_steps"):
                 solver[k] = int(c.number(table, f"solver.{k}", k, positive=True, integer=True))
             elif k == "gravity_m_s2":
                 solver[k] = c.number(table, f"solver.{k}", k, minimum=0.0)

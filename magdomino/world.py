@@ -170,6 +170,9 @@ class World:
         self._wrench_poses = None  # None: tiles were added, removed or moved by hand (reset the cache)
         self._live = []  # bodies of the tiles in the world
         self._applied = None  # (index in _live, body) of the tiles that get a wrench
+        self._pushed = []  # (body, force, at, torque) applied before each step
+        self._idle_steps = int(solver["magnet_idle_steps"])
+        self._idle_left = 0
 
     # -- building ---------------------------------------------------------------------
 
@@ -348,7 +351,18 @@ class World:
 
     def _apply_magnets(self) -> None:
         """Apply the magnet wrenches before a step, recomputing the tile pairs whose relative
-        pose has moved on (:class:`magdomino.magnets.CachedWrenches`: error bound there)."""
+        pose has moved on (:class:`magdomino.magnets.CachedWrenches`: error bound there).
+
+        While the last check found nothing to recompute (a construction at rest), the poses
+        are read and checked again only every ``solver.magnet_idle_steps`` steps, and the
+        same world-frame wrenches are applied meanwhile: once anything moves, every step is
+        checked until nothing does. A tile at rest that is set moving is thus noticed within
+        that many steps (1 ms at the defaults), in which it moves by a few micrometres.
+        """
+        if self._idle_left > 0 and self._applied is not None and self._wrench_poses is True:
+            self._idle_left -= 1
+            self._push_wrenches()
+            return
         cache = self._cache
         if self._wrench_poses is None:  # tiles added, removed or teleported: start afresh
             cache.reset()
@@ -369,14 +383,21 @@ class World:
             fixed = {t.body for t in self.tiles if t.fixed}
             nonzero = np.any(forces != 0, axis=1) | np.any(torques != 0, axis=1)
             self._applied = [(k, b) for k, b in enumerate(live) if b not in fixed and nonzero[k]]
+        self._idle_left = 0 if cache.last else self._idle_steps - 1
         fl = forces.tolist()
         tl = torques.tolist()
+        self._pushed = [(b, fl[k], poses[k][0], tl[k]) for k, b in self._applied]
+        self._push_wrenches()
+
+    def _push_wrenches(self) -> None:
+        pb = self._pb
+        cid = self.client._client
         force = pb.applyExternalForce
         torque = pb.applyExternalTorque
         world = pb.WORLD_FRAME
-        for k, b in self._applied:
-            force(b, -1, fl[k], poses[k][0], world, cid)
-            torque(b, -1, tl[k], world, cid)
+        for b, f, at, t in self._pushed:
+            force(b, -1, f, at, world, cid)
+            torque(b, -1, t, world, cid)
 
     on_step = None
     """Optional ``callable(world)``, called after every ``on_step_every`` steps (renders use it

@@ -253,3 +253,31 @@ def test_world_wrenches_stay_within_the_bound_of_fresh_ones(what):
             assert np.all(np.linalg.norm(T - Tr, axis=1) <= bt)
             assert np.linalg.norm(F.sum(axis=0)) < 1e-12 * np.abs(F).max()
         assert recomputed > 0 and world.magnet_updates > 0
+
+
+def test_idle_checks_change_nothing_that_matters():
+    # Checking a resting construction only every few steps must give the same verdicts and,
+    # to well within the collapse thresholds, the same motion as checking every step.
+    from dataclasses import replace
+
+    from magdomino.presets import load_preset
+    from magdomino.verdict import settle
+    from magdomino.world import World
+
+    base = load_preset("standard")
+    results = []
+    for idle in (1, 3):
+        p = replace(base, solver={**base.solver, "magnet_idle_steps": idle})
+        with World(p) as world:
+            for level in range(4):
+                world.add_tile((level, 6), (0.012 * (level % 2), 0, 0.004 + 0.008 * level))
+            world.step(400)
+            before = world.poses()
+            rest = np.array([0.036, 0, 0.036])  # a step outward: too far for these magnets
+            index = world.drop((6, 6), rest, drop_height=0.001)
+            ref = (np.vstack([before[0], [np.nan] * 3]), np.vstack([before[1], [np.nan] * 4]))
+            v = settle(world, list(range(4)), ref, placed=index, placed_rest=(rest, np.array([0, 0, 0, 1.0])))
+            results.append((v.collapsed, v.reason, world.poses()[0][:4].copy(), v.max_shift_mm))
+    (c1, r1, p1, s1), (c3, r3, p3, s3) = results
+    assert (c1, r1) == (c3, r3)
+    assert np.max(np.abs(p1 - p3)) < 0.2e-3
