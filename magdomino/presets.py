@@ -227,6 +227,19 @@ def _mm(values) -> list[float]:
     return [round(float(v) * 1000, 9) for v in values]
 
 
+def _magnet_half_extent(m: MagnetSpec) -> np.ndarray:
+    """Half extents (m, shape (3,)) in the tile frame of a box holding the magnet."""
+    if m.shape == "cylinder":
+        d, h = m.dimensions
+        local = np.array([d / 2, d / 2, h / 2])
+    else:
+        local = np.array(m.dimensions) / 2
+    # The magnet's z axis is m.axis; a box around it in any turn: bound by the largest half size.
+    if np.allclose(np.abs(m.axis), [0, 0, 1]):
+        return local
+    return np.full(3, float(np.linalg.norm(local)))
+
+
 def preset_names() -> list[str]:
     """Names of the bundled presets, sorted."""
     return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
@@ -267,6 +280,8 @@ def load_preset(name_or_path: str | Path, relative_to: Path | None = None) -> Pr
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), "", f"not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(str(path), "", "expected UTF-8 text (a TOML file); this is not text") from None
     except OSError as exc:
         raise InputError(str(path), "", f"cannot read ({exc.strerror})") from None
     return preset_from_dict(data, source=str(path))
@@ -334,8 +349,14 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         free = c.boolean(m, f"{key}.free", "free", default=False)
         magnets.append(MagnetSpec(pos, shape, dims, polarization, axis / norm, free))
     for i, m in enumerate(magnets):
+        reach = _magnet_half_extent(m)
         if np.any(np.abs(m.position) > size / 2 + 1e-12):
             c.fail(f"tile.magnets[{i}].pos_mm", "a position inside the tile (|x|, |y|, |z| at most half the tile's size)")
+        if np.any(np.abs(m.position) + reach > size / 2 + 1e-9):
+            c.fail(f"tile.magnets[{i}]", "a magnet wholly inside the tile (centre +- its half size within half the tile's size)")
+        for j in range(i):
+            if np.all(np.abs(m.position - magnets[j].position) < reach + _magnet_half_extent(magnets[j]) - 1e-9):
+                c.fail(f"tile.magnets[{i}]", f"magnets that do not overlap; it overlaps tile.magnets[{j}]")
 
     solver = dict(SOLVER_DEFAULTS)
     if "solver" in data:
@@ -348,6 +369,9 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
                 solver[k] = int(c.number(table, f"solver.{k}", k, positive=True, integer=True))
             elif k == "gravity_m_s2":
                 solver[k] = c.number(table, f"solver.{k}", k, minimum=0.0)
+            elif k == "time_step_s":
+                # Beyond PyBullet's own default (1/240 s) these small tiles tunnel and topple.
+                solver[k] = c.number(table, f"solver.{k}", k, positive=True, maximum=1 / 240)
             else:
                 solver[k] = c.number(table, f"solver.{k}", k, positive=True)
     collapse = dict(COLLAPSE_DEFAULTS)
@@ -356,6 +380,8 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         c.keys(table, "collapse", required=set(), optional=set(COLLAPSE_DEFAULTS))
         for k in table:
             collapse[k] = c.number(table, f"collapse.{k}", k, positive=True)
+        if collapse["settle_hold_s"] >= collapse["time_limit_s"]:
+            c.fail("collapse.settle_hold_s", f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
 
     spec = TileSpec(size, mass, friction, restitution, collision, colours, tuple(magnets))
     return Preset(name, description, spec, solver, collapse, source, data)

@@ -64,6 +64,8 @@ NOISE_KEYS = {
 PLACEMENT_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "fixed"}
 WHAT_IF_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "drop_mm", "slide_mm"}
 DEFAULT_DROP_MM = 1.0
+POS_LIMIT_MM = 5000.0
+"""Positions beyond 5 m are typing mistakes, not towers on a table."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,8 @@ def load_scenario(path: str | Path) -> Scenario:
         raise InputError(str(path), "", "no such scenario file") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), "", f"not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(str(path), "", "expected UTF-8 text (a TOML file); this is not text") from None
     except OSError as exc:
         raise InputError(str(path), "", f"cannot read ({exc.strerror})") from None
     return scenario_from_dict(data, source=str(path), base=path.parent)
@@ -138,9 +142,9 @@ def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None
     try:
         preset = load_preset(preset_ref, relative_to=base)
     except InputError as exc:
-        if exc.source == preset_ref:  # the name itself is wrong: say so in this file's terms
+        if exc.key == "preset":  # not found: say so in this file's terms
             raise InputError(source, "preset", exc.expected) from None
-        raise
+        raise  # a bad preset file: its own name and key
     magnets = data.get("magnets", True)
     if not isinstance(magnets, bool):
         raise InputError(source, "magnets", "expected true or false")
@@ -203,7 +207,7 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
         raise InputError(source, f"{key}.pips", f"expected a double-six tile as [a, b] with a, b in 0..6, got {pips_raw!r}")
     pips = (int(pips_raw[0]), int(pips_raw[1]))
     for j, other in enumerate(used):
-        if tile(*other.pips) == tile(*pips) and key.startswith("structure"):
+        if tile(*other.pips) == tile(*pips):
             raise InputError(source, f"{key}.pips", f"expected each tile once; {pips[0]}-{pips[1]} is already structure[{j}]")
     if ("pos_mm" in entry) == ("on" in entry):
         raise InputError(source, key, "expected exactly one of pos_mm (absolute) or on (relational)")
@@ -213,7 +217,9 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
         value = entry["pos_mm"]
         if not isinstance(value, list) or len(value) not in (2, 3):
             raise InputError(source, f"{key}.pos_mm", "expected [x, y] or [x, y, z] in mm")
-        pos = tuple(check_number(source, f"{key}.pos_mm[{j}]", v) for j, v in enumerate(value))
+        pos = tuple(
+            check_number(source, f"{key}.pos_mm[{j}]", v, minimum=-POS_LIMIT_MM, maximum=POS_LIMIT_MM) for j, v in enumerate(value)
+        )
         if len(pos) == 3 and pos[2] <= 0:
             raise InputError(source, f"{key}.pos_mm[2]", "expected a centre height > 0 (above the table)")
     else:
@@ -352,11 +358,32 @@ def build_structure(scenario: Scenario, world: World, poses=None) -> list[tuple[
         if poses is None:
             position, yaw = target_pose(pl, used, shown, world.size)
             q = yaw_quaternion(yaw)
+            if pl.pos_mm is not None and len(pl.pos_mm) == 3:
+                check_clear(position, yaw, used, world.size, scenario.source, f"structure[{i}].pos_mm")
         else:
             position, q = poses[0][i], poses[1][i]
         world.add_tile(pl.pips, position, orientation=q, fixed=pl.fixed)
         used.append((np.asarray(position, dtype=float), np.asarray(q, dtype=float)))
     return used
+
+
+OVERLAP_TOLERANCE_M = 0.0005
+
+
+def check_clear(position, yaw, poses, size, source: str, key: str) -> None:
+    """InputError if a tile put at an explicit height would start inside another one.
+
+    Heights computed as "resting on what is below" never do; an explicit ``z`` can. Boxes
+    overlapping by less than half a millimetre (contact, rounding) are let through.
+    """
+    thick = size[2]
+    for j, (p, q) in enumerate(poses):
+        if abs(p[2] - position[2]) < thick - OVERLAP_TOLERANCE_M and footprints_overlap(
+            position[:2], yaw, p[:2], quaternion_yaw(q), size, OVERLAP_TOLERANCE_M
+        ):
+            raise InputError(
+                source, key, f"expected a pose clear of the other tiles; it starts inside structure[{j}]"
+            )
 
 
 def try_placement(
@@ -388,11 +415,17 @@ def try_placement(
         rest, yaw = target_pose(placement, poses, shown, world.size)
         if placement.slide_mm is not None:
             rest[2] = world.size[2] / 2  # a slide happens on the table, under whatever is above
+        elif placement.pos_mm is not None and len(placement.pos_mm) == 3:
+            index = scenario.what_if.index(placement) if placement in scenario.what_if else None
+            key = f"what_if[{index}].pos_mm" if index is not None else "what_if.pos_mm"
+            check_clear(rest, yaw, poses, world.size, scenario.source, key)
         if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
             rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, world.size)
         if world_hook is not None:
             world_hook(world)
         before = world.poses()
+        world.client.performCollisionDetection()
+        contacts = world.touches_table()
         if placement.slide_mm is not None:
             index = world.slide(placement.pips, rest, yaw, start_offset=np.array(placement.slide_mm) / 1000)
         else:
@@ -406,6 +439,7 @@ def try_placement(
             placed=index,
             placed_rest=(rest, yaw_quaternion(yaw)),
             trace=trace,
+            table_contacts=np.append(contacts, False),
         )
     finally:
         world.close()

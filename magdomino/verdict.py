@@ -109,6 +109,7 @@ def settle(
     check_interval_s: float = 0.002,
     min_time_s: float = 0.05,
     trace: list | None = None,
+    table_contacts=None,
 ) -> Verdict:
     """Step ``world`` until the answer is known and return the verdict.
 
@@ -129,6 +130,9 @@ def settle(
         Simulated time between checks (s).
     min_time_s : float
         Never call it settled before this much simulated time.
+    table_contacts : ndarray of bool, shape (n,), or None
+        Which tiles touched the table before the placement's motion began (a slide has
+        already been stepped when the settle starts); default: the contacts now.
     trace : list or None
         If given, ``(t s, max shift mm, max tilt deg)`` of the watched tiles is appended
         at the start and at every check (``t`` from the start of the settle).
@@ -146,7 +150,7 @@ def settle(
     world.client.performCollisionDetection()
     ref_p, ref_q = world.poses() if reference is None else reference
     watched = [i for i in watched if world.tiles[i].body >= 0]
-    touched_before = world.touches_table()
+    touched_before = world.touches_table() if table_contacts is None else np.asarray(table_contacts, dtype=bool)
     lifted = [i for i in watched if not touched_before[i]]
     if placed is not None:
         rest_p, rest_q = (world.poses()[0][placed], world.poses()[1][placed]) if placed_rest is None else placed_rest
@@ -175,9 +179,13 @@ def settle(
             reason, error = "error", "numerical blow-up: a tile's pose is not finite"
             break
         speeds = np.linalg.norm(live_p - history[-1][0], axis=1) / check_dt
-        if np.any(speeds > ABSURD_SPEED_M_S) or np.any(np.abs(live_p) > ABSURD_DISTANCE_M):
+        if np.any(speeds > ABSURD_SPEED_M_S):
             fast = moving[int(np.argmax(speeds))]
             reason, error = "error", f"numerical blow-up: tile {fast} reached {speeds.max():.3g} m/s"
+            break
+        if np.any(np.abs(live_p) > ABSURD_DISTANCE_M):
+            far = moving[int(np.argmax(np.abs(live_p).max(axis=1)))]
+            reason, error = "error", f"numerical blow-up: tile {far} is more than {ABSURD_DISTANCE_M:g} m away"
             break
         history.append((live_p, live_q))
         if len(history) > 2 * window + 1:

@@ -173,6 +173,12 @@ class World:
         self._pushed = []  # (body, force, at, torque) applied before each step
         self._idle_steps = int(solver["magnet_idle_steps"])
         self._idle_left = 0
+        self._last_flat = None  # poses (m, 7) at the last check
+        self.magnet_checks = 0  # pose reads and cache checks so far
+        # At rest between two checks: every coordinate moved less than the pair threshold, and
+        # every quaternion component less than the turn threshold (|dq| ~ turn / 2).
+        self._rest_shift = float(solver["magnet_update_mm"]) / 1000
+        self._rest_quat = math.radians(float(solver["magnet_update_deg"])) / 2
 
     # -- building ---------------------------------------------------------------------
 
@@ -355,18 +361,23 @@ class World:
 
         While the last check found nothing to recompute (a construction at rest), the poses
         are read and checked again only every ``solver.magnet_idle_steps`` steps, and the
-        same world-frame wrenches are applied meanwhile: once anything moves, every step is
-        checked until nothing does. A tile at rest that is set moving is thus noticed within
-        that many steps (1 ms at the defaults), in which it moves by a few micrometres.
+        same world-frame wrenches are applied meanwhile. At rest means: nothing needed
+        recomputing and no tile moved by ``magnet_update_mm`` or turned by
+        ``magnet_update_deg`` since the check before; so a tower toppling as a whole (which
+        recomputes nothing) is checked every step. A tile at rest that is set moving is
+        noticed within that many steps (1 ms at the defaults), in which it moves by a few
+        micrometres: the wrenches it feels are those of the cache's bound plus that.
         """
         if self._idle_left > 0 and self._applied is not None and self._wrench_poses is True:
             self._idle_left -= 1
             self._push_wrenches()
             return
         cache = self._cache
+        self.magnet_checks += 1
         if self._wrench_poses is None:  # tiles added, removed or teleported: start afresh
             cache.reset()
             self._applied = None
+            self._last_flat = None
             self._live = [t.body for t in self.tiles if t.body >= 0]
             self._wrench_poses = True
         pb = self._pb
@@ -383,7 +394,18 @@ class World:
             fixed = {t.body for t in self.tiles if t.fixed}
             nonzero = np.any(forces != 0, axis=1) | np.any(torques != 0, axis=1)
             self._applied = [(k, b) for k, b in enumerate(live) if b not in fixed and nonzero[k]]
-        self._idle_left = 0 if cache.last else self._idle_steps - 1
+        # Idle only at rest: nothing recomputed, and no tile moved or turned by a threshold
+        # since the last check (a tower toppling as a whole recomputes nothing, yet moves).
+        last = self._last_flat
+        at_rest = (
+            not cache.last
+            and last is not None
+            and last.shape == flat.shape
+            and float(np.max(np.abs(flat[:, :3] - last[:, :3]), initial=0.0)) < self._rest_shift
+            and float(np.max(np.abs(flat[:, 3:] - last[:, 3:]), initial=0.0)) < self._rest_quat
+        )
+        self._last_flat = flat
+        self._idle_left = self._idle_steps - 1 if at_rest else 0
         fl = forces.tolist()
         tl = torques.tolist()
         self._pushed = [(b, fl[k], poses[k][0], tl[k]) for k, b in self._applied]

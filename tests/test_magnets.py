@@ -26,7 +26,7 @@ from magdomino.magnets import (
     force_between,
 )
 
-magpy = pytest.importorskip("magpylib")
+import magpylib as magpy  # a test dependency: missing is a failure, not a skip
 
 DISC = ("cylinder", (0.006, 0.002))
 J = 1.2

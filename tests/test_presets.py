@@ -99,6 +99,10 @@ def _with(path, value):
         (("solver",), {"time_step_s": -0.001}, "solver.time_step_s"),
         (("collapse",), {"max_shift": 5}, "collapse.max_shift"),
         (("name",), KeyError, "name"),
+        (("solver",), {"time_step_s": 0.5}, "solver.time_step_s"),
+        (("collapse",), {"settle_hold_s": 4.0}, "collapse.settle_hold_s"),
+        (("tile", "magnets", 0, "pos_mm"), [-22, 0, 0], "tile.magnets[0]"),  # sticks out of the tile end
+        (("tile", "magnets", 1, "pos_mm"), [-10, 0, 0], "tile.magnets[1]"),  # overlaps magnet 0
     ],
 )
 def test_bad_values_name_the_file_and_key(path, value, key):
@@ -139,6 +143,10 @@ def test_bad_files_from_the_command_line_exit_2_with_one_line(tmp_path, cli):
     out = cli("presets", bad)
     assert out.returncode == 2
     assert out.stderr.strip() == f"magdomino: {bad}: tile.mass_g: expected a number > 0, got -3"
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00 not text")
+    out = cli("presets", binary)
+    assert out.returncode == 2 and out.stderr.strip() == f"magdomino: {binary}: expected UTF-8 text (a TOML file); this is not text"
     broken = tmp_path / "broken.toml"
     broken.write_text("name = \n")
     out = cli("presets", broken)

@@ -1,6 +1,7 @@
 """The rules adjudicated by the PyBullet world: scripted placements whose outcome statics
 and the preset's design predict, and short random games checked for consistency."""
 
+import numpy as np
 import pytest
 
 from magdomino.rules import Deal, Game, play_game
@@ -89,3 +90,20 @@ def test_short_physics_games_keep_every_tile_and_record_every_verdict(rule):
             assert rule != "traditional"
     assert events[-1]["type"] == "end"
     assert record["physics"] == "pybullet" and record["preset"] == "standard"
+
+
+def test_after_a_blow_up_the_world_is_rebuilt_and_play_goes_on():
+    adj = PybulletAdjudicator("standard")
+    state, events = _start(adj)
+    # Sabotage the world as a numerical blow-up would: the double six shoots off.
+    world = adj.world
+    world.client.resetBaseVelocity(world.tiles[adj._bodies[0]].body, [500.0, 0, 0], [0, 0, 0])
+    state.apply_action(pick(state, "5-6", lambda a: a.parent == 1))
+    blown = events[-1]
+    assert blown["type"] == "place" and blown.get("error") and blown["verdict"]["world_rebuilt"]
+    assert "collapse" not in [e["type"] for e in events]  # an error is never a collapse
+    positions, _ = adj.world.poses()
+    assert np.all(np.isfinite(positions)) and np.max(np.abs(positions)) < 0.2  # rebuilt in place
+    state.apply_action(pick(state, "1-4", lambda a: True))  # play goes on, judged normally
+    adj.close()
+    assert events[-1]["type"] in ("place", "restart") and not events[-1].get("error")

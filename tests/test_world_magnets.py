@@ -281,3 +281,26 @@ def test_idle_checks_change_nothing_that_matters():
     (c1, r1, p1, s1), (c3, r3, p3, s3) = results
     assert (c1, r1) == (c3, r3)
     assert np.max(np.abs(p1 - p3)) < 0.2e-3
+
+
+def test_idle_checks_only_at_rest_not_during_a_rigid_fall():
+    # Two attracting tiles stacked and held together fall as one body: no pair moves
+    # relative to the other (nothing to recompute), yet they move, so every step is checked.
+    from magdomino.presets import load_preset
+    from magdomino.world import World
+
+    with World(load_preset("standard")) as world:
+        world.add_tile((0, 1), (0, 0, 0.060))
+        world.add_tile((1, 2), (0, 0, 0.068))
+        world.step(40)  # the pair falls freely (about 2 mm in 20 ms)
+        checks = world.magnet_checks
+        world.step(100)
+        assert world.magnet_checks - checks == 100
+    with World(load_preset("standard")) as world:
+        for level in range(6):
+            world.add_tile((0, level), (0, 0, 0.004 + 0.008 * level))
+        world.step(2000)  # settled
+        checks = world.magnet_checks
+        world.step(400)
+        idle = world._idle_steps
+        assert world.magnet_checks - checks <= 400 / idle + 20  # at rest: one check per idle period

@@ -12,13 +12,16 @@ The rest pose is taken relative to where the parent tile actually is now (it may
 settled a little off the nominal grid), from :attr:`PlacementView.relative_pose`. Then
 :func:`~magdomino.verdict.settle` judges the construction as it was before the placement
 (the tiles must not move) and the placed tile (it must not fall off).
+
+A numerical blow-up gives an error verdict, never a collapse; the rules keep the placement,
+so the world, whose poses are then garbage, is rebuilt from the construction's grid poses.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from magdomino.geometry import compose_pose
+from magdomino.geometry import compose_pose, physical_pose
 from magdomino.presets import Preset, load_preset
 from magdomino.rules.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.verdict import settle
@@ -71,6 +74,8 @@ class PybulletAdjudicator:
             if view.mode == "flat":
                 rest[2] = world.size[2] / 2  # on the table, whatever the parent's height
         before = world.poses()
+        world.client.performCollisionDetection()
+        contacts = world.touches_table()
         watched = list(self._bodies)
         if view.motion == "slide" and view.slide_vector is not None:
             direction = np.array(view.slide_vector, dtype=float)
@@ -82,7 +87,10 @@ class PybulletAdjudicator:
             np.vstack([before[0], np.full((len(world.tiles) - len(before[0]), 3), np.nan)]),
             np.vstack([before[1], np.full((len(world.tiles) - len(before[1]), 4), np.nan)]),
         )
-        verdict = settle(world, watched, reference, placed=index, placed_rest=(rest, yaw_quaternion(yaw)))
+        contacts = np.append(contacts, np.zeros(len(world.tiles) - len(contacts), dtype=bool))
+        verdict = settle(
+            world, watched, reference, placed=index, placed_rest=(rest, yaw_quaternion(yaw)), table_contacts=contacts
+        )
         record = verdict.to_dict()
         # Report tiles by construction number, as the rules know them.
         number_of = {b: n for n, b in enumerate(self._bodies)}
@@ -90,7 +98,23 @@ class PybulletAdjudicator:
             moved["tile"] = number_of.get(moved["tile"], moved["tile"])
         if record["culprit"] is not None:
             record["culprit"] = number_of.get(record["culprit"], record["culprit"])
+        if verdict.error:
+            # The world blew up: its poses are garbage. The rules keep the placement (an
+            # error is never a collapse), so rebuild the construction as the rules know it,
+            # at its nominal grid poses, and go on from there.
+            self._rebuild([*view.construction, view])
+            record["world_rebuilt"] = True
         return Outcome(collapsed=verdict.collapsed, verdict=record, error=verdict.error)
+
+    def _rebuild(self, tiles) -> None:
+        """A fresh world holding ``tiles`` (PlacedTile or PlacementView) at their grid poses."""
+        self.close()
+        self.world = World(self.preset, magnets=self.magnets)
+        self._bodies = []
+        for t in tiles:
+            centre, yaw = physical_pose(t.grid, self.tile_size)
+            self._bodies.append(self.world.add_tile(t.tile, centre, yaw))
+        self.world.step(int(round(0.05 / self.world.time_step)))  # let the contacts seat
 
     def close(self) -> None:
         if self.world is not None:
