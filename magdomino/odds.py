@@ -2,8 +2,15 @@
 
 One **trial** places the tile again with a hand that is not perfect and with tiles that are
 not all alike, in a fresh world, and records the verdict. The odds of a what-if are
-``collapses / (trials - errors)`` with a Wilson 95 % interval. Trials run in local processes
-or on a dask.distributed cluster; every count is the same whatever runs them.
+``collapses / (trials - errors - undecided)`` with a Wilson 95 % interval on that number of
+trials. Trials run in local processes or on a dask.distributed cluster; every count is the
+same whatever runs them.
+
+A trial is a **collapse**, **stood** (everything came to rest), **undecided** (the verdict's
+reason is ``"time limit"``: within the preset's ``collapse.time_limit_s`` nothing fell and
+not everything came to rest) or an **error** (below). Undecided and error trials say
+nothing about the odds: they are counted apart (``undecided``, ``errors``) and left out of
+the denominator, never counted as standing nor as collapsing.
 
 Noise model
 -----------
@@ -39,9 +46,11 @@ Relative factors are ``1 + σ z`` (z standard normal), clipped to at least
 :data:`MIN_FACTOR` so that a mass, a friction or a polarisation never turns negative. The
 preset describes one tile type, so a trial draws one factor per magnet of that tile (applied
 to every tile), one friction factor and one mass factor. Position, yaw and drop noise apply
-to the placed tile of a what-if; with no what-if, to every tile of the structure (each
-spawned where the hand put it, relative to the noisy tiles below) and the structure is
-settled. Every trial draws every number whatever the σ, in a fixed order, so trial ``i``
+to the placed tile of a what-if. With no what-if, position and yaw noise apply to every
+tile of the structure (each spawned where the hand put it, resting on the noisy tiles
+below) and the structure is settled; **drop noise does not apply** there: the tiles are
+spawned all at once, each at rest on those below (or at its file height), and none is
+dropped. Every trial draws every number whatever the σ, in a fixed order, so trial ``i``
 sees the same standard normals for any noise setting (a sweep over a σ uses common random
 numbers and gives a smooth curve).
 
@@ -49,8 +58,10 @@ Determinism
 -----------
 Trial ``i`` uses ``numpy.random.SeedSequence(seed).spawn(n)[i]`` (built directly as
 ``SeedSequence(seed, spawn_key=(i,))``, the same stream), whatever the worker count, the
-chunking or the executor. The nominal structure is settled once in the parent and shipped
-to the workers; each trial builds its own world. With ``precision``, the interval is checked
+chunking or the executor. The nominal structure is settled once in the parent (or given by the caller,
+``settled=``) and shipped to the workers; each trial builds its own world. Before what-ifs
+are tried, the nominal structure must settle: one that collapses, fails or is still moving
+at ``collapse.time_limit_s`` is refused (:func:`check_structure_settled`). With ``precision``, the interval is checked
 after every ``batch`` trials (per what-if), so where a run stops depends only on the seed
 and the batch size.
 
@@ -129,6 +140,9 @@ SWEEP_PARAMS = {
 
 LOG_FORMAT = 1
 
+UNDECIDED_REASON = "time limit"
+"""The verdict reason of a trial that neither settled nor collapsed in time (see the module docstring)."""
+
 
 # -- statistics ---------------------------------------------------------------------------
 
@@ -152,14 +166,15 @@ class WhatIfOdds:
     trials: int
     collapses: int
     errors: int
+    undecided: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
     error_messages: list[str] = field(default_factory=list)
     stopped_by: str = "trials"
 
     @property
     def counted(self) -> int:
-        """Trials that count: all but the errors."""
-        return self.trials - self.errors
+        """Trials that count: all but the errors and the undecided ones."""
+        return self.trials - self.errors - self.undecided
 
     @property
     def p_collapse(self) -> float | None:
@@ -181,6 +196,7 @@ class WhatIfOdds:
             "trials": self.trials,
             "collapses": self.collapses,
             "errors": self.errors,
+            "undecided": self.undecided,
             "p_collapse": self.p_collapse,
             "ci95": list(self.ci95),
             "reasons": dict(sorted(self.reasons.items())),
@@ -247,6 +263,25 @@ class SweepResult:
             ],
         )
         return doc
+
+
+def check_structure_settled(scenario: Scenario, verdict: Verdict, before: str = "the what-ifs") -> None:
+    """Refuse (InputError on ``structure``) a nominal structure that did not settle.
+
+    What-ifs on a structure that collapsed, blew up or was still moving at the preset's
+    ``collapse.time_limit_s`` would measure that structure's own fall, not the placement's.
+    """
+    if verdict.error:
+        why = f"its simulation failed ({verdict.error})"
+    elif verdict.collapsed:
+        culprit = "" if verdict.culprit is None else f", tile {verdict.culprit}"
+        why = f"it collapsed without noise ({verdict.reason}{culprit})"
+    elif not verdict.settled:
+        limit = scenario.preset.collapse.get("time_limit_s")
+        why = "it did not within time_limit_s" + ("" if limit is None else f" ({limit:g} s)")
+    else:
+        return
+    raise InputError(scenario.source, "structure", f"expected a structure that settles before {before}; {why}")
 
 
 # -- noise --------------------------------------------------------------------------------
@@ -352,7 +387,10 @@ def _outcome(verdict: Verdict) -> dict:
 
 
 def _structure_trial(scenario: Scenario, preset: Preset, deltas: np.ndarray) -> Verdict:
-    """Spawn the structure where a noisy hand puts it (``deltas`` (n, 3): dx mm, dy mm, dyaw deg) and settle."""
+    """Spawn the structure where a noisy hand puts it (``deltas`` (n, 3): dx mm, dy mm, dyaw deg) and settle.
+
+    No drop: every tile is spawned at rest on the (noisy) tiles below it, or at its file height.
+    """
     world = World(preset, magnets=scenario.magnets)
     try:
         size = world.size
@@ -689,6 +727,7 @@ def estimate_odds(
     scheduler: str | None = None,
     offset_mm: tuple[float, float] = (0.0, 0.0),
     what_ifs: list[int] | None = None,
+    settled: tuple[np.ndarray, np.ndarray] | None = None,
     _source: str = "odds",
     _log_name: str = "odds.jsonl",
     _log_extra: dict | None = None,
@@ -725,6 +764,15 @@ def estimate_odds(
         Nominal shift of every what-if placement (mm), before noise.
     what_ifs : list of int, optional
         Only these what-ifs (default all; the structure when the scenario has none).
+    settled : (positions (n, 3), quaternions (n, 4)), optional
+        The structure as it settled, if the caller already settled it (and checked it with
+        :func:`check_structure_settled`); else it is settled here. Unused without what-ifs.
+
+    Returns
+    -------
+    OddsResult
+        Per what-if: ``collapses``, ``errors`` and ``undecided`` (time-limit verdicts) of
+        ``trials``; ``p_collapse = collapses / (trials - errors - undecided)``.
     """
     key = _keyname(_source)
     trials = _check_positive_int(trials, _source, "trials", key)
@@ -733,6 +781,8 @@ def estimate_odds(
         _check_positive_int(jobs, _source, "jobs", key)
     if precision is not None and not (isinstance(precision, (int, float)) and 0 < precision <= 0.5):
         raise InputError(_source, key("precision"), f"expected a half-width in (0, 0.5], got {precision!r}")
+    if resume and out_dir is None:
+        raise InputError(_source, key("resume"), f"expected {key('out_dir')} with it (the directory of the run to resume)")
     seed = scenario.seed if seed is None else seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(_source, key("seed"), f"expected a whole number >= 0, got {seed!r}")
@@ -748,12 +798,13 @@ def estimate_odds(
                 raise InputError(_source, key("what_ifs"), f"expected what-if indices in 0..{len(scenario.what_if) - 1}, got {w!r}")
     start = time.perf_counter()
 
-    settled = None
-    if labels != [None]:
+    if labels == [None]:
+        settled = None
+    elif settled is None:
         verdict, settled = settle_structure(scenario)
-        if verdict.collapsed or verdict.error:
-            why = verdict.error or verdict.reason
-            raise InputError(scenario.source, "structure", f"a structure that stands before the what-ifs are tried (without noise it did not: {why})")
+        check_structure_settled(scenario, verdict)
+    else:
+        settled = (np.asarray(settled[0], dtype=float), np.asarray(settled[1], dtype=float))
     job = _Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook)
 
     header = {
@@ -782,7 +833,7 @@ def estimate_odds(
     running: dict = {w: Counter() for w in labels}
     for (w, i), r in records.items():
         if w in running and i < trials:
-            running[w]["errors" if r.get("error") else ("collapses" if r["collapsed"] else "stood")] += 1
+            running[w][_kind(r)] += 1
 
     def on_record(record: dict) -> None:
         k = (record["what_if"], record["trial"])
@@ -793,7 +844,7 @@ def estimate_odds(
             log.write(record)
         if bar is not None:
             c = running[record["what_if"]]
-            c["errors" if record.get("error") else ("collapses" if record["collapsed"] else "stood")] += 1
+            c[_kind(record)] += 1
             bar.update(1)
             bar.set_postfix_str(_running_text(running), refresh=False)
 
@@ -844,9 +895,19 @@ def _chunks(missing: list[tuple[int | None, list[int]]], workers: int) -> list[t
     return [(w, trials[k : k + size]) for w, trials in missing for k in range(0, len(trials), size)]
 
 
+def _kind(record: dict) -> str:
+    """What a trial record counts as: ``errors``, ``collapses``, ``undecided`` or ``stood``."""
+    if record.get("error"):
+        return "errors"
+    if record["collapsed"]:
+        return "collapses"
+    return "undecided" if record.get("reason") == UNDECIDED_REASON else "stood"
+
+
 def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> WhatIfOdds:
     """The odds of ``what_if`` from its trials ``0 .. n-1``."""
     rows = [records[what_if, i] for i in range(n)]
+    kinds = Counter(_kind(r) for r in rows)
     errors = [r for r in rows if r.get("error")]
     reasons = Counter(r["reason"] for r in rows)
     messages = sorted({r["error"] for r in errors})[:5]
@@ -855,8 +916,9 @@ def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> Wh
         what_if=what_if,
         placement=placement,
         trials=n,
-        collapses=sum(1 for r in rows if r["collapsed"] and not r.get("error")),
-        errors=len(errors),
+        collapses=kinds["collapses"],
+        errors=kinds["errors"],
+        undecided=kinds["undecided"],
         reasons=dict(reasons),
         error_messages=messages,
     )

@@ -317,11 +317,16 @@ class _Recorder:
 
 
 def _settled(scenario, settled):
+    """The settled structure a what-if starts from: ``settled`` as given (the caller vouches
+    that it settled), or settled here and refused unless it settles (as ``odds`` does)."""
+    from magdomino.odds import check_structure_settled
     from magdomino.scenario import settle_structure
 
     if settled is not None:
         return None, settled
-    return settle_structure(scenario)
+    verdict, settled = settle_structure(scenario)
+    check_structure_settled(scenario, verdict, before="a what-if is shown")
+    return verdict, settled
 
 
 def _moving(world) -> bool:
@@ -395,7 +400,8 @@ def render_png(scenario, path, width: int = 800, height: int = 600, *, settled=N
         The settled structure, if already known (else it is settled here).
     what_if : int or None
         Draw the construction after this what-if placement instead (where everything came to
-        rest, or lay one second after a collapse).
+        rest, or lay one second after a collapse). A structure that does not settle is
+        refused (InputError on ``structure``).
 
     Returns
     -------
@@ -468,6 +474,9 @@ def render_gif(
     caption: bool = True,
 ):
     """Animate one what-if placement from release to verdict into a GIF file.
+
+    The structure must settle first (else InputError on ``structure``, as ``odds`` refuses);
+    a ``settled`` given by the caller is trusted.
 
     A frame every ``frame_every_s`` of simulated time (10 ms: at 25 frames per second the
     GIF runs 2.5 times slower than life), then at most ``tail_s`` more while anything still

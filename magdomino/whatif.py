@@ -70,7 +70,7 @@ from magdomino.geometry import (
     physical_pose,
     relative_pose,
 )
-from magdomino.odds import WhatIfOdds, estimate_odds, resolve_noise
+from magdomino.odds import WhatIfOdds, check_structure_settled, estimate_odds, resolve_noise
 from magdomino.scenario import Placement, Scenario, settle_structure, target_pose
 from magdomino.tiles import parse_tile, tile
 from magdomino.world import quaternion_yaw, tilt_angles
@@ -436,6 +436,7 @@ class RankedPlacement:
             "trials": o.trials,
             "collapses": o.collapses,
             "errors": o.errors,
+            "undecided": o.undecided,
             "reasons": dict(sorted(o.reasons.items())),
         }
 
@@ -477,7 +478,9 @@ def rank_placements(
     executor, jobs, noise, progress
         As :func:`magdomino.odds.estimate_odds` (``executor="serial"`` runs in this process).
     settled : (positions, quaternions), optional
-        The settled structure, if already known.
+        The settled structure, if already known (the caller vouches that it settled);
+        else it is settled here once, and refused unless it settles. The candidates and
+        every trial start from these same poses.
 
     Returns
     -------
@@ -487,9 +490,7 @@ def rank_placements(
     _check_tile(scenario, tile, _source)
     if settled is None:
         verdict, settled = settle_structure(scenario)
-        if verdict.collapsed or verdict.error:
-            why = verdict.error or verdict.reason
-            raise InputError(scenario.source, "structure", f"a structure that stands before a tile is added (it did not: {why})")
+        check_structure_settled(scenario, verdict)
     candidates = enumerate_placements(scenario, tile, settled, rule=rule, parallel_only=parallel_only, _source=_source)
     if not candidates:
         t = tile if isinstance(tile, tuple) else parse_tile(tile)
@@ -498,7 +499,8 @@ def rank_placements(
                          f"no legal placement of {t[0]}-{t[1]} on this structure under rule {rule}{how}")
     synthetic = replace(scenario, what_if=tuple(c.placement for c in candidates))
     result = estimate_odds(
-        synthetic, trials, seed=seed, executor=executor, jobs=jobs, noise=noise, progress=progress, _source=_source
+        synthetic, trials, seed=seed, executor=executor, jobs=jobs, noise=noise, progress=progress, settled=settled,
+        _source=_source,
     )
     ranked = [RankedPlacement(c, o) for c, o in zip(candidates, result.results)]
     return sorted(ranked, key=_rank_key)

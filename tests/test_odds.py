@@ -304,7 +304,7 @@ def test_cli_odds_and_sweep(cli, tmp_path):
     assert {"version", "seed", "preset", "tile_size_mm", "noise", "results"} <= set(doc)
     assert doc["seed"] == 7 and doc["noise"]["pos_sigma_mm"] == 0.5 and doc["noise"]["drop_mm"] == [0.0, 1.0]
     assert [r["what_if"] for r in doc["results"]] == [0, 1, 2]
-    assert {"what_if", "trials", "collapses", "errors", "p_collapse", "ci95"} <= set(doc["results"][0])
+    assert {"what_if", "trials", "collapses", "errors", "undecided", "p_collapse", "ci95"} <= set(doc["results"][0])
     assert (tmp_path / "o.png").stat().st_size > 1000
     assert len(res.stdout.splitlines()) >= 3 and res.stderr == ""
     res = cli("sweep", STATICS, "--param", "polarization_scale", "--values", "0.5", "1", "--trials", "3", "--jobs", "1",
@@ -340,3 +340,84 @@ def test_cli_out_dir_that_is_a_file_is_one_line_exit_2(tmp_path, capsys):
     assert main(["odds", str(STATICS), "--trials", "2", "--jobs", "1", "--out-dir", str(tmp_path / "f")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--out-dir" in err
+
+
+# -- undecided trials, structures that do not settle, settled poses given -------------------
+
+SHORT_PRESET = (
+    'name = "short"\n[tile]\nsize_mm = [48, 24, 8]\nmass_g = 10\n'
+    # the verdict never calls a settle before 0.05 s: with 0.03 s every verdict is "time limit"
+    "[collapse]\ntime_limit_s = 0.03\nsettle_hold_s = 0.01\n"
+)
+
+
+def _short(tmp_path, what_if=()):
+    (tmp_path / "short.toml").write_text(SHORT_PRESET)
+    return scenario_from_dict(
+        {"preset": "short.toml", "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0]}], "what_if": list(what_if)},
+        source=str(tmp_path / "sc.toml"),
+        base=tmp_path,
+    )
+
+
+def test_undecided_trials_are_neither_collapses_nor_standing(tmp_path):
+    r = estimate_odds(_short(tmp_path), 3, executor="serial").results[0]
+    assert (r.trials, r.collapses, r.errors, r.undecided) == (3, 0, 0, 3)
+    assert r.p_collapse is None and r.ci95 == (0.0, 1.0) and r.reasons == {"time limit": 3}
+    assert r.to_dict()["undecided"] == 3
+
+
+def test_the_denominator_leaves_out_errors_and_undecided(statics):
+    from magdomino.odds import _tally
+
+    kinds = [(True, "shift", None)] * 3 + [(False, "stood", None)] * 5 + [(False, "time limit", None)] * 4
+    kinds += [(False, "error", "numerical blow-up")] * 2
+    records = {(0, i): {"what_if": 0, "trial": i, "collapsed": c, "reason": why, "error": e} for i, (c, why, e) in enumerate(kinds)}
+    r = _tally(statics, 0, records, len(kinds))
+    assert (r.trials, r.collapses, r.errors, r.undecided, r.counted) == (14, 3, 2, 4, 8)
+    assert r.p_collapse == 3 / 8 and r.ci95 == wilson_interval(3, 8)
+
+
+def test_a_structure_that_does_not_settle_is_refused_before_the_what_ifs(tmp_path):
+    sc = _short(tmp_path, [{"pips": [1, 2], "pos_mm": [0, 0]}])
+    with pytest.raises(InputError, match=r"sc\.toml: structure: expected a structure that settles before the what-ifs; "
+                                         r"it did not within time_limit_s"):
+        estimate_odds(sc, 2, executor="serial")
+
+
+def test_a_collapsing_structure_is_refused_before_the_what_ifs():
+    sc = scenario_from_dict(
+        {"preset": "plain", "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [2, 2], "pos_mm": [38, 0]}],
+         "what_if": [{"pips": [1, 3], "pos_mm": [0, 40]}]}
+    )
+    with pytest.raises(InputError, match="structure: expected a structure that settles before the what-ifs; it collapsed"):
+        estimate_odds(sc, 2, executor="serial")
+
+
+def test_structure_trials_ignore_drop_noise_as_documented():
+    import magdomino.odds
+
+    assert "drop noise does not apply" in magdomino.odds.__doc__
+    sc = scenario_from_dict(
+        {"preset": "plain", "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [2, 2], "pos_mm": [20, 0]}]}
+    )
+    low = estimate_odds(sc, 2, executor="serial", noise={"drop_mm": [0, 0]}).to_dict()
+    high = estimate_odds(sc, 2, executor="serial", noise={"drop_mm": [5, 5]}).to_dict()
+    assert low["results"] == high["results"]
+
+
+def test_settled_poses_given_are_used_and_the_structure_not_settled_again(statics, monkeypatch, tmp_path):
+    import magdomino.odds
+    from magdomino.odds import _poses_digest
+    from magdomino.scenario import settle_structure
+
+    _, poses = settle_structure(statics)
+    monkeypatch.setattr(magdomino.odds, "settle_structure", lambda *a, **k: pytest.fail("settled again"))
+    estimate_odds(statics, 2, executor="serial", what_ifs=[SAFE], settled=poses, out_dir=tmp_path)
+    header = json.loads((tmp_path / "odds.jsonl").read_text().splitlines()[0])
+    assert header["settled_sha256"] == _poses_digest(poses)
+
+
+def test_resume_without_out_dir_is_refused(statics):
+    with pytest.raises(InputError, match="resume: expected out_dir with it"):
+        estimate_odds(statics, 2, executor="serial", resume=True)

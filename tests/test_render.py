@@ -138,3 +138,21 @@ def test_render_command(tmp_path, cli):
     assert "what-if 0 COLLAPSED" in done.stdout and Image.open(gif).n_frames > 3
     bad = cli("render", scenario, "--out", tmp_path / "two.jpg")
     assert bad.returncode == 2 and "expected a .png or .gif" in bad.stderr and "Traceback" not in bad.stderr
+
+
+FALLEN = plain(
+    [{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [2, 2], "pos_mm": [38, 0]}],  # 14 mm beyond the edge: falls by itself
+    [{"pips": [1, 3], "pos_mm": [0, 40]}],
+)
+
+
+def test_what_ifs_on_a_structure_that_collapsed_are_refused(tmp_path):
+    says = "structure: expected a structure that settles before a what-if is shown; it collapsed"
+    with pytest.raises(InputError, match=says):
+        render_gif(FALLEN, tmp_path / "x.gif", what_if=0, width=64, height=64)
+    with pytest.raises(InputError, match=says):
+        render_image(FALLEN, width=64, height=64, what_if=0)
+    assert not (tmp_path / "x.gif").exists()
+    image, verdict = render_image(FALLEN, width=64, height=64)  # the structure alone is drawn as it fell
+    assert verdict.collapsed and image.shape == (64, 64, 3)
+

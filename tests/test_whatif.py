@@ -189,3 +189,50 @@ def test_cli_ranks_writes_json_and_plot(cli, tmp_path):
     ps = [c["p_collapse"] for c in doc["candidates"]]
     assert ps == sorted(ps) and doc["tile"] == [2, 4]
     assert png.stat().st_size > 5000
+
+
+def _one_tile(preset="plain", base=None):
+    from magdomino.scenario import scenario_from_dict
+
+    return scenario_from_dict(
+        {"preset": preset, "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0]}]}, source="one.toml", base=base
+    )
+
+
+def test_the_structure_is_settled_once_and_the_same_poses_reach_the_trials(monkeypatch):
+    import magdomino.odds
+    import magdomino.whatif
+
+    sc = _one_tile()
+    settles, given = [], []
+    real_settle, real_estimate = magdomino.whatif.settle_structure, magdomino.whatif.estimate_odds
+
+    def counted_settle(*a, **k):
+        settles.append(1)
+        return real_settle(*a, **k)
+
+    def spy_estimate(*a, **k):
+        given.append(k.get("settled"))
+        return real_estimate(*a, **k)
+
+    monkeypatch.setattr(magdomino.whatif, "settle_structure", counted_settle)
+    monkeypatch.setattr(magdomino.whatif, "estimate_odds", spy_estimate)
+    monkeypatch.setattr(magdomino.odds, "settle_structure", lambda *a, **k: pytest.fail("estimate_odds settled it again"))
+    ranked = rank_placements(sc, (1, 2), 1, rule="defi", executor="serial")
+    assert settles == [1] and ranked and given[-1] is not None
+    # poses given by the caller: not settled again, and both the candidates and the trials use them
+    _, poses = real_settle(sc)
+    shifted = (poses[0] + [0.002, 0.0, 0.0], poses[1])
+    again = rank_placements(sc, (1, 2), 1, rule="defi", executor="serial", settled=shifted)
+    assert settles == [1] and given[-1] is shifted
+    xs = sorted(r.candidate.pos_mm[0] for r in ranked)
+    assert sorted(r.candidate.pos_mm[0] for r in again) == pytest.approx([x + 2.0 for x in xs], abs=0.05)
+
+
+def test_a_structure_that_does_not_settle_is_refused(tmp_path):
+    (tmp_path / "short.toml").write_text(
+        'name = "short"\n[tile]\nsize_mm = [48, 24, 8]\nmass_g = 10\n[collapse]\ntime_limit_s = 0.03\nsettle_hold_s = 0.01\n'
+    )
+    with pytest.raises(InputError, match="one.toml: structure: expected a structure that settles before the what-ifs; it did not"):
+        rank_placements(_one_tile("short.toml", tmp_path), (1, 2), 1, executor="serial")
+
