@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -30,6 +31,27 @@ def _write_json(path: str, document: dict) -> None:
         Path(path).write_text(text)
     except OSError as exc:
         raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
+
+
+def _check_output(path, flag: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: its directory must
+    exist and be writable (a long run must not find out at its end)."""
+    if path is None or (flag == "--json" and path == "-"):
+        return
+    p = Path(path)
+    parent = p.parent
+    if p.is_dir():
+        raise InputError("command line", flag, f"expected a file to write, got the directory {path}")
+    if not parent.is_dir():
+        raise InputError("command line", flag, f"expected a file in an existing directory, got {path} ({parent} does not exist)")
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise InputError("command line", flag, f"expected a file that can be written, got {path} (permission denied)")
+
+
+def _check_outputs(args, *flags: str) -> None:
+    """:func:`_check_output` for each ``--flag`` of ``args``."""
+    for flag in flags:
+        _check_output(getattr(args, flag[2:].replace("-", "_")), flag)
 
 
 # -- presets -----------------------------------------------------------------------------
@@ -86,6 +108,7 @@ def _verdict_line(v) -> str:
 def _cmd_simulate(args) -> int:
     from magdomino.scenario import load_scenario, simulate
 
+    _check_outputs(args, "--json", "--gif", "--plot")
     scenario = load_scenario(args.scenario)
     result = simulate(scenario, gui=args.gui, trace=bool(args.plot))
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
@@ -97,16 +120,18 @@ def _cmd_simulate(args) -> int:
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
         _write_json(args.json, result.to_dict())
-    if args.gif:
+    if args.plot:
+        _simulate_plot(scenario, result, args.plot)
+    if args.gif and scenario.what_if:
+        from magdomino.odds import check_structure_settled
         from magdomino.render import render_gif
 
+        check_structure_settled(scenario, result.structure, before="a what-if is animated (--gif)")
         for i in range(len(scenario.what_if)):
             out = Path(args.gif)
             path = out.with_name(f"{out.stem}-{i}{out.suffix or '.gif'}")
             render_gif(scenario, path, what_if=i, settled=result.settled_poses)
             print(f"  wrote {path}")
-    if args.plot:
-        _simulate_plot(scenario, result, args.plot)
     return 0
 
 
@@ -138,28 +163,56 @@ def _add_simulate(sub) -> None:
 # -- play --------------------------------------------------------------------------------
 
 
+_PLAY_FLAGS = {
+    "rule": "--rule",
+    "players": "--players",
+    "seed": "--seed",
+    "variant": "--variant",
+    "deals": "--deals",
+    "max_placements": "--max-placements",
+    "player_kinds": "--player",
+}
+"""The game's option names (as :class:`magdomino.rules.game.Game` reports them) and their flags."""
+
+
 def _cmd_play(args) -> int:
     from magdomino.rules import format_record, play_game
 
+    _check_outputs(args, "--json")
+    if args.deals < 1:
+        raise InputError("command line", "--deals", f"expected a whole number of deals > 0, got {args.deals}")
+    if args.max_placements is not None and args.max_placements < 1:
+        raise InputError("command line", "--max-placements", f"expected a whole number > 0, got {args.max_placements}")
+    if args.seed < 0:
+        raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
     physics = None
     if args.physics == "pybullet":
         from magdomino.rules.physics import PybulletAdjudicator
 
         physics = PybulletAdjudicator(args.preset, magnets=not args.no_magnets)
-    record = play_game(
-        args.rule,
-        args.players,
-        seed=args.seed,
-        physics=physics,
-        variant=args.variant,
-        kids=args.kids,
-        deals=args.deals,
-        player_kinds=args.player,
-        parallel_only=not args.perpendicular,
-        max_placements=args.max_placements if args.max_placements else (300 if physics is not None else None),
-    )
-    if physics is not None:
-        physics.close()
+    max_placements = args.max_placements
+    if max_placements is None and physics is not None:
+        max_placements = 300
+    try:
+        record = play_game(
+            args.rule,
+            args.players,
+            seed=args.seed,
+            physics=physics,
+            variant=args.variant,
+            kids=args.kids,
+            deals=args.deals,
+            player_kinds=args.player,
+            parallel_only=not args.perpendicular,
+            max_placements=max_placements,
+        )
+    except InputError as exc:  # the game names its options; the user typed flags
+        if exc.source == "command line" and exc.key in _PLAY_FLAGS:
+            raise InputError("command line", _PLAY_FLAGS[exc.key], exc.expected) from None
+        raise
+    finally:
+        if physics is not None:
+            physics.close()
     print(format_record(record))
     if args.json:
         _write_json(args.json, record)
@@ -181,7 +234,7 @@ def _add_play(sub) -> None:
     p.add_argument(
         "--max-placements",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
         help="end a deal after N placements, scored as blocked (default: 300 with physics, no limit without)",
     )
@@ -206,6 +259,8 @@ def _non_negative(text: str) -> float:
 
 
 def _odds_settings(args) -> dict:
+    if args.resume and args.out_dir is None:
+        raise InputError("command line", "--resume", "expected --out-dir with it (the directory of the run to resume)")
     noise = {k: getattr(args, k) for k in _NOISE_FLAGS if getattr(args, k) is not None}
     if args.drop_mm is not None:
         noise["drop_mm"] = list(args.drop_mm)
@@ -232,7 +287,7 @@ def _odds_line(r) -> str:
     label = "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
     lo, hi = r.ci95
     p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
-    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors"
+    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided"
     if r.stopped_by == "precision":
         line += " (precision reached)"
     if r.error_messages:
@@ -244,6 +299,7 @@ def _cmd_odds(args) -> int:
     from magdomino.odds import estimate_odds
     from magdomino.scenario import load_scenario
 
+    _check_outputs(args, "--json", "--plot")
     scenario = load_scenario(args.scenario)
     result = estimate_odds(scenario, args.trials, **_odds_settings(args))
     out = sys.stderr if args.json == "-" else sys.stdout
@@ -290,6 +346,7 @@ def _cmd_sweep(args) -> int:
     from magdomino.odds import sweep
     from magdomino.scenario import load_scenario
 
+    _check_outputs(args, "--json", "--plot")
     scenario = load_scenario(args.scenario)
     result = sweep(scenario, args.param, args.values, args.trials, **_odds_settings(args))
     out = sys.stderr if args.json == "-" else sys.stdout
@@ -340,6 +397,7 @@ def _cmd_render(args) -> int:
     suffix = Path(args.out).suffix.lower()
     if suffix not in (".png", ".gif"):
         raise InputError("command line", "--out", f"expected a .png or .gif file, got {args.out!r}")
+    _check_outputs(args, "--out")
     width, height = parse_size(args.size)
     scenario = load_scenario(args.scenario)
     if suffix == ".gif":
@@ -371,6 +429,7 @@ def _cmd_whatif(args) -> int:
     from magdomino.tiles import parse_tile
     from magdomino.whatif import rank_placements, whatif_document
 
+    _check_outputs(args, "--json", "--plot")
     tile = parse_tile(args.tile, "command line", "--tile")
     scenario = load_scenario(args.scenario)
     if args.trials is not None and args.trials <= 0:
@@ -400,8 +459,8 @@ def _cmd_whatif(args) -> int:
         x, y, z = c.pos_mm
         where = f"({x:.1f}, {y:.1f}, {z:.1f}) mm, yaw {c.placement.yaw_deg:.0f}"
         line = f"  {k:2d}. {c.describe():<{width}}  p = {p}  [{lo:.3f}, {hi:.3f}]  {where}"
-        if r.odds.errors:
-            line += f"  ({r.odds.errors} errors)"
+        if r.odds.errors or r.odds.undecided:
+            line += f"  ({r.odds.errors} errors, {r.odds.undecided} undecided)"
         print(line, file=out)
     if args.json:
         _write_json(args.json, document)

@@ -305,6 +305,7 @@ def test_cli_odds_and_sweep(cli, tmp_path):
     assert doc["seed"] == 7 and doc["noise"]["pos_sigma_mm"] == 0.5 and doc["noise"]["drop_mm"] == [0.0, 1.0]
     assert [r["what_if"] for r in doc["results"]] == [0, 1, 2]
     assert {"what_if", "trials", "collapses", "errors", "undecided", "p_collapse", "ci95"} <= set(doc["results"][0])
+    assert "6 trials, 0 collapses, 0 errors, 0 undecided" in res.stdout
     assert (tmp_path / "o.png").stat().st_size > 1000
     assert len(res.stdout.splitlines()) >= 3 and res.stderr == ""
     res = cli("sweep", STATICS, "--param", "polarization_scale", "--values", "0.5", "1", "--trials", "3", "--jobs", "1",

@@ -156,3 +156,15 @@ def test_what_ifs_on_a_structure_that_collapsed_are_refused(tmp_path):
     image, verdict = render_image(FALLEN, width=64, height=64)  # the structure alone is drawn as it fell
     assert verdict.collapsed and image.shape == (64, 64, 3)
 
+
+def test_render_command_refuses_a_collapsed_structure_and_an_unwritable_out(tmp_path, cli):
+    scenario = tmp_path / "fallen.toml"
+    scenario.write_text(
+        'preset = "plain"\n[[structure]]\npips = [1, 1]\npos_mm = [0, 0]\n[[structure]]\npips = [2, 2]\npos_mm = [38, 0]\n'
+        '[[what_if]]\npips = [1, 3]\npos_mm = [0, 40]\n'
+    )
+    done = cli("render", scenario, "--out", tmp_path / "f.gif", "--size", "64x64")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "fallen.toml: structure: expected a structure that settles" in done.stderr
+    done = cli("render", scenario, "--out", tmp_path / "no" / "f.png")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--out: expected a file in an existing directory" in done.stderr

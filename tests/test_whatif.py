@@ -236,3 +236,9 @@ def test_a_structure_that_does_not_settle_is_refused(tmp_path):
     with pytest.raises(InputError, match="one.toml: structure: expected a structure that settles before the what-ifs; it did not"):
         rank_placements(_one_tile("short.toml", tmp_path), (1, 2), 1, executor="serial")
 
+
+def test_unwritable_outputs_are_refused_before_the_run(cli, tmp_path):
+    for flag in ("--json", "--plot"):
+        r = cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--trials", "1", flag, tmp_path / "nowhere" / "w.out")
+        assert r.returncode == 2 and f"{flag}: expected a file in an existing directory" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
