@@ -90,7 +90,7 @@ def _add_presets(sub) -> None:
 
 def _verdict_line(v) -> str:
     if v is None:
-        return "not tried (the structure did not stand)"
+        return "not tried (the structure did not stand or settle)"
     if v.error:
         return f"ERROR     {v.error}"
     if v.collapsed:

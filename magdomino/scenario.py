@@ -331,7 +331,8 @@ class SimulationResult:
         for placement, verdict in zip(sc.what_if, self.what_if):
             entry = {"placement": placement.describe()}
             if verdict is None:
-                entry.update(collapsed=None, reason="not tried: the structure did not stand", settled=False)
+                why = "did not stand" if self.structure.collapsed or self.structure.error else "did not settle"
+                entry.update(collapsed=None, reason=f"not tried: the structure {why}", settled=False)
             else:
                 entry.update(verdict.to_dict())
             what_ifs.append(entry)
@@ -513,7 +514,7 @@ def simulate(scenario: Scenario, *, gui: bool = False, trace: bool = False) -> S
     outcomes: list[Verdict | None] = []
     traces: list[list | None] = []
     for placement in scenario.what_if:
-        if verdict.collapsed or verdict.error:
+        if verdict.collapsed or verdict.error or not verdict.settled:  # nothing to build on
             outcomes.append(None)
             traces.append(None)
         else:
