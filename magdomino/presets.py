@@ -276,15 +276,21 @@ def load_preset(name_or_path: str | Path, relative_to: Path | None = None) -> Pr
         Unknown name, missing file, TOML syntax error, or any bad key.
     """
     path = resolve_preset_path(name_or_path, relative_to)
+    return preset_from_dict(read_toml(path, "preset"), source=str(path))
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """The data of a TOML file; InputError naming the file when it cannot be read as one."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(str(path), "", f"no such {what} file") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), "", f"not valid TOML ({exc})") from None
     except UnicodeDecodeError:
         raise InputError(str(path), "", "expected UTF-8 text (a TOML file); this is not text") from None
     except OSError as exc:
         raise InputError(str(path), "", f"cannot read ({exc.strerror})") from None
-    return preset_from_dict(data, source=str(path))
 
 
 def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:

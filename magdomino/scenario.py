@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 import time
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,7 +46,7 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.geometry import footprints_overlap
-from magdomino.presets import Preset, check_number, load_preset
+from magdomino.presets import Preset, check_number, load_preset, read_toml
 from magdomino.tiles import tile
 from magdomino.verdict import Verdict, settle
 from magdomino.world import World, quaternion_yaw, yaw_quaternion
@@ -114,17 +113,7 @@ class Scenario:
 def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file; InputError (file, key, expected) when it is wrong."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(str(path), "", "no such scenario file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(path), "", f"not valid TOML ({exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(str(path), "", "expected UTF-8 text (a TOML file); this is not text") from None
-    except OSError as exc:
-        raise InputError(str(path), "", f"cannot read ({exc.strerror})") from None
-    return scenario_from_dict(data, source=str(path), base=path.parent)
+    return scenario_from_dict(read_toml(path, "scenario"), source=str(path), base=path.parent)
 
 
 def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None = None) -> Scenario:
