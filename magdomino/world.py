@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from magdomino.errors import InputError
 from magdomino.presets import Preset, colour_rgb
 from magdomino.tiles import colour_of, tile, tile_mesh, tile_uv_mesh
 
@@ -127,6 +128,9 @@ class World:
     """
 
     def __init__(self, preset: Preset, *, magnets: bool = True, gui: bool = False, visuals: bool | None = None):
+        if gui and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            # PyBullet's GUI would exit the process from C without a word.
+            raise InputError("command line", "--gui", "a display for PyBullet's window (DISPLAY is not set); drop --gui to run headless")
         with _quiet_c_output():
             import pybullet
             from pybullet_utils.bullet_client import BulletClient

@@ -368,3 +368,17 @@ def test_a_missed_placement_stops_at_contact_and_never_starts_inside_a_tile():
     _, settled = settle_structure(sc)
     v = try_placement(sc, settled, sc.what_if[0], offset_mm=(-3.0, 0.0))
     assert not v.collapsed and v.max_shift_mm < 0.5
+
+
+def test_gui_without_a_display_is_one_line_not_a_silent_exit():
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    res = subprocess.run(
+        [sys.executable, "-m", "magdomino", "simulate", "scenarios/demo.toml", "--gui"],
+        capture_output=True, text=True, env=env, cwd=os.path.dirname(os.path.dirname(__file__)), timeout=120,
+    )
+    assert res.returncode == 2
+    assert res.stderr.strip().startswith("magdomino: command line: --gui: a display")
