@@ -153,7 +153,10 @@ def settle(
     touched_before = world.touches_table() if table_contacts is None else np.asarray(table_contacts, dtype=bool)
     lifted = [i for i in watched if not touched_before[i]]
     if placed is not None:
-        rest_p, rest_q = (world.poses()[0][placed], world.poses()[1][placed]) if placed_rest is None else placed_rest
+        if placed_rest is None:
+            now_p, now_q = world.poses()
+            placed_rest = (now_p[placed], now_q[placed])
+        rest_p, rest_q = placed_rest
         rest_p = np.asarray(rest_p, dtype=float)
         rest_q = np.asarray(rest_q, dtype=float)
         placed_on_table = rest_p[2] < 0.75 * world.size[2]
@@ -205,7 +208,7 @@ def settle(
             break
 
     positions, quats = world.poses()
-    judged = [i for i in watched + ([placed] if placed is not None else [])]
+    judged = watched + ([placed] if placed is not None else [])
     shifts = np.zeros(len(world.tiles))
     tilts = np.zeros(len(world.tiles))
     if watched and error is None:

@@ -171,7 +171,7 @@ class World:
             self._cache = CachedWrenches(
                 self._magnets, float(solver["magnet_update_mm"]) / 1000, math.radians(float(solver["magnet_update_deg"]))
             )
-        self._wrench_poses = None  # None: tiles were added, removed or moved by hand (reset the cache)
+        self._tiles_changed = True  # tiles were added, removed or moved by hand: reset the magnet cache
         self._live = []  # bodies of the tiles in the world
         self._applied = None  # (index in _live, body) of the tiles that get a wrench
         self._pushed = []  # (body, force, at, torque) applied before each step
@@ -270,7 +270,7 @@ class World:
         if velocity is not None:
             self.client.resetBaseVelocity(body, list(map(float, velocity)), [0.0, 0.0, 0.0])
         self.tiles.append(TileBody(body, (int(pips[0]), int(pips[1])), fixed))
-        self._wrench_poses = None
+        self._tiles_changed = True
         return len(self.tiles) - 1
 
     def remove_tile(self, index: int) -> None:
@@ -279,7 +279,7 @@ class World:
         if tb.body >= 0:
             self.client.removeBody(tb.body)
         self.tiles[index] = TileBody(-1, tb.pips, tb.fixed)
-        self._wrench_poses = None
+        self._tiles_changed = True
 
     def set_pose(self, index: int, position, orientation) -> None:
         """Teleport a tile (for set-up only; placements are motions, see :meth:`drop`)."""
@@ -287,7 +287,7 @@ class World:
             self.tiles[index].body, list(map(float, position)), list(map(float, orientation))
         )
         self.client.resetBaseVelocity(self.tiles[index].body, [0, 0, 0], [0, 0, 0])
-        self._wrench_poses = None
+        self._tiles_changed = True
 
     # -- reading ----------------------------------------------------------------------
 
@@ -372,18 +372,18 @@ class World:
         noticed within that many steps (1 ms at the defaults), in which it moves by a few
         micrometres: the wrenches it feels are those of the cache's bound plus that.
         """
-        if self._idle_left > 0 and self._applied is not None and self._wrench_poses is True:
+        if self._idle_left > 0 and self._applied is not None and not self._tiles_changed:
             self._idle_left -= 1
             self._push_wrenches()
             return
         cache = self._cache
         self.magnet_checks += 1
-        if self._wrench_poses is None:  # tiles added, removed or teleported: start afresh
+        if self._tiles_changed:  # tiles added, removed or teleported: start afresh
             cache.reset()
             self._applied = None
             self._last_flat = None
             self._live = [t.body for t in self.tiles if t.body >= 0]
-            self._wrench_poses = True
+            self._tiles_changed = False
         pb = self._pb
         cid = self.client._client
         live = self._live
