@@ -2,12 +2,12 @@
 
 Layers, bottom to top (a module never imports from a layer above it):
 
-- math: :mod:`magdomino.magnets`, :mod:`magdomino.geometry`
-- model: :mod:`magdomino.tiles`, :mod:`magdomino.presets`
-- physics: :mod:`magdomino.world`, :mod:`magdomino.verdict`
-- studies: :mod:`magdomino.scenario`, :mod:`magdomino.odds`
-- games: :mod:`magdomino.rules`, :mod:`magdomino.players`
-- faces: :mod:`magdomino.cli`, :mod:`magdomino.plots`, :mod:`magdomino.render`
+- math: :mod:`magdomino.maths.magnets`, :mod:`magdomino.maths.geometry`
+- model: :mod:`magdomino.model.tiles`, :mod:`magdomino.model.presets`
+- physics: :mod:`magdomino.physics.world`, :mod:`magdomino.physics.verdict`
+- studies: :mod:`magdomino.studies.scenario`, :mod:`magdomino.studies.odds`
+- games: :mod:`magdomino.games`, :mod:`magdomino.games.players`
+- faces: :mod:`magdomino.faces.cli`, :mod:`magdomino.faces.plots`, :mod:`magdomino.faces.render`
 
 ``import magdomino`` stays light: submodules are imported where used.
 """

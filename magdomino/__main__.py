@@ -1,3 +1,3 @@
-from magdomino.cli import main
+from magdomino.faces.cli import main
 
 raise SystemExit(main())

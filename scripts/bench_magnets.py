@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from magdomino.magnets import CachedWrenches, Magnet, TileMagnets, force_between  # noqa: E402
+from magdomino.maths.magnets import CachedWrenches, Magnet, TileMagnets, force_between  # noqa: E402
 
 N_TILES = 28
 SIZE = (0.048, 0.024, 0.008)
@@ -28,7 +28,7 @@ MASS = 0.010
 def _standard_specs():
     """The standard preset's magnets, or the same built by hand if presets break."""
     try:
-        from magdomino.presets import load_preset
+        from magdomino.model.presets import load_preset
 
         preset = load_preset("standard")
         return preset.tile.magnets, tuple(float(v) for v in preset.tile.size), float(preset.tile.mass)

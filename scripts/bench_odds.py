@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
 
 
 def _timed(scenario, trials: int, jobs: int) -> tuple[float, dict]:
-    from magdomino.odds import estimate_odds
+    from magdomino.studies.odds import estimate_odds
 
     t0 = time.perf_counter()
     result = estimate_odds(scenario, trials, jobs=jobs)
@@ -35,7 +35,7 @@ def _machine(jobs: int, tasks: int) -> float:
     what the machine itself gives for a second worker right now, with no simulation in it."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from magdomino.odds import _mp_context
+    from magdomino.studies.odds import _mp_context
 
     with ProcessPoolExecutor(jobs, mp_context=_mp_context()) as pool:
         list(pool.map(sum, [range(10)] * jobs))  # workers up before the clock starts
@@ -45,7 +45,7 @@ def _machine(jobs: int, tasks: int) -> float:
 
 
 def run(quick: bool) -> dict[str, float]:
-    from magdomino.scenario import load_scenario
+    from magdomino.studies.scenario import load_scenario
 
     scenario = load_scenario(ROOT / "scenarios" / "odds_statics.toml")
     trials = 40 if quick else 150  # per what-if: 3 x 150 trials, about 12 s on one core

@@ -32,8 +32,8 @@ def _dominoes():
 
 
 def _ours(seconds: float, start_seed: int) -> tuple[int, float]:
-    from magdomino.players import RandomPlayer
-    from magdomino.rules import CHANCE, DEAL, TERMINAL, Game
+    from magdomino.games.players import RandomPlayer
+    from magdomino.games import CHANCE, DEAL, TERMINAL, Game
 
     player = RandomPlayer(start_seed)
     games = 0

@@ -21,9 +21,9 @@ import time
 
 import numpy as np
 
-from magdomino.presets import load_preset
-from magdomino.verdict import settle
-from magdomino.world import World, tilt_angles
+from magdomino.model.presets import load_preset
+from magdomino.physics.verdict import settle
+from magdomino.physics.world import World, tilt_angles
 
 H = 0.008
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from magdomino.render import render_gif, render_image
-from magdomino.scenario import load_scenario
+from magdomino.faces.render import render_gif, render_image
+from magdomino.studies.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,0 +1,508 @@
+"""The ``magdomino`` command line.
+
+Every command shares one error path: bad input raises :class:`~magdomino.errors.InputError`,
+printed as one line on stderr with exit status 2 (never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from magdomino.errors import InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors go through the same one-line, exit-2 path."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        raise InputError("command line", "", message)
+
+
+def _write_json(path: str, document: dict) -> None:
+    text = json.dumps(document, indent=2) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
+
+
+def _check_output(path, flag: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: its directory must
+    exist and be writable (a long run must not find out at its end)."""
+    if path is None or (flag == "--json" and path == "-"):
+        return
+    p = Path(path)
+    parent = p.parent
+    if p.is_dir():
+        raise InputError("command line", flag, f"expected a file to write, got the directory {path}")
+    if not parent.is_dir():
+        raise InputError("command line", flag, f"expected a file in an existing directory, got {path} ({parent} does not exist)")
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise InputError("command line", flag, f"expected a file that can be written, got {path} (permission denied)")
+
+
+def _check_outputs(args, *flags: str) -> None:
+    """:func:`_check_output` for each ``--flag`` of ``args``."""
+    for flag in flags:
+        _check_output(getattr(args, flag[2:].replace("-", "_")), flag)
+
+
+# -- presets -----------------------------------------------------------------------------
+
+
+def _cmd_presets(args) -> int:
+    from magdomino.model.presets import load_preset, preset_names
+
+    if args.name is None:
+        for name in preset_names():
+            preset = load_preset(name)
+            magnets = preset.tile.magnets
+            if magnets:
+                m = magnets[0]
+                size = "x".join(f"{v * 1000:g}" for v in m.dimensions)
+                kind = "free " if m.free else ""
+                what = f"{len(magnets)} {kind}{m.shape} {size} mm, J = {m.polarization:g} T"
+            else:
+                what = "no magnets"
+            size_mm = "x".join(f"{v:g}" for v in preset.size_mm)
+            print(f"{name:<10} {size_mm} mm, {preset.tile.mass * 1000:g} g, {what}")
+        return 0
+    preset = load_preset(args.name)
+    print(json.dumps(preset.to_dict(), indent=2))
+    return 0
+
+
+def _add_presets(sub) -> None:
+    p = sub.add_parser("presets", help="list the physical presets, or print one as JSON")
+    p.add_argument("name", nargs="?", help="a bundled preset name or a path to a preset .toml")
+    p.set_defaults(func=_cmd_presets)
+
+
+# -- simulate ----------------------------------------------------------------------------
+
+
+def _verdict_line(v) -> str:
+    if v is None:
+        return "not tried (the structure did not stand or settle)"
+    if v.error:
+        return f"ERROR     {v.error}"
+    if v.collapsed:
+        what = f"COLLAPSED ({v.reason}, tile {v.culprit})"
+    elif v.settled:
+        what = "stood"
+    else:
+        what = f"undecided ({v.reason})"
+    return (
+        f"{what:<28} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
+        f"{v.sim_time_s:5.2f} s simulated, {v.wall_time_s:5.2f} s wall"
+    )
+
+
+def _cmd_simulate(args) -> int:
+    from magdomino.studies.scenario import load_scenario, simulate
+
+    _check_outputs(args, "--json", "--gif", "--plot")
+    scenario = load_scenario(args.scenario)
+    result = simulate(scenario, gui=args.gui, trace=bool(args.plot))
+    magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
+    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}")
+    labels = ["structure"] + [f"what-if {i}: {p.describe()}" for i, p in enumerate(scenario.what_if)]
+    width = max(len(label) for label in labels)
+    for label, verdict in zip(labels, [result.structure, *result.what_if]):
+        print(f"  {label:<{width}}  {_verdict_line(verdict)}")
+    print(f"  total {result.wall_time_s:.2f} s")
+    if args.json:
+        _write_json(args.json, result.to_dict())
+    if args.plot:
+        _simulate_plot(scenario, result, args.plot)
+    if args.gif and scenario.what_if:
+        from magdomino.studies.odds import check_structure_settled
+        from magdomino.faces.render import render_gif
+
+        check_structure_settled(scenario, result.structure, before="a what-if is animated (--gif)")
+        for i in range(len(scenario.what_if)):
+            out = Path(args.gif)
+            path = out.with_name(f"{out.stem}-{i}{out.suffix or '.gif'}")
+            render_gif(scenario, path, what_if=i, settled=result.settled_poses)
+            print(f"  wrote {path}")
+    return 0
+
+
+def _simulate_plot(scenario, result, path) -> None:
+    from magdomino.faces.plots import simulation_figure
+
+    traces = [
+        (f"what-if {i}: {verdict.reason}", series)
+        for i, (verdict, series) in enumerate(zip(result.what_if, result.traces))
+        if verdict is not None
+    ]
+    positions, quats = result.settled_poses
+    title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {result.structure.reason}"
+    wrote = simulation_figure(positions, quats, [pl.pips for pl in scenario.structure], scenario.preset, traces, path,
+                              thresholds=result.structure.thresholds, title=title)
+    print(f"  wrote {wrote}")
+
+
+def _add_simulate(sub) -> None:
+    p = sub.add_parser("simulate", help="settle a scenario's structure and try each what-if placement")
+    p.add_argument("scenario", help="a scenario .toml file")
+    p.add_argument("--json", metavar="OUT", help="write the verdicts as JSON ('-' for stdout)")
+    p.add_argument("--gui", action="store_true", help="watch in PyBullet's window (needs a display)")
+    p.add_argument("--gif", metavar="FILE.gif", help="animate every what-if (FILE-0.gif, FILE-1.gif, ...)")
+    p.add_argument("--plot", metavar="FILE.png", help="side and top views of the settled structure, shift and tilt over time of each what-if")
+    p.set_defaults(func=_cmd_simulate)
+
+
+# -- play --------------------------------------------------------------------------------
+
+
+_PLAY_FLAGS = {
+    "rule": "--rule",
+    "players": "--players",
+    "seed": "--seed",
+    "variant": "--variant",
+    "deals": "--deals",
+    "max_placements": "--max-placements",
+    "player_kinds": "--player",
+}
+"""The game's option names (as :class:`magdomino.games.game.Game` reports them) and their flags."""
+
+
+def _cmd_play(args) -> int:
+    from magdomino.games import format_record, play_game
+
+    _check_outputs(args, "--json")
+    if args.deals < 1:
+        raise InputError("command line", "--deals", f"expected a whole number of deals > 0, got {args.deals}")
+    if args.max_placements is not None and args.max_placements < 1:
+        raise InputError("command line", "--max-placements", f"expected a whole number > 0, got {args.max_placements}")
+    if args.seed < 0:
+        raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
+    physics = None
+    if args.physics == "pybullet":
+        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+
+        physics = PybulletAdjudicator(args.preset, magnets=not args.no_magnets)
+    max_placements = args.max_placements
+    if max_placements is None and physics is not None:
+        max_placements = 300
+    try:
+        record = play_game(
+            args.rule,
+            args.players,
+            seed=args.seed,
+            physics=physics,
+            variant=args.variant,
+            kids=args.kids,
+            deals=args.deals,
+            player_kinds=args.player,
+            parallel_only=not args.perpendicular,
+            max_placements=max_placements,
+        )
+    except InputError as exc:  # the game names its options; the user typed flags
+        if exc.source == "command line" and exc.key in _PLAY_FLAGS:
+            raise InputError("command line", _PLAY_FLAGS[exc.key], exc.expected) from None
+        raise
+    finally:
+        if physics is not None:
+            physics.close()
+    print(format_record(record))
+    if args.json:
+        _write_json(args.json, record)
+    return 0
+
+
+def _add_play(sub) -> None:
+    p = sub.add_parser("play", help="play a whole game of one rule, adjudicated by physics or not")
+    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce"])
+    p.add_argument("--players", type=int, required=True, choices=[2, 3, 4])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--physics", choices=["pybullet", "none"], default="none", help="who decides collapses (default none)")
+    p.add_argument("--preset", default="standard", help="physical preset for --physics pybullet")
+    p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
+    p.add_argument("--variant", choices=["extremities"], help="Défi magnétique: place on extremities only")
+    p.add_argument("--perpendicular", action="store_true", help="allow perpendicular tower placements")
+    p.add_argument("--kids", action="store_true", help="count tiles instead of pips")
+    p.add_argument("--deals", type=int, default=1, help="a match of N deals")
+    p.add_argument(
+        "--max-placements",
+        type=int,
+        default=None,
+        metavar="N",
+        help="end a deal after N placements, scored as blocked (default: 300 with physics, no limit without)",
+    )
+    p.add_argument("--player", default="random", choices=["random", "greedy"], help="every seat's player")
+    p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
+    p.set_defaults(func=_cmd_play)
+
+
+# -- odds and sweep ----------------------------------------------------------------------
+
+_NOISE_FLAGS = ["pos_sigma_mm", "yaw_sigma_deg", "polarization_rel_sigma", "friction_rel_sigma", "mass_rel_sigma"]
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text}")
+    return value
+
+
+def _odds_settings(args) -> dict:
+    if args.resume and args.out_dir is None:
+        raise InputError("command line", "--resume", "expected --out-dir with it (the directory of the run to resume)")
+    noise = {k: getattr(args, k) for k in _NOISE_FLAGS if getattr(args, k) is not None}
+    if args.drop_mm is not None:
+        noise["drop_mm"] = list(args.drop_mm)
+    return dict(
+        seed=args.seed, jobs=args.jobs, scheduler=args.scheduler, precision=args.precision, batch=args.batch,
+        out_dir=args.out_dir, resume=args.resume, noise=noise, progress=sys.stderr.isatty(),
+        what_ifs=args.what_if, _source="command line",
+    )
+
+
+def _odds_header(scenario, result, noise_line: bool = True) -> str:
+    n = result.noise
+    magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
+    text = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {result.seed}"
+    if noise_line:
+        text += (
+            f"\n  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
+            f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}"
+        )
+    return text
+
+
+def _odds_line(r) -> str:
+    label = "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
+    lo, hi = r.ci95
+    p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
+    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided"
+    if r.stopped_by == "precision":
+        line += " (precision reached)"
+    if r.error_messages:
+        line += f"; first error: {r.error_messages[0]}"
+    return line
+
+
+def _cmd_odds(args) -> int:
+    from magdomino.studies.odds import estimate_odds
+    from magdomino.studies.scenario import load_scenario
+
+    _check_outputs(args, "--json", "--plot")
+    scenario = load_scenario(args.scenario)
+    result = estimate_odds(scenario, args.trials, **_odds_settings(args))
+    out = sys.stderr if args.json == "-" else sys.stdout
+    print(_odds_header(scenario, result), file=out)
+    for r in result.results:
+        print(_odds_line(r), file=out)
+    print(f"  total {result.wall_time_s:.2f} s", file=out)
+    document = result.to_dict()
+    if args.json:
+        _write_json(args.json, document)
+    if args.plot:
+        from magdomino.faces.plots import odds_figure
+
+        print(f"  wrote {odds_figure(document, args.plot)}", file=out)
+    return 0
+
+
+def _add_odds_options(p) -> None:
+    p.add_argument("scenario", help="a scenario .toml file")
+    p.add_argument("--trials", type=int, required=True, help="trials per what-if (at most, with --precision)")
+    p.add_argument("--seed", type=int, help="default: the scenario's seed")
+    p.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler, or 'local' for a LocalCluster")
+    p.add_argument("--precision", type=float, metavar="H", help="stop once the 95 %% interval's half-width is below H")
+    p.add_argument("--batch", type=int, default=100, help="trials between two precision checks (default 100)")
+    p.add_argument("--out-dir", metavar="DIR", help="stream every trial to DIR as JSON lines")
+    p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
+    p.add_argument("--what-if", type=int, nargs="+", metavar="I", help="only these what-ifs (default all)")
+    p.add_argument("--json", metavar="OUT", help="write the odds as JSON ('-' for stdout)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the odds with their intervals")
+    noise = p.add_argument_group("noise (overrides the scenario's [noise]; defaults in magdomino.studies.odds)")
+    for name in _NOISE_FLAGS:
+        noise.add_argument("--" + name.replace("_", "-"), dest=name, type=_non_negative, metavar="X")
+    noise.add_argument("--drop-mm", type=_non_negative, nargs=2, metavar=("LO", "HI"), help="release height range, mm")
+
+
+def _add_odds(sub) -> None:
+    p = sub.add_parser("odds", help="probability that each what-if collapses the tower, under a real hand's unsteadiness")
+    _add_odds_options(p)
+    p.set_defaults(func=_cmd_odds)
+
+
+def _cmd_sweep(args) -> int:
+    from magdomino.studies.odds import sweep
+    from magdomino.studies.scenario import load_scenario
+
+    _check_outputs(args, "--json", "--plot")
+    scenario = load_scenario(args.scenario)
+    result = sweep(scenario, args.param, args.values, args.trials, **_odds_settings(args))
+    out = sys.stderr if args.json == "-" else sys.stdout
+    print(_odds_header(scenario, result.runs[0], noise_line=args.param not in result.runs[0].noise), file=out)
+    for value, run in zip(result.values, result.runs):
+        print(f" {args.param} = {value:g}", file=out)
+        for r in run.results:
+            print(_odds_line(r), file=out)
+    document = result.to_dict()
+    if args.json:
+        _write_json(args.json, document)
+    if args.plot:
+        from magdomino.faces.plots import sweep_figure
+
+        print(f"  wrote {sweep_figure(document, args.plot)}", file=out)
+    return 0
+
+
+def _add_sweep(sub) -> None:
+    p = sub.add_parser("sweep", help="odds as a function of one parameter (a sigma, polarization_scale, an offset)")
+    _add_odds_options(p)
+    p.add_argument("--param", required=True, help="a noise sigma (e.g. pos_sigma_mm), polarization_scale, offset_x_mm or offset_y_mm")
+    p.add_argument("--values", type=float, nargs="+", required=True, metavar="V", help="the values to try")
+    p.set_defaults(func=_cmd_sweep)
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="magdomino", description="Simulate Magnetic Domino towers.")
+    from magdomino import __version__
+
+    parser.add_argument("--version", action="version", version=f"magdomino {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for add in _COMMANDS:
+        add(sub)
+    return parser
+
+
+# -- render ------------------------------------------------------------------------------
+
+
+def _cmd_render(args) -> int:
+    from magdomino.faces.render import parse_size, render_gif, render_png
+    from magdomino.studies.scenario import load_scenario
+
+    suffix = Path(args.out).suffix.lower()
+    if suffix not in (".png", ".gif"):
+        raise InputError("command line", "--out", f"expected a .png or .gif file, got {args.out!r}")
+    _check_outputs(args, "--out")
+    width, height = parse_size(args.size)
+    scenario = load_scenario(args.scenario)
+    if suffix == ".gif":
+        verdict = render_gif(scenario, args.out, what_if=args.what_if or 0, width=width, height=height)
+        what = f"what-if {args.what_if or 0}"
+    else:
+        verdict = render_png(scenario, args.out, width=width, height=height, what_if=args.what_if)
+        what = "structure" if args.what_if is None else f"what-if {args.what_if}"
+    print(f"{scenario.name}: {what} {_verdict_line(verdict)}")
+    print(f"  wrote {args.out}")
+    return 0
+
+
+def _add_render(sub) -> None:
+    p = sub.add_parser("render", help="draw a scenario's settled structure (PNG) or animate a what-if (GIF)")
+    p.add_argument("scenario", help="a scenario .toml file")
+    p.add_argument("--out", required=True, metavar="FILE.png|FILE.gif", help="PNG: the settled structure; GIF: a what-if from release to verdict")
+    p.add_argument("--what-if", type=int, metavar="I", help="GIF: which what-if (default 0); PNG: draw the end of this what-if instead")
+    p.add_argument("--size", default="800x600", metavar="WxH", help="image size in pixels (default 800x600)")
+    p.set_defaults(func=_cmd_render)
+
+
+# -- whatif ------------------------------------------------------------------------------
+
+
+def _cmd_whatif(args) -> int:
+    from magdomino.studies.odds import resolve_noise
+    from magdomino.studies.scenario import load_scenario
+    from magdomino.model.tiles import parse_tile
+    from magdomino.studies.whatif import rank_placements, whatif_document
+
+    _check_outputs(args, "--json", "--plot")
+    tile = parse_tile(args.tile, "command line", "--tile")
+    scenario = load_scenario(args.scenario)
+    if args.trials is not None and args.trials <= 0:
+        raise InputError("command line", "--trials", f"expected a whole number > 0, got {args.trials}")
+    ranked = rank_placements(
+        scenario, tile, args.trials, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular,
+        jobs=args.jobs, progress=sys.stderr.isatty(), _source="command line",
+    )
+    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular)
+    out = sys.stderr if args.json == "-" else sys.stdout
+    n = resolve_noise(scenario)
+    magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
+    how = "parallel and perpendicular" if args.perpendicular else "parallel only"
+    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
+    shown = args.tile.replace(",", "-").replace(" ", "")
+    print(f"  tile {shown}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
+    print(
+        f"  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
+        f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}",
+        file=out,
+    )
+    width = max(len(r.candidate.describe()) for r in ranked)
+    for k, r in enumerate(ranked, start=1):
+        c = r.candidate
+        lo, hi = r.ci95
+        p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
+        x, y, z = c.pos_mm
+        where = f"({x:.1f}, {y:.1f}, {z:.1f}) mm, yaw {c.placement.yaw_deg:.0f}"
+        line = f"  {k:2d}. {c.describe():<{width}}  p = {p}  [{lo:.3f}, {hi:.3f}]  {where}"
+        if r.odds.errors or r.odds.undecided:
+            line += f"  ({r.odds.errors} errors, {r.odds.undecided} undecided)"
+        print(line, file=out)
+    if args.json:
+        _write_json(args.json, document)
+    if args.plot:
+        from magdomino.faces.plots import whatif_figure
+
+        print(f"  wrote {whatif_figure(document, args.plot)}", file=out)
+    return 0
+
+
+def _add_whatif(sub) -> None:
+    p = sub.add_parser("whatif", help="rank every legal placement of one tile on a scenario's structure by its odds of collapse")
+    p.add_argument("scenario", help="a scenario .toml file (its what-ifs are ignored, its [noise] applies)")
+    p.add_argument("--tile", required=True, metavar="A,B", help="the tile to place, e.g. 6,2 (not already in the structure)")
+    p.add_argument("--trials", type=int, default=100, help="trials per placement (default 100)")
+    p.add_argument("--seed", type=int, help="default: the scenario's seed; the same for every placement")
+    p.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
+    p.add_argument("--rule", choices=["any", "defi", "quinconce"], default="any",
+                   help="which placements: any (on top, end to end, beneath; default), defi (on top), quinconce (extremities only)")
+    p.add_argument("--perpendicular", action="store_true", help="also perpendicular tower placements")
+    p.add_argument("--json", metavar="OUT", help="write the ranking as JSON ('-' for stdout)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the ranking with its intervals")
+    p.set_defaults(func=_cmd_whatif)
+
+
+_COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return int(args.func(args) or 0)
+    except InputError as exc:
+        print(f"magdomino: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. piped into head: not an error of ours
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("magdomino: interrupted", file=sys.stderr)
+        return 130

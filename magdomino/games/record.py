@@ -1,0 +1,196 @@
+"""Whole games as JSON records, for ``magdomino play``: :func:`play_game`, :func:`format_record`.
+
+The record is a contract::
+
+    {"version", "seed", "rule", "players", "winners": [seat, ...], "scores": [per seat],
+     "events": [...], "final": {"hands": [[[a, b], ...], ...], "stock": [...],
+     "construction": [...]}, ...}
+
+- ``players`` is the number of seats; ``player_kinds`` names each seat's player.
+- ``scores`` are the match totals (one deal: that deal's scores): winners of a deal write
+  0, the others their pips in hand (kids: tiles). ``winners`` are the deal's winners for a
+  one-deal match, else the seats with the lowest total (ties shared).
+- ``deals``: one entry per deal, ``{"deal", "winners", "scores", "reason"}`` (reason
+  ``"domino"``: someone placed all their tiles; ``"blocked"``: a full round of passes).
+- ``events``: every event has ``type`` (``deal``, ``place``, ``draw``, ``pass``,
+  ``collapse``, ``restart``, ``end``), ``player``, ``deal`` (0-based), ``hand_sizes``,
+  ``stock_size`` and ``construction_size`` (after the event). ``deal`` has ``hands`` and
+  its ``player`` is the seat that starts; ``place`` has ``tile``, ``mode`` (flat/tower),
+  ``motion``, ``slide`` (for a slide), ``pose`` ``[x, y, level, d]``, ``parent``,
+  ``start: true`` on a deal's first tile, ``restart: true`` on the first tile after a
+  collapse, and with physics the ``verdict`` (and ``error`` if the physics failed);
+  ``draw`` has the drawn ``tile``; ``collapse`` has the ``tiles`` the player takes back;
+  ``restart`` has the double that starts the new construction; ``end`` has ``reason``,
+  ``winners``, the deal's ``scores`` and the match ``totals`` so far.
+- ``final``: hands, stock (the last is drawn next) and construction (placements of the
+  current construction in order: tile, pose, mode, motion, parent) when the match ended.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from magdomino.errors import InputError
+from magdomino.maths.geometry import DIR_NAMES
+from magdomino.games.actions import DEAL
+from magdomino.games.game import CHANCE, TERMINAL, Game
+
+RECORD_VERSION = 1
+MAX_ACTIONS = 200_000
+
+
+def play_game(
+    rule: str,
+    players: int,
+    seed: int = 0,
+    physics=None,
+    variant: str | None = None,
+    kids: bool = False,
+    deals: int = 1,
+    player_kinds=None,
+    parallel_only: bool = True,
+    colours=None,
+    max_placements: int | None = None,
+) -> dict:
+    """Play a whole match and return its JSON record (see the module docstring).
+
+    Parameters
+    ----------
+    physics : None, ``"none"`` or an adjudicator object (``start``/``place``)
+    max_placements : int or None
+        End a deal after this many placements (collapses included), scored as blocked.
+    player_kinds : sequence of ``"random"`` / ``"greedy"`` (or player objects), one per
+        seat, or one name for all seats; default all random. Random players are seeded
+        from ``numpy.random.SeedSequence(seed).spawn(players)``.
+    """
+    from magdomino import __version__
+    from magdomino.games.players import make_player
+
+    options = dict(
+        variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only, max_placements=max_placements
+    )
+    if colours is not None:
+        options["colours"] = colours
+    game = Game(rule, players, seed, options)
+    n = game.players
+    if player_kinds is None:
+        player_kinds = ("random",) * n
+    elif isinstance(player_kinds, str):
+        player_kinds = (player_kinds,) * n
+    player_kinds = tuple(player_kinds)
+    if len(player_kinds) != n:
+        raise InputError("command line", "player_kinds", f"one player kind per seat ({n}), got {len(player_kinds)}")
+    seeds = np.random.SeedSequence(game.seed).spawn(n)
+    agents = [make_player(k, seeds[i]) if isinstance(k, str) else k for i, k in enumerate(player_kinds)]
+    kinds = [k if isinstance(k, str) else getattr(k, "kind", type(k).__name__) for k in player_kinds]
+
+    state = game.new_initial_state()
+    state.log = events = []
+    steps = 0
+    while True:
+        cur = state.current
+        if cur == TERMINAL:
+            break
+        if cur == CHANCE:
+            state.apply_action(DEAL)
+        else:
+            state.apply_action(agents[cur].choose(state))
+        steps += 1
+        if steps > MAX_ACTIONS:
+            raise RuntimeError(f"no end after {MAX_ACTIONS} actions (an adjudicator collapsing every time?)")
+
+    adj = game.adjudicator
+    preset = getattr(adj, "preset", None)
+    preset = getattr(preset, "name", preset)
+    return {
+        "version": __version__,
+        "record_version": RECORD_VERSION,
+        "seed": game.seed,
+        "rule": game.rule,
+        "players": n,
+        "player_kinds": kinds,
+        "variant": game.variant,
+        "kids": game.kids,
+        "parallel_only": game.parallel_only,
+        "max_placements": game.max_placements,
+        "physics": getattr(adj, "name", type(adj).__name__),
+        "preset": preset,
+        "tile_size_mm": [round(v * 1000, 6) for v in game.tile_size],
+        "winners": state.winners(),
+        "scores": state.scores(),
+        "deals": [dict(r) for r in state.results],
+        "collapses": sum(1 for e in events if e["type"] == "collapse"),
+        "events": events,
+        "final": {
+            "hands": [[[a, b] for a, b in h] for h in state.hands],
+            "stock": [[a, b] for a, b in state.stock],
+            "construction": [
+                {k: v for k, v in a.to_json().items() if k != "kind"} for a in state.placed
+            ],
+        },
+    }
+
+
+def _t(tile) -> str:
+    return f"{tile[0]}-{tile[1]}"
+
+
+def format_record(record: dict) -> str:
+    """A readable account of a record: a header, one compact line per event, the result."""
+    head = f"{record['rule']}, {record['players']} players, seed {record['seed']}"
+    extras = []
+    if record.get("variant"):
+        extras.append(f"variant {record['variant']}")
+    if record.get("kids"):
+        extras.append("kids")
+    if record.get("parallel_only") is False:
+        extras.append("perpendicular allowed")
+    extras.append(f"physics {record.get('physics', 'none')}")
+    if record.get("player_kinds"):
+        extras.append("players " + ", ".join(record["player_kinds"]))
+    lines = [head + " (" + "; ".join(extras) + ")"]
+    n_deals = len(record.get("deals", [])) or 1
+    for ev in record["events"]:
+        kind = ev["type"]
+        p = ev.get("player")
+        state = f"hands {'/'.join(str(s) for s in ev['hand_sizes'])} stock {ev['stock_size']} built {ev['construction_size']}"
+        if kind == "deal":
+            lines.append(f"deal {ev['deal'] + 1}/{n_deals}: seat {p} starts")
+            for s, h in enumerate(ev["hands"]):
+                lines.append(f"  seat {s}: " + " ".join(_t(t) for t in h))
+            continue
+        if kind == "place":
+            a, b = ev["tile"]
+            x, y, lev, d = ev["pose"]
+            where = f"({x},{y}) L{lev} {DIR_NAMES[d]}"
+            how = ev["motion"] + (f" {ev['slide']}" if "slide" in ev else "")
+            on = "" if ev.get("parent") is None else f" on #{ev['parent']}"
+            tag = " [start]" if ev.get("start") else (" [restart]" if ev.get("restart") else "")
+            verdict = ev.get("verdict")
+            v = ""
+            if verdict is not None:
+                v = " verdict: " + ("COLLAPSE" if verdict.get("collapsed") else "stands")
+                if verdict.get("reason"):
+                    v += f" ({verdict['reason']})"
+            if ev.get("error"):
+                v += f" error: {ev['error']}"
+            text = f"place {a}-{b} {ev['mode']} {where} {how}{on}{tag}{v}"
+        elif kind == "draw":
+            text = f"draws {_t(ev['tile'])}"
+        elif kind == "pass":
+            text = "passes"
+        elif kind == "collapse":
+            text = f"COLLAPSE: takes back {len(ev['tiles'])} tiles"
+        elif kind == "restart":
+            text = f"restarts a construction with {_t(ev['tile'])}"
+        elif kind == "end":
+            why = {"domino": "placed all tiles", "blocked": "blocked game"}.get(ev["reason"], ev["reason"])
+            who = ", ".join(str(w) for w in ev["winners"])
+            lines.append(f"end of deal {ev['deal'] + 1}: {why}; winner(s) {who}; scores {ev['scores']}; totals {ev['totals']}")
+            continue
+        else:
+            text = kind
+        lines.append(f"  P{p} {text:<52} | {state}")
+    w = ", ".join(str(s) for s in record["winners"])
+    lines.append(f"winners: {w}; scores: {record['scores']}" + (f"; collapses: {record['collapses']}" if record.get("collapses") else ""))
+    return "\n".join(lines)

@@ -1,0 +1,503 @@
+"""Physical presets: tile size and mass, friction, magnets, solver settings, thresholds.
+
+A preset is a TOML file (``magdomino/model/preset_files/NAME.toml`` or any path). Its schema is a
+contract that users write against::
+
+    name = "standard"
+    description = "..."
+    [tile]
+    size_mm = [48, 24, 8]          # length, width, thickness (required)
+    mass_g = 10                    # required
+    friction = 0.5                 # optional
+    restitution = 0.0              # optional
+    collision = "box"              # optional: "box" (default) or "mesh" (convex hull)
+    colours = ["red", ...]         # optional
+    [[tile.magnets]]               # any number, in the tile frame
+    pos_mm = [-12, 0, 0]
+    shape = "cylinder"             # or "cuboid"
+    size_mm = [6, 2]               # cylinder: diameter, height; cuboid: x, y, z
+    polarization_T = 1.2
+    axis = [0, 0, 1]               # magnetisation direction in the tile frame
+    free = false                   # the magnet turns in its cavity to follow the field
+    [solver]                       # optional, see SOLVER_DEFAULTS
+    [collapse]                     # optional, see COLLAPSE_DEFAULTS
+
+Colours: tile number ``i`` (in the order of :func:`magdomino.model.tiles.all_tiles`) gets
+``colours[i % len(colours)]``; the default palette has seven colours, so each hand holds
+several. A colour is a name from :data:`COLOUR_RGB` or a ``"#rrggbb"`` string.
+
+Every value is checked on load; a bad one raises :class:`~magdomino.errors.InputError`
+naming the file and the key. Values are converted to SI once, here.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from magdomino.errors import InputError
+
+PRESET_DIR = Path(__file__).resolve().parent / "preset_files"
+
+COLOUR_RGB: dict[str, tuple[float, float, float]] = {
+    "red": (0.85, 0.16, 0.16),
+    "orange": (0.95, 0.55, 0.10),
+    "yellow": (0.96, 0.85, 0.15),
+    "green": (0.20, 0.65, 0.25),
+    "blue": (0.15, 0.40, 0.85),
+    "purple": (0.55, 0.25, 0.70),
+    "pink": (0.95, 0.50, 0.70),
+    "white": (0.95, 0.95, 0.92),
+    "black": (0.10, 0.10, 0.10),
+    "grey": (0.55, 0.55, 0.55),
+    "brown": (0.55, 0.35, 0.18),
+    "cyan": (0.15, 0.75, 0.80),
+}
+DEFAULT_COLOURS = ["red", "orange", "yellow", "green", "blue", "purple", "pink"]
+
+TILE_DEFAULTS = {"friction": 0.5, "restitution": 0.0, "collision": "box"}
+"""Optional ``[tile]`` keys. Friction 0.5 is a typical value for lacquered wood or ABS on
+itself (0.3-0.6); restitution 0 because the tiles do not bounce noticeably."""
+
+SOLVER_DEFAULTS = {
+    "time_step_s": 1 / 4000,
+    "iterations": 50,
+    "gravity_m_s2": 9.81,
+    "magnet_model": "finite",
+    "magnet_update_mm": 0.01,
+    "magnet_update_deg": 0.05,
+    "magnet_idle_steps": 4,
+}
+"""Optional ``[solver]`` keys.
+
+- ``time_step_s``, ``iterations``: PyBullet's fixed time step and solver iterations. At
+  PyBullet's defaults (1/240 s, 50 iterations) an aligned stack of 15 tiles falls by
+  itself. Measured on an aligned 28-tile stack over 5 s (largest displacement of a tile):
+  1/2000 s x 100 iterations 1.09 mm, x 200 iterations 1.16 mm; 1/3000 s x 50: 0.58 mm;
+  1/4000 s x 30: 0.78 mm; 1/4000 s x 50: 0.42 mm (0.19 mm sideways, the rest is the
+  stack settling into its contacts). The default is the cheapest setting measured within
+  0.5 mm; ``scripts/bench`` reports it as ``aligned28_drift_mm``.
+- ``magnet_model``: ``"finite"`` (near pairs split into cells) or ``"dipole"``.
+- ``magnet_update_mm``, ``magnet_update_deg``: a tile pair's magnet wrench is recomputed when
+  the pose of one tile in the other's frame has moved (magnets of the pair, up to the turn
+  times their lever) more than ``magnet_update_mm`` × (the pair's magnet distance / 8 mm) or
+  turned more than ``magnet_update_deg`` since its last computation; common motions cost
+  nothing. Error: < 5 · mm / 8 + 2 · rad of the coaxial force scale, 0.8 % at the defaults
+  (``magdomino.maths.magnets.CachedWrenches``).
+- ``magnet_idle_steps``: while no tile pair needed recomputing at the last check (a
+  construction at rest), poses are read and checked only every this many steps, the same
+  wrenches applied meanwhile; any motion makes every step checked again (see
+  :meth:`magdomino.physics.world.World._apply_magnets`).
+"""
+
+COLLAPSE_DEFAULTS = {
+    "max_shift_mm": 5.0,
+    "max_tilt_deg": 10.0,
+    "settle_speed_mm_s": 2.0,
+    "settle_spin_deg_s": 5.0,
+    "settle_hold_s": 0.1,
+    "time_limit_s": 3.0,
+}
+"""Optional ``[collapse]`` keys.
+
+- ``max_shift_mm``, ``max_tilt_deg``: a tile of the construction that moves or tilts more
+  than this has fallen (DESIGN.md, "collapse").
+- ``settle_speed_mm_s``, ``settle_spin_deg_s``, ``settle_hold_s``: settled when every
+  tile's net motion over a window of the hold time stays below these rates and is not
+  growing from the window before (see :mod:`magdomino.physics.verdict`).
+- ``time_limit_s``: simulated time after which an unsettled, uncollapsed run stops.
+"""
+
+SHAPES = {"cylinder": 2, "cuboid": 3}
+
+
+@dataclass(frozen=True)
+class MagnetSpec:
+    """One magnet in a tile, in the tile frame, SI units.
+
+    Attributes
+    ----------
+    position : ndarray, shape (3,), m
+        Centre of the magnet in the tile frame (origin at the tile's centre).
+    shape : {"cylinder", "cuboid"}
+    dimensions : tuple of float, m
+        Cylinder: (diameter, height); cuboid: (x, y, z), in the magnet's own frame whose
+        z axis is ``axis``.
+    polarization : float, T
+        Remanent polarisation J (= μ0 M).
+    axis : ndarray, shape (3,)
+        Unit magnetisation direction in the tile frame.
+    free : bool
+        The magnet turns in its cavity to line up with the local field.
+    """
+
+    position: np.ndarray
+    shape: str
+    dimensions: tuple[float, ...]
+    polarization: float
+    axis: np.ndarray
+    free: bool = False
+
+    @property
+    def volume(self) -> float:
+        """Magnet volume (m³)."""
+        if self.shape == "cylinder":
+            d, h = self.dimensions
+            return math.pi * d * d / 4 * h
+        x, y, z = self.dimensions
+        return x * y * z
+
+    @property
+    def moment(self) -> float:
+        """Magnitude of the dipole moment, m = J V / μ0 (A·m²)."""
+        return self.polarization * self.volume / (4e-7 * math.pi)
+
+
+@dataclass(frozen=True)
+class TileSpec:
+    """The physical tile: a box with magnets inside. SI units."""
+
+    size: np.ndarray  # (3,) m: length, width, thickness
+    mass: float  # kg
+    friction: float
+    restitution: float
+    collision: str
+    colours: tuple[str, ...]
+    magnets: tuple[MagnetSpec, ...]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A loaded, checked preset. ``source`` is the file it came from."""
+
+    name: str
+    description: str
+    tile: TileSpec
+    solver: dict[str, Any]
+    collapse: dict[str, Any]
+    source: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def size_mm(self) -> list[float]:
+        return [float(v) * 1000 for v in self.tile.size]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The preset as TOML-shaped data (mm, g, degrees) with every default filled in."""
+        t = self.tile
+        return {
+            "name": self.name,
+            "description": self.description,
+            "tile": {
+                "size_mm": _mm(t.size),
+                "mass_g": round(t.mass * 1000, 9),
+                "friction": t.friction,
+                "restitution": t.restitution,
+                "collision": t.collision,
+                "colours": list(t.colours),
+                "magnets": [
+                    {
+                        "pos_mm": _mm(m.position),
+                        "shape": m.shape,
+                        "size_mm": _mm(m.dimensions),
+                        "polarization_T": m.polarization,
+                        "axis": [round(float(v), 12) for v in m.axis],
+                        "free": m.free,
+                    }
+                    for m in t.magnets
+                ],
+            },
+            "solver": dict(self.solver),
+            "collapse": dict(self.collapse),
+        }
+
+    def with_changes(self, **changes: Any) -> "Preset":
+        """A copy with some fields replaced (used by studies that vary parameters)."""
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+def _mm(values) -> list[float]:
+    return [round(float(v) * 1000, 9) for v in values]
+
+
+def _magnet_half_extent(m: MagnetSpec) -> np.ndarray:
+    """Half extents (m, shape (3,)) in the tile frame of a box holding the magnet."""
+    if m.shape == "cylinder":
+        d, h = m.dimensions
+        local = np.array([d / 2, d / 2, h / 2])
+    else:
+        local = np.array(m.dimensions) / 2
+    # The magnet's z axis is m.axis; a box around it in any turn: bound by the largest half size.
+    if np.allclose(np.abs(m.axis), [0, 0, 1]):
+        return local
+    return np.full(3, float(np.linalg.norm(local)))
+
+
+def preset_names() -> list[str]:
+    """Names of the bundled presets, sorted."""
+    return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
+
+
+def resolve_preset_path(name_or_path: str | Path, relative_to: Path | None = None) -> Path:
+    """Find a preset: a bundled name (``"standard"``) or a path to a TOML file.
+
+    A relative path is looked up beside ``relative_to`` (the scenario file naming it) first.
+    """
+    text = str(name_or_path)
+    looks_like_path = text.endswith(".toml") or "/" in text or "\\" in text
+    if not looks_like_path:
+        path = PRESET_DIR / f"{text}.toml"
+        if path.is_file():
+            return path
+        raise InputError(
+            text, "preset", f"unknown preset; expected one of {', '.join(preset_names())} or a path to a .toml file"
+        )
+    path = Path(text).expanduser()
+    if not path.is_absolute() and relative_to is not None and (relative_to / path).is_file():
+        return relative_to / path
+    if path.is_file():
+        return path
+    raise InputError(text, "preset", "no such preset file")
+
+
+def load_preset(name_or_path: str | Path, relative_to: Path | None = None) -> Preset:
+    """Load and check a preset by bundled name or path.
+
+    Raises
+    ------
+    InputError
+        Unknown name, missing file, TOML syntax error, or any bad key.
+    """
+    path = resolve_preset_path(name_or_path, relative_to)
+    return preset_from_dict(read_toml(path, "preset"), source=str(path))
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """The data of a TOML file; InputError naming the file when it cannot be read as one."""
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(str(path), "", f"no such {what} file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(str(path), "", f"not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(str(path), "", "expected UTF-8 text (a TOML file); this is not text") from None
+    except OSError as exc:
+        raise InputError(str(path), "", f"cannot read ({exc.strerror})") from None
+
+
+def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
+    """Check TOML-shaped preset data and convert it to SI.
+
+    Parameters
+    ----------
+    data : dict
+        As read from a preset file.
+    source : str
+        Named in error messages.
+    """
+    c = _Checker(source)
+    c.keys(data, "", required={"name", "tile"}, optional={"description", "solver", "collapse"})
+    name = c.string(data, "name")
+    description = c.string(data, "description") if "description" in data else ""
+
+    tile = c.table(data, "tile")
+    c.keys(
+        tile,
+        "tile",
+        required={"size_mm", "mass_g"},
+        optional={"friction", "restitution", "collision", "colours", "magnets"},
+    )
+    size = np.array(c.vector(tile, "tile.size_mm", "size_mm", 3, positive=True)) / 1000
+    mass = c.number(tile, "tile.mass_g", "mass_g", positive=True) / 1000
+    friction = c.number(tile, "tile.friction", "friction", minimum=0.0, default=TILE_DEFAULTS["friction"])
+    restitution = c.number(
+        tile, "tile.restitution", "restitution", minimum=0.0, maximum=1.0, default=TILE_DEFAULTS["restitution"]
+    )
+    collision = c.choice(tile, "tile.collision", "collision", ("box", "mesh"), TILE_DEFAULTS["collision"])
+    colours = tuple(DEFAULT_COLOURS)
+    if "colours" in tile:
+        value = tile["colours"]
+        if not isinstance(value, list) or not value:
+            c.fail("tile.colours", "a non-empty list of colour names or '#rrggbb' strings")
+        for i, colour in enumerate(value):
+            if colour_rgb(colour) is None:
+                c.fail(
+                    f"tile.colours[{i}]",
+                    f"a colour name ({', '.join(COLOUR_RGB)}) or a '#rrggbb' string, got {colour!r}",
+                )
+        colours = tuple(value)
+
+    magnets_raw = tile.get("magnets", [])
+    if not isinstance(magnets_raw, list):
+        c.fail("tile.magnets", "an array of tables ([[tile.magnets]])")
+    magnets = []
+    for i, m in enumerate(magnets_raw):
+        key = f"tile.magnets[{i}]"
+        if not isinstance(m, dict):
+            c.fail(key, "a table with pos_mm, shape, size_mm, polarization_T, axis")
+        c.keys(m, key, required={"pos_mm", "shape", "size_mm", "polarization_T"}, optional={"axis", "free"})
+        pos = np.array(c.vector(m, f"{key}.pos_mm", "pos_mm", 3)) / 1000
+        shape = c.choice(m, f"{key}.shape", "shape", tuple(SHAPES), None)
+        dims = tuple(v / 1000 for v in c.vector(m, f"{key}.size_mm", "size_mm", SHAPES[shape], positive=True))
+        polarization = c.number(m, f"{key}.polarization_T", "polarization_T", minimum=0.0)
+        axis = np.array(c.vector(m, f"{key}.axis", "axis", 3, default=[0.0, 0.0, 1.0]))
+        norm = float(np.linalg.norm(axis))
+        if not np.isfinite(norm) or norm < 1e-9:
+            c.fail(f"{key}.axis", "a non-zero direction [x, y, z]")
+        free = c.boolean(m, f"{key}.free", "free", default=False)
+        magnets.append(MagnetSpec(pos, shape, dims, polarization, axis / norm, free))
+    for i, m in enumerate(magnets):
+        reach = _magnet_half_extent(m)
+        if np.any(np.abs(m.position) > size / 2 + 1e-12):
+            c.fail(f"tile.magnets[{i}].pos_mm", "a position inside the tile (|x|, |y|, |z| at most half the tile's size)")
+        if np.any(np.abs(m.position) + reach > size / 2 + 1e-9):
+            c.fail(f"tile.magnets[{i}]", "a magnet wholly inside the tile (centre +- its half size within half the tile's size)")
+        for j in range(i):
+            if np.all(np.abs(m.position - magnets[j].position) < reach + _magnet_half_extent(magnets[j]) - 1e-9):
+                c.fail(f"tile.magnets[{i}]", f"magnets that do not overlap; it overlaps tile.magnets[{j}]")
+
+    solver = dict(SOLVER_DEFAULTS)
+    if "solver" in data:
+        table = c.table(data, "solver")
+        c.keys(table, "solver", required=set(), optional=set(SOLVER_DEFAULTS))
+        for k in table:
+            if k == "magnet_model":
+                solver[k] = c.choice(table, "solver.magnet_model", k, ("finite", "dipole"), None)
+            elif k in ("iterations", "magnet_idle_steps"):
+                solver[k] = int(c.number(table, f"solver.{k}", k, positive=True, integer=True))
+            elif k == "gravity_m_s2":
+                solver[k] = c.number(table, f"solver.{k}", k, minimum=0.0)
+            elif k == "time_step_s":
+                # Beyond PyBullet's own default (1/240 s) these small tiles tunnel and topple.
+                solver[k] = c.number(table, f"solver.{k}", k, positive=True, maximum=1 / 240)
+            else:
+                solver[k] = c.number(table, f"solver.{k}", k, positive=True)
+    collapse = dict(COLLAPSE_DEFAULTS)
+    if "collapse" in data:
+        table = c.table(data, "collapse")
+        c.keys(table, "collapse", required=set(), optional=set(COLLAPSE_DEFAULTS))
+        for k in table:
+            collapse[k] = c.number(table, f"collapse.{k}", k, positive=True)
+        if collapse["settle_hold_s"] >= collapse["time_limit_s"]:
+            c.fail("collapse.settle_hold_s", f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
+
+    spec = TileSpec(size, mass, friction, restitution, collision, colours, tuple(magnets))
+    return Preset(name, description, spec, solver, collapse, source, data)
+
+
+def colour_rgb(colour: Any) -> tuple[float, float, float] | None:
+    """RGB in [0, 1] for a colour name or ``"#rrggbb"``; None when not a colour."""
+    if not isinstance(colour, str):
+        return None
+    if colour in COLOUR_RGB:
+        return COLOUR_RGB[colour]
+    if len(colour) == 7 and colour[0] == "#":
+        try:
+            return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+        except ValueError:
+            return None
+    return None
+
+
+class _Checker:
+    """Checks values of one file; every failure names the file and the key."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, key: str, expected: str):
+        raise InputError(self.source, key, f"expected {expected}")
+
+    def keys(self, table: dict, where: str, required: set[str], optional: set[str]):
+        prefix = f"{where}." if where else ""
+        for k in table:
+            if k not in required | optional:
+                allowed = ", ".join(sorted(required | optional))
+                raise InputError(self.source, prefix + k, f"unknown key; expected one of {allowed}")
+        for k in sorted(required):
+            if k not in table:
+                raise InputError(self.source, prefix + k, "missing required key")
+
+    def table(self, data: dict, key: str) -> dict:
+        value = data[key]
+        if not isinstance(value, dict):
+            self.fail(key, "a table")
+        return value
+
+    def string(self, data: dict, key: str) -> str:
+        value = data[key]
+        if not isinstance(value, str):
+            self.fail(key, "a string")
+        return value
+
+    def boolean(self, data: dict, path: str, key: str, default: bool) -> bool:
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(path, "true or false")
+        return value
+
+    def choice(self, data: dict, path: str, key: str, options: tuple[str, ...], default: str | None) -> str:
+        value = data.get(key, default)
+        if value not in options:
+            self.fail(path, f"one of {', '.join(repr(o) for o in options)}, got {value!r}")
+        return value
+
+    def number(
+        self,
+        data: dict,
+        path: str,
+        key: str,
+        *,
+        positive: bool = False,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        integer: bool = False,
+        default: float | None = None,
+    ) -> float:
+        value = data.get(key, default)
+        return check_number(self.source, path, value, positive=positive, minimum=minimum, maximum=maximum, integer=integer)
+
+    def vector(
+        self, data: dict, path: str, key: str, n: int, *, positive: bool = False, default: list | None = None
+    ) -> list[float]:
+        value = data.get(key, default)
+        if not isinstance(value, list) or len(value) != n:
+            self.fail(path, f"a list of {n} numbers")
+        return [
+            check_number(self.source, f"{path}[{i}]", v, positive=positive) for i, v in enumerate(value)
+        ]
+
+
+def check_number(
+    source: str,
+    key: str,
+    value: Any,
+    *,
+    positive: bool = False,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    integer: bool = False,
+) -> float:
+    """Check one number from a file; raise :class:`InputError` naming ``source`` and ``key``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(source, key, "expected a number")
+    if integer and not float(value).is_integer():
+        raise InputError(source, key, f"expected a whole number, got {value}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise InputError(source, key, f"expected a finite number, got {value}")
+    if positive and value <= 0:
+        raise InputError(source, key, f"expected a number > 0, got {value:g}")
+    if minimum is not None and value < minimum:
+        raise InputError(source, key, f"expected a number >= {minimum:g}, got {value:g}")
+    if maximum is not None and value > maximum:
+        raise InputError(source, key, f"expected a number <= {maximum:g}, got {value:g}")
+    return value

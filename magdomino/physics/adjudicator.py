@@ -1,0 +1,165 @@
+"""The adjudicator interface: what decides whether a placement makes the construction fall.
+
+The rules call an adjudicator for every placement, including the double that starts a
+construction. The physical construction persists between calls: :meth:`Adjudicator.start`
+announces a new, empty construction (a new deal, or after a collapse), then each
+:meth:`Adjudicator.place` adds one tile to it and returns an :class:`Outcome`.
+
+A physics adjudicator (PyBullet, written elsewhere) receives in the :class:`PlacementView`
+everything it needs: the tile and its index in :data:`magdomino.model.tiles.ALL_TILES`, its grid
+pose and its physical pose, the motion (drop, or slide and its direction), the mode, the
+parent tile with its grid pose and the pose relative to it (so it can place the tile
+relative to where the parent actually settled), the tiles right below it, and the whole
+construction so far (number, tile, index, grid pose, parent, mode of every tile).
+
+How the rules use an :class:`Outcome`:
+
+- ``collapsed=True``: the construction fell (tower rules: the placer takes every tile of the
+  construction back). The first tile of a construction never collapses it, whatever the
+  outcome says (a tile alone on the table cannot fall), and the traditional rule has no
+  collapse: there the verdict is only recorded.
+- ``error`` set: the physics could not judge (numerical blow-up); never counted as a
+  collapse, the placement stands and the error is recorded.
+- ``verdict``: a JSON-ready dict recorded in the game record's ``place`` event.
+
+Adjudicators here: :class:`NoPhysics` (``none``: never collapses; marked ``trivial`` so the
+rules skip building views for it) and :class:`ScriptedAdjudicator` (collapses on given
+placement numbers, for tests). Adjudicators are shared by cloned states: a stateful
+(physics) adjudicator follows one line of play only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from magdomino.errors import InputError
+from magdomino.maths.geometry import GridPose
+from magdomino.model.tiles import Tile
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an adjudicator says about one placement."""
+
+    collapsed: bool = False
+    verdict: dict | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class PlacedTile:
+    """One tile of the construction as the adjudicator sees it."""
+
+    number: int  # 0 = the first tile of this construction
+    tile: Tile  # (low, high); half 0 shows tile[0]
+    tile_index: int  # position in ALL_TILES (0..27)
+    grid: GridPose
+    parent: int | None
+    mode: str  # "flat" or "tower"
+    motion: str  # "drop" or "slide"
+
+
+@dataclass(frozen=True)
+class ConstructionInfo:
+    """Passed to :meth:`Adjudicator.start`: a new, empty construction begins."""
+
+    deal: int  # 0-based deal number in the match
+    cause: str  # "deal" (new deal) or "collapse"
+    tile_size: tuple[float, float, float]  # m
+
+
+@dataclass(frozen=True)
+class PlacementView:
+    """Everything about one placement, for the adjudicator.
+
+    ``pose`` is ``(centre (x, y, z) m, yaw rad)`` of the new tile on the grid's nominal
+    layout (:func:`magdomino.maths.geometry.physical_pose` at ``tile_size``). ``relative_pose`` is
+    ``(offset (x, y, z) m, yaw rad)`` of the new tile in its parent's frame
+    (:func:`magdomino.maths.geometry.relative_pose`), None for the first tile. ``slide_vector`` is
+    the unit grid vector of the slide motion, None for a drop.
+    """
+
+    number: int  # placements in this deal so far, this one included (the first is 1)
+    deal: int  # 0-based deal number in the match
+    player: int
+    tile: Tile
+    tile_index: int
+    grid: GridPose
+    pose: tuple[tuple[float, float, float], float]
+    mode: str
+    motion: str
+    slide: int | None
+    slide_vector: tuple[int, int] | None
+    parent: PlacedTile | None
+    relative_pose: tuple[tuple[float, float, float], float] | None
+    supports: tuple[int, ...]  # construction numbers of the tiles right below
+    construction: tuple[PlacedTile, ...]  # before this placement
+    first: bool  # the first tile of a construction (start or restart)
+    tile_size: tuple[float, float, float]
+    rule: str
+
+
+@runtime_checkable
+class Adjudicator(Protocol):
+    """Resolves placements. ``name`` is recorded; ``tile_size`` (m) is optional."""
+
+    name: str
+
+    def start(self, construction: ConstructionInfo) -> None:
+        """A new, empty construction (new deal, or after a collapse)."""
+
+    def place(self, state_view: PlacementView, action) -> Outcome:
+        """Add the tile to the construction and say whether it fell."""
+
+
+class NoPhysics:
+    """The ``none`` adjudicator: pure rules, nothing ever collapses."""
+
+    name = "none"
+    trivial = True  # the rules do not even call it
+
+    def start(self, construction: ConstructionInfo) -> None:
+        return None
+
+    def place(self, state_view: PlacementView, action) -> Outcome:
+        return Outcome(False)
+
+
+@dataclass
+class ScriptedAdjudicator:
+    """Collapses on the given placement numbers of a deal (``PlacementView.number``; the first
+    placement of a deal is 1), optionally only in given deals. Stateless, so it is safe with
+    cloned states. Records every call in ``calls`` for tests (cleared by nobody)."""
+
+    collapse_on: frozenset[int] | set[int] | tuple = ()
+    deals: tuple[int, ...] | None = None
+    name: str = "scripted"
+    calls: list = field(default_factory=list, repr=False, compare=False)
+    starts: list = field(default_factory=list, repr=False, compare=False)
+
+    def start(self, construction: ConstructionInfo) -> None:
+        self.starts.append(construction)
+
+    def place(self, state_view: PlacementView, action) -> Outcome:
+        self.calls.append(state_view)
+        hit = state_view.number in set(self.collapse_on) and (self.deals is None or state_view.deal in self.deals)
+        return Outcome(hit, {"scripted": True, "collapsed": hit}, None)
+
+
+def make_adjudicator(physics) -> object:
+    """An adjudicator from None, ``"none"`` or an object with ``start``/``place``.
+
+    ``"pybullet"`` is built by the physics layer (not imported here); pass the object.
+    """
+    if physics is None or physics == "none":
+        return NoPhysics()
+    if isinstance(physics, str):
+        raise InputError(
+            "command line",
+            "physics",
+            f"'none' or an adjudicator object (the pybullet adjudicator is built by the physics layer), got {physics!r}",
+        )
+    if not (hasattr(physics, "start") and hasattr(physics, "place")):
+        raise InputError("options", "adjudicator", "an object with start(construction) and place(view, action)")
+    return physics

@@ -1,0 +1,128 @@
+"""The ``pybullet`` adjudicator: placements really happen in a :class:`~magdomino.physics.world.World`.
+
+The construction persists across turns: one world per construction, tiles added as they are
+placed, never rebuilt. Each placement is a motion:
+
+- a tower placement (and a flat end-to-end one) is a drop: the tile is released with zero
+  speed ``drop_mm`` above its rest pose;
+- a slide-beneath placement starts on the table ``slide_start_mm`` away and is pushed along
+  the table into place (it can push the construction).
+
+The rest pose is taken relative to where the parent tile actually is now (it may have
+settled a little off the nominal grid), from :attr:`PlacementView.relative_pose`. Then
+:func:`~magdomino.physics.verdict.settle` judges the construction as it was before the placement
+(the tiles must not move) and the placed tile (it must not fall off).
+
+A numerical blow-up gives an error verdict, never a collapse; the rules keep the placement,
+so the world, whose poses are then garbage, is rebuilt from the construction's grid poses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from magdomino.maths.geometry import compose_pose, physical_pose
+from magdomino.model.presets import Preset, load_preset
+from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
+from magdomino.physics.verdict import settle
+from magdomino.physics.world import World, quaternion_yaw, yaw_quaternion
+
+
+class PybulletAdjudicator:
+    """Decides collapses with the physics world.
+
+    Parameters
+    ----------
+    preset : Preset or str
+        Physical preset (name, path or loaded).
+    magnets : bool
+        False switches the magnets off.
+    drop_mm : float
+        Release height above rest for dropped tiles.
+    slide_start_mm : float
+        How far away a slid tile starts, along its slide direction.
+    """
+
+    name = "pybullet"
+    trivial = False
+
+    def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True, drop_mm: float = 1.0, slide_start_mm: float = 60.0):
+        self.preset = load_preset(preset) if isinstance(preset, str) else preset
+        self.magnets = magnets
+        self.drop = drop_mm / 1000
+        self.slide_start = slide_start_mm / 1000
+        self.tile_size = tuple(float(v) for v in self.preset.tile.size)
+        self.world: World | None = None
+        self._bodies: list[int] = []  # construction number -> world tile index
+
+    def start(self, construction: ConstructionInfo) -> None:
+        self.close()
+        self.world = World(self.preset, magnets=self.magnets)
+        self._bodies = []
+
+    def place(self, view: PlacementView, action) -> Outcome:
+        if self.world is None:
+            self.start(ConstructionInfo(view.deal, "deal", self.tile_size))
+        world = self.world
+        if view.parent is None or view.relative_pose is None:
+            rest, yaw = np.asarray(view.pose[0], dtype=float), float(view.pose[1])
+        else:
+            positions, quats = world.poses()
+            parent = self._bodies[view.parent.number]
+            offset, rel_yaw = view.relative_pose
+            rest, yaw = compose_pose(positions[parent], quaternion_yaw(quats[parent]), offset, rel_yaw)
+            if view.mode == "flat":
+                rest[2] = world.size[2] / 2  # on the table, whatever the parent's height
+        before = world.poses()
+        world.client.performCollisionDetection()
+        contacts = world.touches_table()
+        watched = list(self._bodies)
+        if view.motion == "slide" and view.slide_vector is not None:
+            direction = np.array(view.slide_vector, dtype=float)
+            index = world.slide(view.tile, rest, yaw, start_offset=-direction * self.slide_start)
+        else:
+            index = world.drop(view.tile, rest, yaw, drop_height=self.drop)
+        self._bodies.append(index)
+        reference = (
+            np.vstack([before[0], np.full((len(world.tiles) - len(before[0]), 3), np.nan)]),
+            np.vstack([before[1], np.full((len(world.tiles) - len(before[1]), 4), np.nan)]),
+        )
+        contacts = np.append(contacts, np.zeros(len(world.tiles) - len(contacts), dtype=bool))
+        verdict = settle(
+            world, watched, reference, placed=index, placed_rest=(rest, yaw_quaternion(yaw)), table_contacts=contacts
+        )
+        record = verdict.to_dict()
+        # Report tiles by construction number, as the rules know them.
+        number_of = {b: n for n, b in enumerate(self._bodies)}
+        for moved in record["moved_tiles"]:
+            moved["tile"] = number_of.get(moved["tile"], moved["tile"])
+        if record["culprit"] is not None:
+            record["culprit"] = number_of.get(record["culprit"], record["culprit"])
+        if verdict.error:
+            # The world blew up: its poses are garbage. The rules keep the placement (an
+            # error is never a collapse), so rebuild the construction as the rules know it,
+            # at its nominal grid poses, and go on from there.
+            self._rebuild([*view.construction, view])
+            record["world_rebuilt"] = True
+        return Outcome(collapsed=verdict.collapsed, verdict=record, error=verdict.error)
+
+    def _rebuild(self, tiles) -> None:
+        """A fresh world holding ``tiles`` (PlacedTile or PlacementView) at their grid poses."""
+        self.close()
+        self.world = World(self.preset, magnets=self.magnets)
+        self._bodies = []
+        for t in tiles:
+            centre, yaw = physical_pose(t.grid, self.tile_size)
+            self._bodies.append(self.world.add_tile(t.tile, centre, yaw))
+        self.world.step(int(round(0.05 / self.world.time_step)))  # let the contacts seat
+
+    def close(self) -> None:
+        if self.world is not None:
+            self.world.close()
+            self.world = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

@@ -1,0 +1,298 @@
+"""Settle a world and judge whether the construction collapsed.
+
+The collapse criteria (DESIGN.md, "collapse"), thresholds from the preset's ``[collapse]``:
+
+- ``shift``: a tile of the construction (``watched``) moved more than ``max_shift_mm`` from
+  its reference position;
+- ``tilt``: a watched tile's z axis turned more than ``max_tilt_deg`` from its reference;
+- ``table contact``: a watched tile that did not touch the table now touches it;
+- ``placed tile fell``: the placed tile touches the table when its rest pose is above it,
+  or it ends up more than ``max_shift_mm`` sideways or below its rest pose, or tilted more
+  than ``max_tilt_deg``.
+
+:func:`settle` steps until the first of: a collapse (stop at once), settled (it stood), or
+``time_limit_s`` (not settled; judged on the criteria at that moment). The criteria are
+checked every ``check_interval_s`` of simulated time. A NaN pose or an absurd speed is an
+error verdict, never a collapse.
+
+Settled means, over the last window of ``settle_hold_s``: every tile's net motion stayed
+below ``settle_speed_mm_s`` and ``settle_spin_deg_s`` times the window, and that motion is
+not growing (at most :data:`GROWTH` times the previous window's, or below a noise floor).
+Net motion over a window, not instantaneous velocity, because a tall stack's contacts
+vibrate at tens of mm/s with micrometre amplitudes while the stack stands still. The
+growth test catches the slow start of a fall from an unstable balance (a centre of mass
+right over an edge tips over as exp(λt), λ ≈ 7/s for these tiles: about ×2 per 0.1 s),
+which a plain speed threshold mistakes for rest.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from magdomino.physics.world import World, rotation_angles, tilt_angles
+
+ABSURD_SPEED_M_S = 20.0
+"""Faster than anything a tile can reach falling off a table tower (4.4 m/s from 1 m)."""
+
+ABSURD_DISTANCE_M = 50.0
+
+GROWTH = 1.5
+"""A window's net motion may be at most this times the previous window's to count as rest."""
+
+NOISE_SHIFT_M = 1e-6
+NOISE_TURN_RAD = 1e-5
+"""Net motion per window below which growth is not judged (solver noise, creep)."""
+
+REPORT_SHIFT_FRACTION = 0.1
+"""Tiles that moved more than this fraction of the thresholds are listed in ``moved_tiles``."""
+
+
+@dataclass
+class Verdict:
+    """What happened after a placement (or after spawning a structure).
+
+    Attributes
+    ----------
+    collapsed : bool
+        The construction fell (see the module docstring for the criteria).
+    reason : str
+        ``"stood"``, ``"shift"``, ``"tilt"``, ``"table contact"``, ``"placed tile fell"``,
+        ``"time limit"`` (neither settled nor collapsed) or ``"error"``.
+    settled : bool
+        Every tile came to rest.
+    error : str or None
+        A numerical blow-up (NaN, absurd speed); such a verdict is never a collapse.
+    culprit : int or None
+        Index of the tile that met a collapse criterion first.
+    moved_tiles : list of dict
+        ``{"tile", "pips", "shift_mm", "tilt_deg"}`` for every watched or placed tile that
+        moved more than a tenth of a threshold.
+    max_shift_mm, max_tilt_deg : float
+        Largest displacement and tilt of a watched tile from its reference.
+    sim_time_s, wall_time_s : float
+        Simulated and elapsed time of the settle.
+    thresholds : dict
+        The thresholds used (``max_shift_mm``, ``max_tilt_deg``).
+    """
+
+    collapsed: bool
+    reason: str
+    settled: bool
+    max_shift_mm: float
+    max_tilt_deg: float
+    sim_time_s: float
+    wall_time_s: float
+    moved_tiles: list[dict] = field(default_factory=list)
+    culprit: int | None = None
+    error: str | None = None
+    thresholds: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k in ("max_shift_mm", "max_tilt_deg", "sim_time_s", "wall_time_s"):
+            d[k] = round(float(d[k]), 6) if math.isfinite(d[k]) else None
+        return d
+
+
+def settle(
+    world: World,
+    watched: list[int],
+    reference: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    placed: int | None = None,
+    placed_rest: tuple[np.ndarray, np.ndarray] | None = None,
+    time_limit_s: float | None = None,
+    check_interval_s: float = 0.002,
+    min_time_s: float = 0.05,
+    trace: list | None = None,
+    table_contacts=None,
+) -> Verdict:
+    """Step ``world`` until the answer is known and return the verdict.
+
+    Parameters
+    ----------
+    world : World
+    watched : list of int
+        The construction's tiles before the placement: these must not move.
+    reference : (positions (n, 3), quaternions (n, 4)) or None
+        Poses of all tiles to measure shifts and tilts from; default: the poses now.
+    placed : int or None
+        Index of the tile just placed (judged by "placed tile fell").
+    placed_rest : (position (3,), quaternion (4,)) or None
+        Where the placed tile should come to rest; default: its pose now.
+    time_limit_s : float or None
+        Simulated time limit; default the preset's ``collapse.time_limit_s``.
+    check_interval_s : float
+        Simulated time between checks (s).
+    min_time_s : float
+        Never call it settled before this much simulated time.
+    table_contacts : ndarray of bool, shape (n,), or None
+        Which tiles touched the table before the placement's motion began (a slide has
+        already been stepped when the settle starts); default: the contacts now.
+    trace : list or None
+        If given, ``(t s, max shift mm, max tilt deg)`` of the watched tiles is appended
+        at the start and at every check (``t`` from the start of the settle).
+    """
+    wall_start = time.perf_counter()
+    limits = world.preset.collapse
+    max_shift = limits["max_shift_mm"] / 1000
+    max_tilt = math.radians(limits["max_tilt_deg"])
+    settle_speed = limits["settle_speed_mm_s"] / 1000
+    settle_spin = math.radians(limits["settle_spin_deg_s"])
+    hold = limits["settle_hold_s"]
+    limit = limits["time_limit_s"] if time_limit_s is None else time_limit_s
+    thresholds = {"max_shift_mm": limits["max_shift_mm"], "max_tilt_deg": limits["max_tilt_deg"]}
+
+    world.client.performCollisionDetection()
+    ref_p, ref_q = world.poses() if reference is None else reference
+    watched = [i for i in watched if world.tiles[i].body >= 0]
+    touched_before = world.touches_table() if table_contacts is None else np.asarray(table_contacts, dtype=bool)
+    lifted = [i for i in watched if not touched_before[i]]
+    if placed is not None:
+        if placed_rest is None:
+            now_p, now_q = world.poses()
+            placed_rest = (now_p[placed], now_q[placed])
+        rest_p, rest_q = placed_rest
+        rest_p = np.asarray(rest_p, dtype=float)
+        rest_q = np.asarray(rest_q, dtype=float)
+        placed_on_table = rest_p[2] < 0.75 * world.size[2]
+    moving = [i for i, t in enumerate(world.tiles) if t.body >= 0 and not t.fixed]
+
+    steps_per_check = max(1, int(round(check_interval_s / world.time_step)))
+    check_dt = steps_per_check * world.time_step
+    window = max(1, int(round(hold / check_dt)))  # checks per settle window
+    history: list[tuple[np.ndarray, np.ndarray]] = []  # poses of the moving tiles at each check
+    start_time = world.time
+    reason, culprit, error, settled = "time limit", None, None, False
+    positions, quats = world.poses()
+    history.append((positions[moving], quats[moving]))
+    if trace is not None:
+        _record(trace, 0.0, watched, positions, quats, ref_p, ref_q)
+    while True:
+        world.step(steps_per_check)
+        elapsed = world.time - start_time
+        positions, quats = world.poses()
+        live_p = positions[moving]
+        live_q = quats[moving]
+        if not np.all(np.isfinite(live_p)) or not np.all(np.isfinite(live_q)):
+            reason, error = "error", "numerical blow-up: a tile's pose is not finite"
+            break
+        speeds = np.linalg.norm(live_p - history[-1][0], axis=1) / check_dt
+        if np.any(speeds > ABSURD_SPEED_M_S):
+            fast = moving[int(np.argmax(speeds))]
+            reason, error = "error", f"numerical blow-up: tile {fast} reached {speeds.max():.3g} m/s"
+            break
+        if np.any(np.abs(live_p) > ABSURD_DISTANCE_M):
+            far = moving[int(np.argmax(np.abs(live_p).max(axis=1)))]
+            reason, error = "error", f"numerical blow-up: tile {far} is more than {ABSURD_DISTANCE_M:g} m away"
+            break
+        history.append((live_p, live_q))
+        if len(history) > 2 * window + 1:
+            del history[0]
+        if trace is not None:
+            _record(trace, elapsed, watched, positions, quats, ref_p, ref_q)
+        hit = _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt)
+        if hit is None and placed is not None:
+            hit = _placed_fell(world, placed, positions[placed], quats[placed], rest_p, rest_q, placed_on_table, max_shift, max_tilt)
+        if hit is not None:
+            reason, culprit = hit
+            break
+        if len(history) == 2 * window + 1 and elapsed >= min_time_s and _at_rest(history, window, settle_speed * hold, settle_spin * hold):
+            reason, settled = "stood", True
+            break
+        if elapsed >= limit - 1e-12:
+            break
+
+    positions, quats = world.poses()
+    judged = watched + ([placed] if placed is not None else [])
+    shifts = np.zeros(len(world.tiles))
+    tilts = np.zeros(len(world.tiles))
+    if watched and error is None:
+        shifts[watched] = np.linalg.norm(positions[watched] - ref_p[watched], axis=1)
+        tilts[watched] = tilt_angles(quats[watched], ref_q[watched])
+    if placed is not None and error is None:
+        shifts[placed] = float(np.linalg.norm(positions[placed] - rest_p))
+        tilts[placed] = float(tilt_angles(quats[placed][None], rest_q[None])[0])
+    moved = []
+    if error is None:
+        for i in judged:
+            if shifts[i] > REPORT_SHIFT_FRACTION * max_shift or tilts[i] > REPORT_SHIFT_FRACTION * max_tilt:
+                moved.append(
+                    {
+                        "tile": int(i),
+                        "pips": list(world.tiles[i].pips),
+                        "shift_mm": round(float(shifts[i]) * 1000, 3),
+                        "tilt_deg": round(math.degrees(float(tilts[i])), 3),
+                    }
+                )
+    collapsed = error is None and reason not in ("stood", "time limit")
+    return Verdict(
+        collapsed=collapsed,
+        reason=reason,
+        settled=settled,
+        max_shift_mm=float(shifts[watched].max(initial=0.0)) * 1000 if error is None else float("nan"),
+        max_tilt_deg=math.degrees(float(tilts[watched].max(initial=0.0))) if error is None else float("nan"),
+        sim_time_s=world.time - start_time,
+        wall_time_s=time.perf_counter() - wall_start,
+        moved_tiles=moved,
+        culprit=culprit,
+        error=error,
+        thresholds=thresholds,
+    )
+
+
+def _record(trace, t, watched, positions, quats, ref_p, ref_q) -> None:
+    if not watched:
+        trace.append((float(t), 0.0, 0.0))
+        return
+    shift = float(np.linalg.norm(positions[watched] - ref_p[watched], axis=1).max())
+    tilt = float(tilt_angles(quats[watched], ref_q[watched]).max())
+    trace.append((float(t), shift * 1000, math.degrees(tilt)))
+
+
+def _at_rest(history, window, max_shift, max_turn) -> bool:
+    """Net motion over the last window small, and not growing from the window before."""
+    if not len(history[0][0]):
+        return True
+    (p0, q0), (p1, q1), (p2, q2) = history[0], history[window], history[2 * window]
+    shift_now = float(np.linalg.norm(p2 - p1, axis=1).max())
+    turn_now = float(rotation_angles(q2, q1).max())
+    if shift_now > max_shift or turn_now > max_turn:
+        return False
+    shift_before = float(np.linalg.norm(p1 - p0, axis=1).max())
+    turn_before = float(rotation_angles(q1, q0).max())
+    return shift_now <= max(NOISE_SHIFT_M, GROWTH * shift_before) and turn_now <= max(NOISE_TURN_RAD, GROWTH * turn_before)
+
+
+def _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt):
+    """(reason, tile) of the first collapse criterion met by a watched tile, or None."""
+    if not watched:
+        return None
+    shifts = np.linalg.norm(positions[watched] - ref_p[watched], axis=1)
+    worst = int(np.argmax(shifts))
+    if shifts[worst] > max_shift:
+        return "shift", watched[worst]
+    tilts = tilt_angles(quats[watched], ref_q[watched])
+    worst = int(np.argmax(tilts))
+    if tilts[worst] > max_tilt:
+        return "tilt", watched[worst]
+    for i in lifted:
+        if world.client.getContactPoints(bodyA=world.tiles[i].body, bodyB=world.table):
+            return "table contact", i
+    return None
+
+
+def _placed_fell(world, placed, p, q, rest_p, rest_q, on_table, max_shift, max_tilt):
+    if not on_table and world.client.getContactPoints(bodyA=world.tiles[placed].body, bodyB=world.table):
+        return "placed tile fell", placed
+    sideways = math.hypot(p[0] - rest_p[0], p[1] - rest_p[1])
+    below = rest_p[2] - p[2]
+    if sideways > max_shift or below > max_shift:
+        return "placed tile fell", placed
+    if float(tilt_angles(q[None], rest_q[None])[0]) > max_tilt:
+        return "placed tile fell", placed
+    return None

@@ -1,0 +1,526 @@
+"""The physics world: tiles with magnets on a table, stepped by PyBullet.
+
+A :class:`World` owns one ``BulletClient`` (DIRECT by default, GUI on request), never the
+global ``pybullet`` connection, so that many worlds can live in one process. Tiles are box
+primitives for collision (stable contacts), or the tile mesh's convex hull when the preset
+says ``collision = "mesh"``; the trimesh tile mesh is their visual shape when visuals are on
+(GUI, renders).
+
+Magnets: PyBullet clears external forces after every ``stepSimulation``, so the magnet
+wrench of every tile is applied before each step (force at the centre of mass plus torque,
+both in the world frame). They come from :class:`magdomino.maths.magnets.CachedWrenches`: a tile
+pair is recomputed only when its relative pose has moved on by more than
+``solver.magnet_update_mm`` (scaled with the pair's distance) or ``solver.magnet_update_deg``
+since its last computation; a construction drifting or leaning as a whole recomputes nothing
+(stated error bound there). A resting tower costs a pose read and a wrench per tile per step.
+
+Units: SI inside (m, kg, s, rad). Poses are ``(position (3,), quaternion (4,) x, y, z, w)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import os
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from magdomino.errors import InputError
+from magdomino.model.presets import Preset, colour_rgb
+from magdomino.model.tiles import colour_of, tile, tile_mesh, tile_uv_mesh
+
+
+@contextlib.contextmanager
+def _quiet_c_output():
+    """Silence C-level writes to stdout and stderr while PyBullet starts up.
+
+    pybullet prints its build time (stderr) and ``argv[0]=`` (stdout) from C; our stdout is
+    for results and JSON, our stderr for one-line errors and progress.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, ValueError, OSError):  # closed or odd: nothing to flush
+            pass
+    fds = [1, 2]  # the process's own descriptors, where C writes, even when Python's are replaced
+    saved = [os.dup(fd) for fd in fds]
+    try:
+        with open(os.devnull, "w") as devnull:
+            for fd in fds:
+                os.dup2(devnull.fileno(), fd)
+            yield
+    finally:
+        try:  # flush C stdio while it still points at /dev/null
+            import ctypes
+
+            ctypes.CDLL(None).fflush(None)
+        except (OSError, AttributeError):
+            pass
+        for fd, old in zip(fds, saved):
+            os.dup2(old, fd)
+            os.close(old)
+
+
+@dataclass
+class TileBody:
+    """One tile in the world."""
+
+    body: int
+    pips: tuple[int, int]  # as shown: half 0 (−x), half 1 (+x)
+    fixed: bool = False
+
+
+def yaw_quaternion(yaw: float) -> np.ndarray:
+    """Quaternion (x, y, z, w) of a turn by ``yaw`` radians about the vertical."""
+    return np.array([0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)])
+
+
+def quaternion_yaw(q: np.ndarray) -> float:
+    """Yaw (rad) of a quaternion (x, y, z, w): the heading of the body's x axis."""
+    x, y, z, w = q
+    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+
+def tilt_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Angle (rad) between each body's z axis and its reference z axis.
+
+    Parameters
+    ----------
+    quaternions, reference : ndarray, shape (n, 4), x, y, z, w
+    """
+    return np.arccos(np.clip(np.sum(_z_axes(quaternions) * _z_axes(reference), axis=1), -1.0, 1.0))
+
+
+def rotation_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Total rotation angle (rad) from each reference orientation, shape (n,)."""
+    dots = np.abs(np.sum(quaternions * reference, axis=1))
+    return 2 * np.arccos(np.clip(dots, -1.0, 1.0))
+
+
+def _z_axes(q: np.ndarray) -> np.ndarray:
+    x, y, z, w = q.T
+    return np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)], axis=1)
+
+
+class World:
+    """A table with tiles and magnets, stepped at the preset's fixed time step.
+
+    Parameters
+    ----------
+    preset : Preset
+        Tile size, mass, friction, magnets, solver settings.
+    magnets : bool
+        False switches every magnet off.
+    gui : bool
+        Open PyBullet's GUI instead of the headless DIRECT mode.
+    visuals : bool or None
+        Give tiles their coloured, pipped mesh as visual shape (needed for GUI and renders;
+        costs about 20 ms per tile). None: only with the GUI.
+
+    Examples
+    --------
+    >>> world = World(load_preset("standard"))
+    >>> a = world.add_tile((6, 6), position=(0, 0, 0.004))
+    >>> world.step(1000)
+    """
+
+    def __init__(self, preset: Preset, *, magnets: bool = True, gui: bool = False, visuals: bool | None = None):
+        if gui and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            # PyBullet's GUI would exit the process from C without a word.
+            raise InputError("command line", "--gui", "a display for PyBullet's window (DISPLAY is not set); drop --gui to run headless")
+        with _quiet_c_output():
+            import pybullet
+            from pybullet_utils.bullet_client import BulletClient
+
+            self.client = BulletClient(connection_mode=pybullet.GUI if gui else pybullet.DIRECT)
+        self.preset = preset
+        self.gui = gui
+        self.visuals = gui if visuals is None else visuals
+        self._pb = pybullet
+        solver = preset.solver
+        self.time_step = float(solver["time_step_s"])
+        self.client.setPhysicsEngineParameter(
+            fixedTimeStep=self.time_step,
+            numSolverIterations=int(solver["iterations"]),
+            numSubSteps=0,
+            deterministicOverlappingPairs=1,
+        )
+        self.client.setGravity(0, 0, -float(solver["gravity_m_s2"]))
+        tile_spec = preset.tile
+        self.size = np.asarray(tile_spec.size, dtype=float)
+        self.mass = float(tile_spec.mass)
+        self.friction = float(tile_spec.friction)
+        self.restitution = float(tile_spec.restitution)
+        self.table = self.client.createMultiBody(0, self.client.createCollisionShape(pybullet.GEOM_PLANE))
+        self.client.changeDynamics(self.table, -1, lateralFriction=self.friction, restitution=self.restitution)
+        self._collision_shape = self._make_collision_shape()
+        self._rounded_shape = None
+        self.tiles: list[TileBody] = []
+        self.time = 0.0
+        self.steps = 0
+        self.magnets_on = bool(magnets) and len(tile_spec.magnets) > 0
+        self._magnets = None
+        self._cache = None
+        if self.magnets_on:
+            from magdomino.maths.magnets import CachedWrenches, TileMagnets
+
+            self._magnets = TileMagnets.from_specs(tile_spec.magnets, model=solver["magnet_model"])
+            self._cache = CachedWrenches(
+                self._magnets, float(solver["magnet_update_mm"]) / 1000, math.radians(float(solver["magnet_update_deg"]))
+            )
+        self._tiles_changed = True  # tiles were added, removed or moved by hand: reset the magnet cache
+        self._live = []  # bodies of the tiles in the world
+        self._applied = None  # (index in _live, body) of the tiles that get a wrench
+        self._pushed = []  # (body, force, at, torque) applied before each step
+        self._idle_steps = int(solver["magnet_idle_steps"])
+        self._idle_left = 0
+        self._last_flat = None  # poses (m, 7) at the last check
+        self.magnet_checks = 0  # pose reads and cache checks so far
+        # At rest between two checks: every coordinate moved less than the pair threshold, and
+        # every quaternion component less than the turn threshold (|dq| ~ turn / 2).
+        self._rest_shift = float(solver["magnet_update_mm"]) / 1000
+        self._rest_quat = math.radians(float(solver["magnet_update_deg"])) / 2
+
+    # -- building ---------------------------------------------------------------------
+
+    def _make_collision_shape(self, hull: bool = False) -> int:
+        pb = self._pb
+        if hull or self.preset.tile.collision == "mesh":
+            # Vertices only: PyBullet makes a convex hull of them (with indices it would be a
+            # concave triangle mesh, which does not collide when dynamic).
+            hull = tile_mesh((0, 0), self.size).convex_hull
+            return self.client.createCollisionShape(pb.GEOM_MESH, vertices=hull.vertices.tolist())
+        return self.client.createCollisionShape(pb.GEOM_BOX, halfExtents=(self.size / 2).tolist())
+
+    def _make_visual_shape(self, pips: tuple[int, int]) -> int:
+        if not self.visuals:
+            return -1
+        # A UV-mapped mesh in the tile's colour; renders put the pips on with a texture
+        # (magdomino.model.tiles.tile_texture, applied by magdomino.faces.render after the body exists).
+        colour = colour_rgb(colour_of(tile(*pips), self.preset.tile.colours)) or (0.8, 0.2, 0.2)
+        vertices, indices, uvs, normals = tile_uv_mesh(pips, self.size)
+        return self.client.createVisualShape(
+            self._pb.GEOM_MESH,
+            vertices=vertices.tolist(),
+            indices=indices.tolist(),
+            uvs=uvs.tolist(),
+            normals=normals.tolist(),
+            rgbaColor=[*colour, 1.0],
+        )
+
+    def add_tile(
+        self,
+        pips: tuple[int, int],
+        position,
+        yaw: float = 0.0,
+        *,
+        orientation=None,
+        fixed: bool = False,
+        velocity=None,
+        rounded: bool = False,
+    ) -> int:
+        """Put a tile into the world at rest (or with ``velocity``), return its index.
+
+        Parameters
+        ----------
+        pips : (int, int)
+            Pips of half 0 (−x) and half 1 (+x), as shown.
+        position : array_like, shape (3,), m
+            Centre of the tile.
+        yaw : float, rad
+            Heading of the tile's x axis (ignored when ``orientation`` is given).
+        orientation : array_like, shape (4,), optional
+            Quaternion x, y, z, w.
+        fixed : bool
+            A static body (mass 0): it never moves but still carries magnets.
+        rounded : bool
+            Collide as the tile mesh's convex hull (rounded edges) whatever the preset says;
+            a slid tile needs it (see :meth:`slide`).
+        """
+        q = yaw_quaternion(yaw) if orientation is None else np.asarray(orientation, dtype=float)
+        shape = self._collision_shape
+        if rounded and self.preset.tile.collision != "mesh":
+            if self._rounded_shape is None:
+                self._rounded_shape = self._make_collision_shape(hull=True)
+            shape = self._rounded_shape
+        body = self.client.createMultiBody(
+            0.0 if fixed else self.mass,
+            shape,
+            self._make_visual_shape(tuple(pips)),
+            list(map(float, position)),
+            list(map(float, q)),
+        )
+        self.client.changeDynamics(
+            body,
+            -1,
+            lateralFriction=self.friction,
+            restitution=self.restitution,
+            rollingFriction=0.0,
+            spinningFriction=0.0,
+            linearDamping=0.0,
+            angularDamping=0.0,
+        )
+        if self.preset.tile.collision == "mesh" or rounded:
+            # Bullet pads convex hulls with a margin (about 1 mm here, an eighth of the
+            # tile's thickness): tiles would float on it. The hull is exact: no padding.
+            self.client.changeDynamics(body, -1, collisionMargin=0.0)
+        if velocity is not None:
+            self.client.resetBaseVelocity(body, list(map(float, velocity)), [0.0, 0.0, 0.0])
+        self.tiles.append(TileBody(body, (int(pips[0]), int(pips[1])), fixed))
+        self._tiles_changed = True
+        return len(self.tiles) - 1
+
+    def remove_tile(self, index: int) -> None:
+        """Take a tile out of the world (indices of the others are kept; it goes inactive)."""
+        tb = self.tiles[index]
+        if tb.body >= 0:
+            self.client.removeBody(tb.body)
+        self.tiles[index] = TileBody(-1, tb.pips, tb.fixed)
+        self._tiles_changed = True
+
+    def set_pose(self, index: int, position, orientation) -> None:
+        """Teleport a tile (for set-up only; placements are motions, see :meth:`drop`)."""
+        self.client.resetBasePositionAndOrientation(
+            self.tiles[index].body, list(map(float, position)), list(map(float, orientation))
+        )
+        self.client.resetBaseVelocity(self.tiles[index].body, [0, 0, 0], [0, 0, 0])
+        self._tiles_changed = True
+
+    # -- reading ----------------------------------------------------------------------
+
+    @property
+    def live(self) -> list[int]:
+        """Indices of the tiles in the world."""
+        return [i for i, t in enumerate(self.tiles) if t.body >= 0]
+
+    def poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Positions (n, 3) m and quaternions (n, 4) of all tiles (NaN for removed ones)."""
+        n = len(self.tiles)
+        positions = np.full((n, 3), np.nan)
+        quats = np.full((n, 4), np.nan)
+        get = self.client.getBasePositionAndOrientation
+        for i, t in enumerate(self.tiles):
+            if t.body >= 0:
+                p, q = get(t.body)
+                positions[i] = p
+                quats[i] = q
+        return positions, quats
+
+    def velocities(self) -> tuple[np.ndarray, np.ndarray]:
+        """Linear (n, 3) m/s and angular (n, 3) rad/s velocities (zero for removed tiles)."""
+        n = len(self.tiles)
+        lin = np.zeros((n, 3))
+        ang = np.zeros((n, 3))
+        get = self.client.getBaseVelocity
+        for i, t in enumerate(self.tiles):
+            if t.body >= 0:
+                v, w = get(t.body)
+                lin[i] = v
+                ang[i] = w
+        return lin, ang
+
+    def touches_table(self) -> np.ndarray:
+        """Which tiles touch the table now, shape (n,) bool."""
+        out = np.zeros(len(self.tiles), dtype=bool)
+        for i, t in enumerate(self.tiles):
+            if t.body >= 0 and self.client.getContactPoints(bodyA=t.body, bodyB=self.table):
+                out[i] = True
+        return out
+
+    def contacts_between(self) -> list[tuple[int, int]]:
+        """Pairs of tile indices in contact (i < j)."""
+        by_body = {t.body: i for i, t in enumerate(self.tiles) if t.body >= 0}
+        pairs = set()
+        for c in self.client.getContactPoints():
+            a, b = by_body.get(c[1]), by_body.get(c[2])
+            if a is not None and b is not None and a != b:
+                pairs.add((min(a, b), max(a, b)))
+        return sorted(pairs)
+
+    # -- stepping ---------------------------------------------------------------------
+
+    def magnet_wrenches(self, positions=None, quats=None) -> tuple[np.ndarray, np.ndarray]:
+        """Force (n, 3) N and torque (n, 3) N·m of the magnets on every tile, now."""
+        if positions is None:
+            positions, quats = self.poses()
+        n = len(self.tiles)
+        if not self.magnets_on or n == 0:
+            return np.zeros((n, 3)), np.zeros((n, 3))
+        active = np.isfinite(positions[:, 0])
+        safe_p = np.where(active[:, None], positions, 0.0)
+        safe_q = np.where(active[:, None], quats, np.array([0, 0, 0, 1.0]))
+        return self._magnets.wrenches(safe_p, safe_q, active=active)
+
+    @property
+    def magnet_updates(self) -> int:
+        """How many steps recomputed some magnet wrenches (see :class:`CachedWrenches`)."""
+        return self._cache.updates if self._cache is not None else 0
+
+    def _apply_magnets(self) -> None:
+        """Apply the magnet wrenches before a step, recomputing the tile pairs whose relative
+        pose has moved on (:class:`magdomino.maths.magnets.CachedWrenches`: error bound there).
+
+        While the last check found nothing to recompute (a construction at rest), the poses
+        are read and checked again only every ``solver.magnet_idle_steps`` steps, and the
+        same world-frame wrenches are applied meanwhile. At rest means: nothing needed
+        recomputing and no tile moved by ``magnet_update_mm`` or turned by
+        ``magnet_update_deg`` since the check before; so a tower toppling as a whole (which
+        recomputes nothing) is checked every step. A tile at rest that is set moving is
+        noticed within that many steps (1 ms at the defaults), in which it moves by a few
+        micrometres: the wrenches it feels are those of the cache's bound plus that.
+        """
+        if self._idle_left > 0 and self._applied is not None and not self._tiles_changed:
+            self._idle_left -= 1
+            self._push_wrenches()
+            return
+        cache = self._cache
+        self.magnet_checks += 1
+        if self._tiles_changed:  # tiles added, removed or teleported: start afresh
+            cache.reset()
+            self._applied = None
+            self._last_flat = None
+            self._live = [t.body for t in self.tiles if t.body >= 0]
+            self._tiles_changed = False
+        pb = self._pb
+        cid = self.client._client
+        live = self._live
+        get = pb.getBasePositionAndOrientation
+        poses = [get(b, cid) for b in live]
+        m = len(live)
+        flat = np.fromiter(itertools.chain.from_iterable(p + q for p, q in poses), float, 7 * m).reshape(m, 7)
+        forces, torques = cache.update_poses(flat)
+        if cache.last or self._applied is None:
+            # Only the tiles that move and feel something (exact zeros: out of every
+            # magnet's reach) need calls.
+            fixed = {t.body for t in self.tiles if t.fixed}
+            nonzero = np.any(forces != 0, axis=1) | np.any(torques != 0, axis=1)
+            self._applied = [(k, b) for k, b in enumerate(live) if b not in fixed and nonzero[k]]
+        # Idle only at rest: nothing recomputed, and no tile moved or turned by a threshold
+        # since the last check (a tower toppling as a whole recomputes nothing, yet moves).
+        last = self._last_flat
+        at_rest = (
+            not cache.last
+            and last is not None
+            and last.shape == flat.shape
+            and float(np.max(np.abs(flat[:, :3] - last[:, :3]), initial=0.0)) < self._rest_shift
+            and float(np.max(np.abs(flat[:, 3:] - last[:, 3:]), initial=0.0)) < self._rest_quat
+        )
+        self._last_flat = flat
+        self._idle_left = self._idle_steps - 1 if at_rest else 0
+        fl = forces.tolist()
+        tl = torques.tolist()
+        self._pushed = [(b, fl[k], poses[k][0], tl[k]) for k, b in self._applied]
+        self._push_wrenches()
+
+    def _push_wrenches(self) -> None:
+        pb = self._pb
+        cid = self.client._client
+        force = pb.applyExternalForce
+        torque = pb.applyExternalTorque
+        world = pb.WORLD_FRAME
+        for b, f, at, t in self._pushed:
+            force(b, -1, f, at, world, cid)
+            torque(b, -1, t, world, cid)
+
+    on_step = None
+    """Optional ``callable(world)``, called after every ``on_step_every`` steps (renders use it
+    to record frames); None (the default) costs nothing."""
+    on_step_every = 1
+
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` fixed time steps, magnets applied before each."""
+        if self.on_step is not None:  # in chunks that end where the hook is due
+            every = max(1, int(self.on_step_every))
+            while n > 0:
+                k = min(n, every - self.steps % every)
+                self._advance(k)
+                n -= k
+                if self.steps % every == 0:
+                    self.on_step(self)
+            return
+        self._advance(n)
+
+    def _advance(self, n: int) -> None:
+        stepper = self.client.stepSimulation
+        for _ in range(n):
+            if self.magnets_on:
+                self._apply_magnets()
+            stepper()
+        self.steps += n
+        self.time += n * self.time_step
+
+    # -- placements as motions ----------------------------------------------------------
+
+    def drop(self, pips, rest_position, yaw: float = 0.0, drop_height: float = 0.002, orientation=None) -> int:
+        """Release a tile with zero speed ``drop_height`` (m) above its rest position.
+
+        Returns the new tile's index; step the world (or call
+        :func:`magdomino.physics.verdict.settle`) to see what happens.
+        """
+        start = np.asarray(rest_position, dtype=float) + [0.0, 0.0, float(drop_height)]
+        return self.add_tile(pips, start, yaw, orientation=orientation)
+
+    def slide(
+        self,
+        pips,
+        rest_position,
+        yaw: float = 0.0,
+        *,
+        start_offset=(0.06, 0.0),
+        speed: float = 0.05,
+        max_force: float = 0.5,
+        clearance: float = 0.0,
+    ) -> int:
+        """Push a tile along the table into ``rest_position`` from ``start_offset`` away.
+
+        The tile starts at rest on the table at ``rest_position + start_offset`` (x, y, m)
+        and a hand (a constraint with at most ``max_force`` newtons) moves it at ``speed``
+        (m/s) in a straight line to the target, then lets go. The hand is a motion, not a
+        teleport: whatever the tile meets on its way is pushed.
+
+        The slid tile collides with its rounded edges (the mesh's convex hull): an
+        overhang rests exactly at a tile's height, and the real tiles' rounded edges are
+        what let one wedge under it, lifting it by a hair, instead of butting into its end.
+
+        Returns the new tile's index. The world has been stepped through the motion.
+        """
+        pb = self._pb
+        target = np.asarray(rest_position, dtype=float).copy()
+        offset = np.asarray(list(start_offset) + [0.0], dtype=float)[:3]
+        start = target + offset + [0.0, 0.0, clearance]
+        index = self.add_tile(pips, start, yaw, rounded=True)
+        body = self.tiles[index].body
+        q = yaw_quaternion(yaw).tolist()
+        hand = self.client.createConstraint(body, -1, -1, -1, pb.JOINT_FIXED, [0, 0, 0], [0, 0, 0], start.tolist(), [0, 0, 0, 1], q)
+        distance = float(np.linalg.norm(offset))
+        steps = max(1, int(math.ceil(distance / speed / self.time_step)))
+        for k in range(1, steps + 1):
+            along = start + (target + [0.0, 0.0, clearance] - start) * (k / steps)
+            self.client.changeConstraint(hand, along.tolist(), q, maxForce=max_force)
+            self.step(1)
+        self.client.removeConstraint(hand)
+        return index
+
+    def close(self) -> None:
+        """Disconnect from the physics server (the world is unusable afterwards)."""
+        if getattr(self, "client", None) is not None:
+            try:
+                self.client.disconnect()
+            except Exception:  # already gone
+                pass
+            self.client = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):  # BulletClient also disconnects on deletion; be explicit
+        try:
+            self.close()
+        except Exception:
+            pass

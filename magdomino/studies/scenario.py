@@ -1,0 +1,517 @@
+"""Scenario files: a structure, what-if placements and noise, in TOML; and running them.
+
+The format (keys are a contract)::
+
+    name = "zigzag"
+    preset = "standard"          # bundled name, or a path (relative to this file)
+    magnets = true               # false switches every magnet off
+    seed = 1
+
+    [[structure]]                # spawned together at these poses, then settled once
+    pips = [6, 6]                # half 0 (-x), half 1 (+x), as shown
+    pos_mm = [0, 0]              # x, y: resting on what is below; or x, y, z (centre)
+    yaw_deg = 0
+    fixed = false                # a static body (never moves, still magnetic)
+
+    [[structure]]
+    pips = [6, 3]
+    on = { tile = 0, half = 1 }  # this tile's matching half superposed on tile 0's half 1
+
+    [[what_if]]                  # each tried alone, from the settled structure
+    pips = [3, 2]
+    on = { tile = 1, half = 1 }
+    drop_mm = 2                  # release height above rest (default 1)
+    slide_mm = [60, 0]           # optional: slide in along the table from this offset
+
+    [noise]                      # used by `magdomino odds` (see magdomino.studies.odds)
+    pos_sigma_mm = 1.0
+    yaw_sigma_deg = 2.0
+
+With ``on``, the placed tile lies parallel to the tile below and extends outward (away
+from that tile's centre); ``yaw_deg`` then turns it from there: 0 outward (the default),
+180 back over the lower tile, 90 or -90 across it. Without ``on``, ``yaw_deg`` is the
+heading of the tile's half 0 → half 1 axis from the x axis. "Resting on what is below":
+the highest top face among the earlier tiles under the new tile's footprint, or the table.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from magdomino.errors import InputError
+from magdomino.maths.geometry import footprints_overlap
+from magdomino.model.presets import Preset, check_number, load_preset, read_toml
+from magdomino.model.tiles import tile
+from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.world import World, quaternion_yaw, yaw_quaternion
+
+NOISE_KEYS = {
+    "pos_sigma_mm": "position error of the hand, sigma in mm, along x and along y",
+    "yaw_sigma_deg": "heading error of the hand, sigma in degrees",
+    "drop_mm": "release height above rest, as [low, high] in mm (uniform)",
+    "polarization_rel_sigma": "relative sigma of the magnets' polarisation",
+    "friction_rel_sigma": "relative sigma of the friction coefficient",
+    "mass_rel_sigma": "relative sigma of the tile mass",
+}
+
+PLACEMENT_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "fixed"}
+WHAT_IF_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "drop_mm", "slide_mm"}
+DEFAULT_DROP_MM = 1.0
+POS_LIMIT_MM = 5000.0
+"""Positions beyond 5 m are typing mistakes, not towers on a table."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One tile of a structure or one what-if placement, as written in the file."""
+
+    pips: tuple[int, int]
+    pos_mm: tuple[float, ...] | None = None
+    yaw_deg: float = 0.0
+    on: tuple[int, int] | None = None
+    fixed: bool = False
+    drop_mm: float = DEFAULT_DROP_MM
+    slide_mm: tuple[float, float] | None = None
+
+    def describe(self) -> str:
+        a, b = self.pips
+        if self.on is not None:
+            where = f"on tile {self.on[0]} half {self.on[1]}"
+            if self.yaw_deg:
+                where += f", turned {self.yaw_deg:g} deg"
+        else:
+            where = "at (" + ", ".join(f"{v:g}" for v in self.pos_mm) + ") mm"
+            if self.yaw_deg:
+                where += f", yaw {self.yaw_deg:g} deg"
+        how = f", slid from {self.slide_mm[0]:g}, {self.slide_mm[1]:g} mm" if self.slide_mm else ""
+        return f"{a}-{b} {where}{how}"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A checked scenario file."""
+
+    name: str
+    preset: Preset
+    magnets: bool
+    seed: int
+    structure: tuple[Placement, ...]
+    what_if: tuple[Placement, ...]
+    noise: dict[str, Any] = field(default_factory=dict)
+    source: str = "<scenario>"
+
+
+# -- loading ------------------------------------------------------------------------------
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and check a scenario file; InputError (file, key, expected) when it is wrong."""
+    path = Path(path)
+    return scenario_from_dict(read_toml(path, "scenario"), source=str(path), base=path.parent)
+
+
+def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None = None) -> Scenario:
+    """Check TOML-shaped scenario data (see the module docstring)."""
+    allowed = {"name", "preset", "magnets", "seed", "structure", "what_if", "noise", "description"}
+    for k in data:
+        if k not in allowed:
+            raise InputError(source, k, f"unknown key; expected one of {', '.join(sorted(allowed))}")
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str):
+        raise InputError(source, "name", "expected a string")
+    preset_ref = data.get("preset", "standard")
+    if not isinstance(preset_ref, str):
+        raise InputError(source, "preset", "expected a preset name or a path to a preset file")
+    try:
+        preset = load_preset(preset_ref, relative_to=base)
+    except InputError as exc:
+        if exc.key == "preset":  # not found: say so in this file's terms
+            raise InputError(source, "preset", exc.expected) from None
+        raise  # a bad preset file: its own name and key
+    magnets = data.get("magnets", True)
+    if not isinstance(magnets, bool):
+        raise InputError(source, "magnets", "expected true or false")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(source, "seed", "expected a whole number >= 0")
+
+    structure_raw = data.get("structure")
+    if not isinstance(structure_raw, list) or not structure_raw:
+        raise InputError(source, "structure", "expected at least one [[structure]] table")
+    structure = []
+    for i, entry in enumerate(structure_raw):
+        structure.append(_placement(entry, source, f"structure[{i}]", PLACEMENT_KEYS, earlier=i, used=structure))
+    what_if_raw = data.get("what_if", [])
+    if not isinstance(what_if_raw, list):
+        raise InputError(source, "what_if", "expected [[what_if]] tables")
+    what_if = [
+        _placement(entry, source, f"what_if[{i}]", WHAT_IF_KEYS, earlier=len(structure), used=structure)
+        for i, entry in enumerate(what_if_raw)
+    ]
+    noise = check_noise(data.get("noise", {}), source)
+    return Scenario(name, preset, magnets, seed, tuple(structure), tuple(what_if), noise, source)
+
+
+def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
+    """Check a ``[noise]`` table: known keys, non-negative values, ``drop_mm`` a range."""
+    if not isinstance(noise, dict):
+        raise InputError(source, key, "expected a table")
+    out = {}
+    for k, v in noise.items():
+        if k not in NOISE_KEYS:
+            raise InputError(source, f"{key}.{k}", f"unknown key; expected one of {', '.join(NOISE_KEYS)}")
+        if k == "drop_mm":
+            if not isinstance(v, list) or len(v) != 2:
+                raise InputError(source, f"{key}.drop_mm", "expected a range [low, high] in mm")
+            lo, hi = (check_number(source, f"{key}.drop_mm[{j}]", x, minimum=0.0) for j, x in enumerate(v))
+            if hi < lo:
+                raise InputError(source, f"{key}.drop_mm", f"expected low <= high, got [{lo:g}, {hi:g}]")
+            out[k] = [lo, hi]
+        else:
+            out[k] = check_number(source, f"{key}.{k}", v, minimum=0.0)
+    return out
+
+
+def _placement(entry, source, key, allowed, earlier, used) -> Placement:
+    if not isinstance(entry, dict):
+        raise InputError(source, key, "expected a table")
+    for k in entry:
+        if k not in allowed:
+            raise InputError(source, f"{key}.{k}", f"unknown key; expected one of {', '.join(sorted(allowed))}")
+    if "pips" not in entry:
+        raise InputError(source, f"{key}.pips", "missing required key (the tile, as [a, b])")
+    pips_raw = entry["pips"]
+    tile_ok = (
+        isinstance(pips_raw, list)
+        and len(pips_raw) == 2
+        and all(isinstance(p, int) and not isinstance(p, bool) for p in pips_raw)
+    )
+    if not tile_ok or not all(0 <= p <= 6 for p in pips_raw):
+        raise InputError(source, f"{key}.pips", f"expected a double-six tile as [a, b] with a, b in 0..6, got {pips_raw!r}")
+    pips = (int(pips_raw[0]), int(pips_raw[1]))
+    for j, other in enumerate(used):
+        if tile(*other.pips) == tile(*pips):
+            raise InputError(source, f"{key}.pips", f"expected each tile once; {pips[0]}-{pips[1]} is already structure[{j}]")
+    if ("pos_mm" in entry) == ("on" in entry):
+        raise InputError(source, key, "expected exactly one of pos_mm (absolute) or on (relational)")
+    pos = None
+    on = None
+    if "pos_mm" in entry:
+        value = entry["pos_mm"]
+        if not isinstance(value, list) or len(value) not in (2, 3):
+            raise InputError(source, f"{key}.pos_mm", "expected [x, y] or [x, y, z] in mm")
+        pos = tuple(
+            check_number(source, f"{key}.pos_mm[{j}]", v, minimum=-POS_LIMIT_MM, maximum=POS_LIMIT_MM) for j, v in enumerate(value)
+        )
+        if len(pos) == 3 and pos[2] <= 0:
+            raise InputError(source, f"{key}.pos_mm[2]", "expected a centre height > 0 (above the table)")
+    else:
+        value = entry["on"]
+        if not isinstance(value, dict) or set(value) != {"tile", "half"}:
+            raise InputError(source, f"{key}.on", "expected { tile = N, half = 0 or 1 }")
+        t, h = value["tile"], value["half"]
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < earlier:
+            raise InputError(source, f"{key}.on.tile", f"expected the index of an earlier structure tile (0..{earlier - 1}), got {t!r}")
+        if h not in (0, 1) or isinstance(h, bool):
+            raise InputError(source, f"{key}.on.half", f"expected 0 or 1, got {h!r}")
+        below = used[t].pips[h]
+        if below not in pips:
+            raise InputError(
+                source, f"{key}.on", f"expected a tile with a half of {below} pips to lie on tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
+            )
+        on = (t, h)
+    yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0))
+    fixed = entry.get("fixed", False)
+    if not isinstance(fixed, bool):
+        raise InputError(source, f"{key}.fixed", "expected true or false")
+    drop = check_number(source, f"{key}.drop_mm", entry.get("drop_mm", DEFAULT_DROP_MM), minimum=0.0)
+    slide = None
+    if "slide_mm" in entry:
+        value = entry["slide_mm"]
+        if not isinstance(value, list) or len(value) != 2:
+            raise InputError(source, f"{key}.slide_mm", "expected [dx, dy] in mm: where the slide starts, from the target")
+        slide = tuple(check_number(source, f"{key}.slide_mm[{j}]", v) for j, v in enumerate(value))
+        if math.hypot(*slide) < 1.0:
+            raise InputError(source, f"{key}.slide_mm", "expected a start at least 1 mm from the target")
+    return Placement(pips, pos, yaw, on, fixed, drop, slide)
+
+
+# -- poses --------------------------------------------------------------------------------
+
+
+def target_pose(placement: Placement, poses: list[tuple[np.ndarray, np.ndarray]], pips_shown, size: np.ndarray):
+    """Rest pose (position (3,) m, yaw rad) of a placement, given the poses before it.
+
+    Parameters
+    ----------
+    placement : Placement
+    poses : list of (position (3,), quaternion (4,))
+        Poses of the tiles already there (index = structure index).
+    pips_shown : list of (int, int)
+        The pips of those tiles as shown (half 0, half 1).
+    size : ndarray, shape (3,), m
+    """
+    length, _, thick = size
+    if placement.on is not None:
+        t, h = placement.on
+        p_t, q_t = poses[t]
+        yaw_t = quaternion_yaw(q_t)
+        axis_t = np.array([math.cos(yaw_t), math.sin(yaw_t)])
+        outward = axis_t if h == 1 else -axis_t
+        anchor = np.asarray(p_t[:2]) + outward * length / 4
+        value = pips_shown[t][h]
+        k = 0 if placement.pips[0] == value else 1
+        turn = math.radians(placement.yaw_deg)
+        c, s = math.cos(turn), math.sin(turn)
+        u = np.array([c * outward[0] - s * outward[1], s * outward[0] + c * outward[1]])
+        centre = anchor + u * length / 4
+        yaw = math.atan2(u[1], u[0]) if k == 0 else math.atan2(-u[1], -u[0])
+    else:
+        centre = np.array(placement.pos_mm[:2]) / 1000
+        yaw = math.radians(placement.yaw_deg)
+    if placement.pos_mm is not None and len(placement.pos_mm) == 3:
+        z = placement.pos_mm[2] / 1000
+    else:
+        z = rest_height(centre, yaw, poses, size) + thick / 2
+    return np.array([centre[0], centre[1], z]), yaw
+
+
+def rest_height(centre, yaw, poses, size) -> float:
+    """Height (m) of the highest top face under a tile's footprint, 0 for the table."""
+    top = 0.0
+    for p, q in poses:
+        if footprints_overlap(centre, yaw, p[:2], quaternion_yaw(q), size):
+            top = max(top, _top_face(p, q, size))
+    return top
+
+
+def _top_face(p, q, size) -> float:
+    from scipy.spatial.transform import Rotation
+
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * size / 2
+    return float(np.max(Rotation.from_quat(q).apply(corners)[:, 2]) + p[2])
+
+
+# -- running ------------------------------------------------------------------------------
+
+
+@dataclass
+class SimulationResult:
+    """Verdicts of a scenario: the structure's and one per what-if."""
+
+    scenario: Scenario
+    structure: Verdict
+    what_if: list[Verdict | None]
+    settled_poses: tuple[np.ndarray, np.ndarray]
+    wall_time_s: float = 0.0
+    traces: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        from magdomino import __version__
+
+        sc = self.scenario
+        what_ifs = []
+        for placement, verdict in zip(sc.what_if, self.what_if):
+            entry = {"placement": placement.describe()}
+            if verdict is None:
+                why = "did not stand" if self.structure.collapsed or self.structure.error else "did not settle"
+                entry.update(collapsed=None, reason=f"not tried: the structure {why}", settled=False)
+            else:
+                entry.update(verdict.to_dict())
+            what_ifs.append(entry)
+        return {
+            "version": __version__,
+            "name": sc.name,
+            "seed": sc.seed,
+            "preset": sc.preset.name,
+            "magnets": sc.magnets,
+            "tile_size_mm": sc.preset.size_mm,
+            "structure": {"tiles": len(sc.structure), **self.structure.to_dict()},
+            "what_if": what_ifs,
+        }
+
+
+def build_structure(scenario: Scenario, world: World, poses=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Spawn the structure's tiles into ``world`` (at ``poses`` if given, else their file poses).
+
+    Returns the poses used, as a list of (position (3,), quaternion (4,)).
+    """
+    used: list[tuple[np.ndarray, np.ndarray]] = []
+    shown = [pl.pips for pl in scenario.structure]
+    for i, pl in enumerate(scenario.structure):
+        if poses is None:
+            position, yaw = target_pose(pl, used, shown, world.size)
+            q = yaw_quaternion(yaw)
+            if pl.pos_mm is not None and len(pl.pos_mm) == 3:
+                check_clear(position, yaw, used, world.size, scenario.source, f"structure[{i}].pos_mm")
+        else:
+            position, q = poses[0][i], poses[1][i]
+        world.add_tile(pl.pips, position, orientation=q, fixed=pl.fixed)
+        used.append((np.asarray(position, dtype=float), np.asarray(q, dtype=float)))
+    return used
+
+
+OVERLAP_TOLERANCE_M = 0.0005
+
+
+def check_clear(position, yaw, poses, size, source: str, key: str) -> None:
+    """InputError if a tile put at an explicit height would start inside another one.
+
+    Heights computed as "resting on what is below" never do; an explicit ``z`` can. Boxes
+    overlapping by less than half a millimetre (contact, rounding) are let through.
+    """
+    thick = size[2]
+    for j, (p, q) in enumerate(poses):
+        if abs(p[2] - position[2]) < thick - OVERLAP_TOLERANCE_M and footprints_overlap(
+            position[:2], yaw, p[:2], quaternion_yaw(q), size, OVERLAP_TOLERANCE_M
+        ):
+            raise InputError(
+                source, key, f"expected a pose clear of the other tiles; it starts inside structure[{j}]"
+            )
+
+
+def try_placement(
+    scenario: Scenario,
+    settled: tuple[np.ndarray, np.ndarray],
+    placement: Placement,
+    *,
+    preset: Preset | None = None,
+    offset_mm=(0.0, 0.0),
+    yaw_offset_deg: float = 0.0,
+    drop_mm: float | None = None,
+    gui: bool = False,
+    world_hook=None,
+    trace: list | None = None,
+) -> Verdict:
+    """Try one placement alone on the settled structure in a fresh world; return its verdict.
+
+    ``preset`` (a varied copy), ``offset_mm``, ``yaw_offset_deg`` and ``drop_mm`` let a
+    study perturb the placement (see :mod:`magdomino.studies.odds`); ``world_hook(world)`` is called
+    once the world is built (renders use it to record frames); ``trace`` (a list) receives
+    the settle's ``(t, max shift mm, max tilt deg)`` series (see :func:`settle`).
+    """
+    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
+    try:
+        build_structure(scenario, world, settled)
+        n = len(scenario.structure)
+        poses = [(settled[0][i], settled[1][i]) for i in range(n)]
+        shown = [pl.pips for pl in scenario.structure]
+        rest, yaw = target_pose(placement, poses, shown, world.size)
+        if placement.slide_mm is not None:
+            rest[2] = world.size[2] / 2  # a slide happens on the table, under whatever is above
+        elif placement.pos_mm is not None and len(placement.pos_mm) == 3:
+            index = scenario.what_if.index(placement) if placement in scenario.what_if else None
+            key = f"what_if[{index}].pos_mm" if index is not None else "what_if.pos_mm"
+            check_clear(rest, yaw, poses, world.size, scenario.source, key)
+        if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
+            rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, world.size)
+        if world_hook is not None:
+            world_hook(world)
+        before = world.poses()
+        world.client.performCollisionDetection()
+        contacts = world.touches_table()
+        if placement.slide_mm is not None:
+            index = world.slide(placement.pips, rest, yaw, start_offset=np.array(placement.slide_mm) / 1000)
+        else:
+            drop = placement.drop_mm if drop_mm is None else drop_mm
+            index = world.drop(placement.pips, rest, yaw, drop_height=drop / 1000)
+        reference = (np.vstack([before[0], np.full((1, 3), np.nan)]), np.vstack([before[1], np.full((1, 4), np.nan)]))
+        return settle(
+            world,
+            list(range(n)),
+            reference,
+            placed=index,
+            placed_rest=(rest, yaw_quaternion(yaw)),
+            trace=trace,
+            table_contacts=np.append(contacts, False),
+        )
+    finally:
+        world.close()
+
+
+CONTACT_SLACK_M = 1e-5
+"""Footprints closer than this count as touching, not overlapping (see :func:`_missed`)."""
+
+
+def _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size):
+    """Where a hand that aims at ``rest`` and misses by the offsets puts the tile.
+
+    The tile is released at the height it aimed for, or higher if the miss puts it over
+    something higher (never inside it). A hand cannot push a tile into one at the same
+    height beside it either (end to end, side by side): it stops at contact, so the miss
+    is shortened until the footprints only touch.
+    """
+    thick = size[2]
+    aimed_yaw = yaw
+    yaw = yaw + math.radians(yaw_offset_deg)
+    miss = np.array([offset_mm[0] / 1000, offset_mm[1] / 1000, 0.0])
+    beside = [(p, q) for p, q in poses if abs(p[2] - rest[2]) < 0.9 * thick]
+
+    def blocked(step, scale=1.0):
+        centre = rest[:2] + scale * step[:2]
+        turn = aimed_yaw + scale * (yaw - aimed_yaw)
+        return [(p, q) for p, q in beside if footprints_overlap(centre, turn, p[:2], quaternion_yaw(q), size, CONTACT_SLACK_M)]
+
+    hit = blocked(miss)
+    if hit and not blocked(miss, 0.0):
+        # Into a neighbour: the part of the miss towards it is stopped by the contact, the
+        # rest (sideways) stays; if that still overlaps, shorten it to where it touches.
+        towards = rest[:2] - np.asarray(hit[0][0][:2], dtype=float)
+        normal = towards / max(float(np.linalg.norm(towards)), 1e-12)
+        into = float(miss[:2] @ normal)
+        if into < 0:
+            miss[:2] -= into * normal
+        if blocked(miss):
+            lo, hi = 0.0, 1.0  # the largest fraction of the miss that stays clear
+            for _ in range(20):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if not blocked(miss, mid) else (lo, mid)
+            miss *= lo
+            yaw = aimed_yaw + lo * (yaw - aimed_yaw)
+    out = rest + miss
+    if placement.slide_mm is None and (placement.pos_mm is None or len(placement.pos_mm) == 2):
+        out[2] = max(out[2], rest_height(out[:2], yaw, poses, size) + thick / 2)
+    return out, yaw
+
+
+def settle_structure(scenario: Scenario, *, gui: bool = False, preset: Preset | None = None, world_hook=None):
+    """Spawn the structure, settle it once; return (verdict, settled poses)."""
+    world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
+    try:
+        build_structure(scenario, world)
+        if world_hook is not None:
+            world_hook(world)
+        verdict = settle(world, list(range(len(scenario.structure))))
+        return verdict, world.poses()
+    finally:
+        world.close()
+
+
+def simulate(scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
+    """Settle the structure, then try every what-if alone from the settled structure.
+
+    With ``trace``, ``result.traces`` holds each what-if's settle series (see :func:`settle`).
+    """
+    start = time.perf_counter()
+    verdict, settled = settle_structure(scenario, gui=gui)
+    outcomes: list[Verdict | None] = []
+    traces: list[list | None] = []
+    for placement in scenario.what_if:
+        if verdict.collapsed or verdict.error or not verdict.settled:  # nothing to build on
+            outcomes.append(None)
+            traces.append(None)
+        else:
+            series = [] if trace else None
+            outcomes.append(try_placement(scenario, settled, placement, gui=gui, trace=series))
+            traces.append(series)
+    return SimulationResult(scenario, verdict, outcomes, settled, time.perf_counter() - start, traces)
+
+
+def with_preset(scenario: Scenario, preset: Preset) -> Scenario:
+    return replace(scenario, preset=preset)

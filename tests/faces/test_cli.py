@@ -1,0 +1,88 @@
+"""The command line's refusals: one line, exit 2, before any long work."""
+
+import json
+
+import pytest
+
+from conftest import ROOT
+
+SC = ROOT / "scenarios"
+STATICS = SC / "odds_statics.toml"
+
+
+def _one_line_exit_2(r, *says):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    for text in says:
+        assert text in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["odds", STATICS, "--trials", "1000", "--json"],
+        ["odds", STATICS, "--trials", "1000", "--plot"],
+        ["sweep", STATICS, "--trials", "1000", "--param", "pos_sigma_mm", "--values", "0", "1", "--json"],
+        ["simulate", STATICS, "--json"],
+        ["simulate", STATICS, "--gif"],
+        ["play", "--rule", "defi", "--players", "2", "--json"],
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_up_front(cli, args, tmp_path):
+    flag = args[-1]
+    r = cli(*args, tmp_path / "nonexistent" / "x.out")
+    _one_line_exit_2(r, f"command line: {flag}: expected a file in an existing directory")
+    assert r.stdout == ""  # nothing ran
+    r = cli(*args, tmp_path)
+    _one_line_exit_2(r, f"{flag}: expected a file to write, got the directory")
+
+
+def test_resume_needs_out_dir(cli):
+    _one_line_exit_2(cli("odds", STATICS, "--trials", "2", "--resume"), "--resume: expected --out-dir with it")
+    _one_line_exit_2(cli("sweep", STATICS, "--trials", "2", "--param", "pos_sigma_mm", "--values", "1", "--resume"), "--resume")
+
+
+def test_simulate_gif_refuses_a_structure_that_collapsed(cli, tmp_path):
+    scenario = tmp_path / "fallen.toml"
+    scenario.write_text(
+        'preset = "plain"\n[[structure]]\npips = [1, 1]\npos_mm = [0, 0]\n[[structure]]\npips = [2, 2]\npos_mm = [38, 0]\n'
+        '[[what_if]]\npips = [1, 3]\npos_mm = [0, 40]\n'
+    )
+    r = cli("simulate", scenario, "--gif", tmp_path / "f.gif", "--json", tmp_path / "f.json")
+    _one_line_exit_2(r, "fallen.toml: structure: expected a structure that settles before a what-if is animated (--gif); it collapsed")
+    assert "COLLAPSED" in r.stdout and json.loads((tmp_path / "f.json").read_text())["structure"]["collapsed"]
+    assert not list(tmp_path.glob("f*.gif"))
+
+
+@pytest.mark.parametrize(
+    "extra, says",
+    [
+        (["--max-placements", "0"], "command line: --max-placements: expected a whole number > 0, got 0"),
+        (["--deals", "0"], "command line: --deals: expected a whole number of deals > 0, got 0"),
+        (["--seed", "-1"], "command line: --seed:"),
+        (["--variant", "extremities"], "command line: --variant: 'extremities' is a variant of the defi rule"),
+    ],
+)
+def test_play_names_its_flags(cli, extra, says):
+    _one_line_exit_2(cli("play", "--rule", "traditional", "--players", "2", *extra), says)
+
+
+def test_play_game_errors_name_the_flag(monkeypatch, capsys):
+    import magdomino.games
+    from magdomino.faces.cli import main
+    from magdomino.errors import InputError
+
+    def refuse(*a, **k):
+        raise InputError("command line", "deals", "a positive number of deals, got 0")
+
+    monkeypatch.setattr(magdomino.games, "play_game", refuse)
+    assert main(["play", "--rule", "defi", "--players", "2"]) == 2
+    assert capsys.readouterr().err == "magdomino: command line: --deals: a positive number of deals, got 0\n"
+
+
+def test_play_max_placements_given_or_the_default(cli, tmp_path):
+    out = tmp_path / "g.json"
+    for extra, limit in ((["--max-placements", "3"], 3), ([], None)):  # no limit by default without physics
+        r = cli("play", "--rule", "defi", "--players", "2", "--json", out, *extra)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(out.read_text())["max_placements"] == limit

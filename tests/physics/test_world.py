@@ -1,0 +1,384 @@
+"""The world and its verdicts against references that do not come from our own code:
+closed-form statics (centres of mass over supports), magpylib's exact magnet forces for a
+tile held only by magnets, and conservation of momentum."""
+
+import json
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from magdomino.model.presets import load_preset, preset_from_dict
+from magdomino.physics.verdict import settle
+from magdomino.physics.world import World
+
+L, W, H = 0.048, 0.024, 0.008  # the bundled presets' tile, m
+G = 9.81
+MASS = 0.010
+
+
+def preset(name="plain", **solver_or_collapse):
+    p = load_preset(name)
+    solver = dict(p.solver)
+    collapse = dict(p.collapse)
+    for k, v in solver_or_collapse.items():
+        (solver if k in solver else collapse)[k] = v
+    return replace(p, solver=solver, collapse=collapse)
+
+
+def stack_verdict(p, xs, magnets=False, fixed_base=False, yaws=None):
+    """Spawn tiles at centre x offsets (m), one per level, settle, return the verdict."""
+    with World(p, magnets=magnets) as world:
+        for level, x in enumerate(xs):
+            yaw = 0.0 if yaws is None else yaws[level]
+            world.add_tile((level % 7, (level + 1) % 7), (x, 0.0, H / 2 + level * H), yaw, fixed=fixed_base and level == 0)
+        return settle(world, list(range(len(xs))))
+
+
+def staircase(n, step):
+    return [i * step for i in range(n)]
+
+
+# -- statics, magnets off ------------------------------------------------------------------
+# A uniform staircase of n tiles with step s: the tiles above the bottom one have their
+# centre of mass n*s/2 from the bottom tile's centre, the worst sub-stack; it stands iff
+# n*s/2 < L/2, so the critical step is L/n.
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+@pytest.mark.parametrize("side, margin_mm", [("inside", -1.5), ("beyond", +1.5)])
+def test_staircases_stand_or_fall_as_their_centres_of_mass_say(n, side, margin_mm):
+    step = (L / 2 + margin_mm / 1000) * 2 / n  # worst sub-stack centre of mass = L/2 + margin
+    v = stack_verdict(preset(), staircase(n, step))
+    assert v.error is None
+    assert v.collapsed == (side == "beyond"), v
+    if side == "inside":
+        assert v.settled and v.max_shift_mm < 0.5
+
+
+def harmonic_offsets(n, scale):
+    """The classic overhang stack: the top tile overhangs the next by L/2, that one by L/4, ...
+
+    Every sub-stack has its centre of mass exactly over the edge below it at scale 1.
+    """
+    xs = [0.0]
+    for k in range(n - 1, 0, -1):  # from the bottom: overhang L/(2k) for the k tiles above
+        xs.append(xs[-1] + scale * L / (2 * k))
+    return xs
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_harmonic_stacks_stand_inside_and_fall_beyond_their_edges(n):
+    assert not stack_verdict(preset(), harmonic_offsets(n, 0.85)).collapsed
+    assert stack_verdict(preset(), harmonic_offsets(n, 1.15)).collapsed
+
+
+def test_crossed_stack_stands_and_a_leaning_one_falls_sideways():
+    # Alternate tiles turned 90 degrees: every centre over the one below, wide margins.
+    assert not stack_verdict(preset(), [0.0] * 6, yaws=[0, math.pi / 2] * 3).collapsed
+    # Across its width a tile tips at W/2 = 12 mm: a 2-tile step of 14 mm sideways falls.
+    with World(preset()) as world:
+        world.add_tile((0, 1), (0, 0, H / 2))
+        world.add_tile((1, 2), (0, 0.014, 1.5 * H))
+        assert settle(world, [0, 1]).collapsed
+
+
+def test_mesh_collision_gives_the_same_verdicts_as_the_box():
+    data = load_preset("plain").to_dict()
+    data["tile"]["collision"] = "mesh"
+    mesh = preset_from_dict(data)
+    for n, margin in [(2, -1.5), (2, 1.5), (3, -1.5), (3, 1.5)]:
+        step = (L / 2 + margin / 1000) * 2 / n
+        box_v = stack_verdict(preset(), staircase(n, step))
+        mesh_v = stack_verdict(mesh, staircase(n, step))
+        assert mesh_v.collapsed == box_v.collapsed == (margin > 0)
+
+
+@pytest.mark.parametrize("magnets", [False, True])
+def test_an_aligned_28_tile_stack_stays_within_half_a_millimetre_for_5_s(magnets):
+    # The solver contract of DESIGN.md, with the presets' default settings.
+    with World(preset("standard"), magnets=magnets) as world:
+        for level in range(28):
+            world.add_tile((level % 7, (level + 3) % 7), (0, 0, H / 2 + level * H))
+        start, _ = world.poses()
+        world.step(int(round(5.0 / world.time_step)))
+        end, _ = world.poses()
+    assert np.max(np.linalg.norm(end - start, axis=1)) < 0.5e-3
+
+
+@pytest.mark.parametrize("magnets", [False, True])
+def test_an_aligned_stack_keeps_still(magnets):
+    p = preset("standard")
+    with World(p, magnets=magnets) as world:
+        for level in range(8):
+            world.add_tile((0, level % 7), (0, 0, H / 2 + level * H))
+        start, _ = world.poses()
+        world.step(int(1.0 / world.time_step))
+        end, _ = world.poses()
+    assert np.max(np.linalg.norm(end - start, axis=1)) < 0.5e-3
+
+
+# -- magnets against magpylib ------------------------------------------------------------
+
+
+def magpylib_tipping_torque(d, J, dims=(0.006, 0.002), meshing=400):
+    """Net torque (N m) tipping tile B over tile A's edge; positive tips it over.
+
+    B lies on A with its centre d beyond A's edge (x = L/2); both carry the bundled
+    presets' magnets (discs at x = +-12 mm, mid-thickness, magnetised +z). Computed with
+    magpylib's exact getFT, about the pivot line on A's top edge.
+    """
+    import magpylib as magpy  # a test dependency: missing is a failure, not a skip
+
+    def disc(x, z):
+        return magpy.magnet.Cylinder(position=(x, 0, z), dimension=dims, polarization=(0, 0, J))
+
+    xb = L / 2 + d
+    a = [disc(-L / 4, H / 2), disc(L / 4, H / 2)]
+    b = [disc(xb - L / 4, 1.5 * H), disc(xb + L / 4, 1.5 * H)]
+    _, torque = magpy.getFT(a, b, pivot=np.array([L / 2, 0.0, H]), meshing=meshing)
+    return float(np.sum(np.asarray(torque)[..., 1])) + MASS * G * d
+
+
+@pytest.fixture(scope="module")
+def critical_overhang():
+    from scipy.optimize import brentq
+
+    J = load_preset("standard").tile.magnets[0].polarization
+    return brentq(lambda d: magpylib_tipping_torque(d, J), 1e-4, L / 2, xtol=1e-5)
+
+
+def test_magpylib_balance_says_standard_magnets_hold_a_half_lap(critical_overhang):
+    # Sanity of the reference itself: a few mm of extra overhang, well below a tile.
+    assert 0.001 < critical_overhang < 0.008
+
+
+@pytest.mark.parametrize("fraction, falls", [(0.8, False), (1.25, True)])
+def test_a_tile_held_only_by_magnets_obeys_the_magpylib_torque_balance(critical_overhang, fraction, falls):
+    d = fraction * critical_overhang
+    xs = [0.0, L / 2 + d]
+    with_magnets = stack_verdict(preset("standard"), xs, magnets=True, fixed_base=True)
+    assert with_magnets.error is None
+    assert with_magnets.collapsed == falls, with_magnets
+    # Control: without magnets any overhang beyond the edge falls.
+    assert stack_verdict(preset("standard"), xs, magnets=False, fixed_base=True).collapsed
+
+
+def test_standard_preset_holds_one_half_lap_but_not_a_staircase_of_three():
+    p = preset("standard")
+    assert not stack_verdict(p, [0.0, L / 2], magnets=True).collapsed
+    assert stack_verdict(p, [0.0, L / 2, L], magnets=True).collapsed
+
+
+def test_magnet_forces_conserve_momentum_in_free_fall():
+    # No gravity: only the magnets (and, once they meet, the contact) act, so the total
+    # linear and angular momentum stay zero while each tile gains plenty of its own
+    # (Newton's third law, and torques that balance the moment of the forces, as applied
+    # through PyBullet).
+    from scipy.spatial.transform import Rotation
+
+    box_inertia = MASS / 12 * np.array([W**2 + H**2, L**2 + H**2, L**2 + W**2])
+
+    def spin(q, w):  # angular momentum about the centre of mass, world frame
+        r = Rotation.from_quat(q)
+        return r.apply(box_inertia * r.inv().apply(w))
+
+    p = preset("standard", gravity_m_s2=0.0)
+    with World(p, magnets=True) as world:
+        world.add_tile((0, 1), (0, 0, 0.05))
+        world.add_tile((1, 2), (0.004, 0.003, 0.066), 0.4)
+        gap0 = 0.016
+        peak_p = peak_l = 0.0
+        worst_p = worst_l = 0.0
+        for _ in range(40):
+            world.step(10)
+            lin, ang = world.velocities()
+            positions, quats = world.poses()
+            own_l = [MASS * np.cross(positions[i], lin[i]) + spin(quats[i], ang[i]) for i in range(2)]
+            peak_p = max(peak_p, MASS * np.linalg.norm(lin[1]))
+            peak_l = max(peak_l, np.linalg.norm(own_l[1]))
+            worst_p = max(worst_p, np.linalg.norm(MASS * lin.sum(axis=0)))
+            worst_l = max(worst_l, np.linalg.norm(own_l[0] + own_l[1]))
+    assert positions[1, 2] - positions[0, 2] < gap0 - 0.002  # attracted
+    assert peak_p > 1e-5 and peak_l > 1e-9  # each tile gained momentum of its own
+    assert worst_p < 1e-6 * peak_p
+    assert worst_l < 1e-3 * peak_l
+
+
+# -- verdict mechanics ---------------------------------------------------------------------
+
+
+def test_absurd_speed_is_an_error_never_a_collapse():
+    with World(preset()) as world:
+        world.add_tile((0, 0), (0, 0, H / 2))
+        world.add_tile((0, 1), (0, 0, 1.5 * H), velocity=(400.0, 0, 0))
+        v = settle(world, [0, 1])
+    assert v.error and v.reason == "error" and v.collapsed is False
+
+
+def test_a_dropped_tile_on_a_stable_base_stands_and_stops_early():
+    with World(preset()) as world:
+        world.add_tile((0, 0), (0, 0, H / 2))
+        index = world.drop((0, 1), (0.01, 0, 1.5 * H), drop_height=0.002)
+        v = settle(world, [0], placed=index, placed_rest=(np.array([0.01, 0, 1.5 * H]), np.array([0, 0, 0, 1.0])))
+    assert not v.collapsed and v.settled
+    assert v.sim_time_s < 0.6  # stops as soon as it is at rest, far before the time limit
+
+
+@pytest.mark.parametrize("magnets", [False, True])
+def test_an_unstable_balance_is_not_mistaken_for_rest(magnets):
+    # A tile whose centre of mass is right over the edge below starts tipping from rest
+    # exponentially slowly; without magnets it must still be judged fallen, while the
+    # standard magnets' restoring torque (see the magpylib test above) holds it.
+    for drop in (0.0, 0.001):
+        with World(preset("standard"), magnets=magnets) as world:
+            world.add_tile((6, 6), (0, 0, H / 2))
+            rest = np.array([L / 2, 0, 1.5 * H])
+            index = world.drop((4, 6), rest, drop_height=drop)
+            v = settle(world, [0], placed=index, placed_rest=(rest, np.array([0, 0, 0, 1.0])))
+        assert v.collapsed == (not magnets), (drop, v)
+        assert v.error is None
+
+
+def test_a_tall_stack_settles_despite_its_vibrating_contacts():
+    # The contacts of a tall stack vibrate at tens of mm/s with micrometre amplitudes:
+    # the stack is at rest, and the verdict must say so long before the time limit.
+    with World(preset("standard")) as world:
+        for level in range(20):
+            world.add_tile((0, level % 7), (0, 0, H / 2 + level * H))
+        v = settle(world, list(range(20)))
+    assert v.settled and not v.collapsed and v.sim_time_s < 1.0
+
+
+def test_a_placed_tile_that_falls_off_is_a_collapse():
+    with World(preset()) as world:
+        world.add_tile((0, 0), (0, 0, H / 2), fixed=True)
+        rest = np.array([L / 2 + 0.01, 0, 1.5 * H])
+        index = world.drop((0, 1), rest, drop_height=0.001)
+        v = settle(world, [0], placed=index, placed_rest=(rest, np.array([0, 0, 0, 1.0])))
+    assert v.collapsed and v.reason == "placed tile fell" and v.culprit == index
+
+
+def test_fixed_tiles_never_move_and_slides_push():
+    with World(preset()) as world:
+        world.add_tile((0, 0), (0, 0, H / 2), fixed=True)
+        world.add_tile((1, 1), (0.0, 0.05, H / 2))
+        # Slide a tile along y through where tile 1 lies: it pushes tile 1 out of the way.
+        index = world.slide((2, 3), (0.0, 0.04, H / 2), start_offset=(0.0, -0.04), speed=0.1)
+        positions, _ = world.poses()
+    assert np.allclose(positions[0], [0, 0, H / 2], atol=1e-9)
+    assert positions[index][1] == pytest.approx(0.04, abs=0.003)
+    assert positions[1][1] > 0.05 + 0.005
+
+
+# -- scenarios and the command line ------------------------------------------------------
+
+
+def _strip_wall_times(doc):
+    if isinstance(doc, dict):
+        return {k: _strip_wall_times(v) for k, v in doc.items() if k != "wall_time_s"}
+    if isinstance(doc, list):
+        return [_strip_wall_times(v) for v in doc]
+    return doc
+
+
+def test_demo_gives_the_same_json_twice_and_the_expected_verdicts(tmp_path, cli):
+    docs = []
+    for k in range(2):
+        out = tmp_path / f"run{k}.json"
+        res = cli("simulate", "scenarios/demo.toml", "--json", out)
+        assert res.returncode == 0, res.stderr
+        docs.append(json.loads(out.read_text()))
+    assert _strip_wall_times(docs[0]) == _strip_wall_times(docs[1])
+    doc = docs[0]
+    assert {"version", "seed", "preset", "tile_size_mm", "structure", "what_if"} <= set(doc)
+    for v in [doc["structure"], *doc["what_if"]]:
+        assert {"collapsed", "reason", "settled", "max_shift_mm", "moved_tiles", "sim_time_s", "wall_time_s"} <= set(v)
+    assert doc["structure"]["collapsed"] is False
+    assert [w["collapsed"] for w in doc["what_if"]] == [False, True]
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('preset = "nosuch"\n[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n', "preset"),
+        ('[[structure]]\npips = [1, 9]\npos_mm = [0, 0]\n', "structure[0].pips"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\ncolour = "red"\n', "structure[0].colour"),
+        ('[[structure]]\npips = [1, 2]\n', "structure[0]"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[structure]]\npips = [5, 6]\non = { tile = 0, half = 1 }\n', "structure[1].on"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[structure]]\npips = [2, 1]\npos_mm = [0, 0]\n', "structure[1].pips"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[what_if]]\npips = [2, 3]\non = { tile = 4, half = 1 }\n', "what_if[0].on.tile"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[what_if]]\npips = [2, 3]\npos_mm = [0, 0]\ndrop_mm = -1\n', "what_if[0].drop_mm"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[noise]\npos_sigma = 1\n', "noise.pos_sigma"),
+        ('seed = -4\n[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n', "seed"),
+        ("name = 'x'\n", "structure"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[what_if]]\npips = [2, 1]\npos_mm = [48, 0]\n', "what_if[0].pips"),
+        ('[[structure]]\npips = [1, 1]\npos_mm = [0, 0]\n[[structure]]\npips = [1, 2]\npos_mm = [0, 0, 4]\n', "structure[1].pos_mm"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [1e9, 0]\n', "structure[0].pos_mm[0]"),
+    ],
+)
+def test_bad_scenarios_give_one_line_naming_file_and_key(tmp_path, cli, text, key):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    res = cli("simulate", path)
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.stderr
+    assert lines[0].startswith(f"magdomino: {path}: {key}: "), lines[0]
+
+
+def test_a_bad_preset_file_named_by_a_scenario_is_blamed_with_its_own_name_and_key(tmp_path, cli):
+    preset = tmp_path / "mine.toml"
+    preset.write_text('name = "mine"\n[tile]\nsize_mm = [48, 24, 8]\nmass_g = 10\n[solver]\niterations = 1.5\n')
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('preset = "mine.toml"\n[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n')
+    res = cli("simulate", scenario, cwd=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.strip() == f"magdomino: {preset}: solver.iterations: expected a whole number, got 1.5"
+
+
+def test_missing_scenario_file(cli, tmp_path):
+    res = cli("simulate", tmp_path / "nope.toml")
+    assert res.returncode == 2 and "no such scenario file" in res.stderr
+
+
+def test_a_missed_placement_stops_at_contact_and_never_starts_inside_a_tile():
+    from magdomino.studies.scenario import _missed, scenario_from_dict, settle_structure, try_placement
+
+    data = {
+        "preset": "plain",
+        "structure": [{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [2, 2], "pos_mm": [0, 0]}],
+        "what_if": [{"pips": [1, 3], "pos_mm": [48, 0]}],
+    }
+    sc = scenario_from_dict(data)
+    size = sc.preset.tile.size
+    poses = [(np.array([0, 0, H / 2]), np.array([0, 0, 0, 1.0])), (np.array([0, 0, 1.5 * H]), np.array([0, 0, 0, 1.0]))]
+    rest = np.array([L, 0, H / 2])
+    # Missing 3 mm towards the tile it should touch end to end: the hand stops at contact,
+    # the sideways part of the miss stays.
+    out, yaw = _missed(sc.what_if[0], rest, 0.0, (-3.0, 0.5), 0.0, poses, size)
+    assert out[0] == pytest.approx(L, abs=2e-5) and out[1] == pytest.approx(0.5e-3, abs=2e-5)
+    # Missing away from it, or sideways, is a plain miss.
+    out, _ = _missed(sc.what_if[0], rest, 0.0, (2.0, 1.0), 0.0, poses, size)
+    assert np.allclose(out, [L + 0.002, 0.001, H / 2])
+    # A miss that puts the tile over a higher tile releases it above that tile, not inside.
+    out, _ = _missed(sc.what_if[0], np.array([0.030, 0, 1.5 * H]), 0.0, (-8.0, 0.0), 0.0, poses, size)
+    assert out[2] >= 2.5 * H - 1e-9
+    _, settled = settle_structure(sc)
+    v = try_placement(sc, settled, sc.what_if[0], offset_mm=(-3.0, 0.0))
+    assert not v.collapsed and v.max_shift_mm < 0.5
+
+
+def test_gui_without_a_display_is_one_line_not_a_silent_exit():
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    res = subprocess.run(
+        [sys.executable, "-m", "magdomino", "simulate", "scenarios/demo.toml", "--gui"],
+        capture_output=True, text=True, env=env, cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), timeout=120,
+    )
+    assert res.returncode == 2
+    assert res.stderr.strip().startswith("magdomino: command line: --gui: a display")

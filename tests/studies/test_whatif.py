@@ -1,0 +1,244 @@
+"""`magdomino whatif`: every legal placement of one tile, ranked by its odds of collapse.
+
+Legality is checked independently of magdomino.maths.geometry.Grid: the structures' grid layouts
+are written out by hand below, and every candidate is held against the rules (RULES.md):
+superposed squares match, a covered square is not covered again, flat tiles lie on the
+table end to end or beneath an overhang with the same pips. The physics is kept small:
+scenarios/whatif_step.toml, rule defi, two candidates, a few trials in this process.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from magdomino.errors import InputError
+from magdomino.maths.geometry import DIRS, physical_pose
+from magdomino.studies.scenario import load_scenario, settle_structure
+from magdomino.studies.whatif import enumerate_placements, rank_placements, structure_grid, whatif_document
+
+from conftest import ROOT
+
+SC = ROOT / "scenarios"
+
+# Hand-written layouts: (x, y, level, d) of each structure tile, pips as shown, in the
+# frame of structure tile 0 (its half 0 is square (0, 0), its axis +x).
+LAYOUTS = {
+    "demo": [(0, 0, 0, 0), (1, 0, 1, 0), (1, 0, 2, 1), (1, 0, 3, 0)],
+    "staircase_edge": [(0, 0, 0, 0), (1, 0, 1, 0)],
+    "whatif_step": [(0, 0, 0, 0), (1, 0, 1, 0), (4, 0, 0, 0), (6, 0, 0, 0)],
+}
+
+
+def _cells(scenario, layout):
+    cells = {}
+    for (x, y, lev, d), pl in zip(layout, scenario.structure):
+        dx, dy = DIRS[d]
+        cells[(x, y, lev)] = pl.pips[0]
+        cells[(x + dx, y + dy, lev)] = pl.pips[1]
+    return cells
+
+
+def _squares(c):
+    x, y, lev, d = c.grid.to_list()
+    dx, dy = DIRS[d]
+    return [((x, y, lev), c.tile[0]), ((x + dx, y + dy, lev), c.tile[1])]
+
+
+def _assert_legal(c, cells):
+    sq = _squares(c)
+    for (x, y, lev), _ in sq:
+        assert (x, y, lev) not in cells, f"{c.describe()}: square {x, y, lev} taken"
+        if c.motion == "drop":  # put down from above: nothing may lie over it
+            assert not any((x, y, k) in cells for k in range(lev + 1, 40)), f"{c.describe()}: square {x, y, lev} covered"
+    if c.kind == "on top":
+        below = [(cells[(x, y, lev - 1)], p) for (x, y, lev), p in sq if (x, y, lev - 1) in cells]
+        assert below, f"{c.describe()}: rests on nothing"
+        assert all(a == b for a, b in below), f"{c.describe()}: superposed squares do not match: {below}"
+    elif c.kind == "end to end":
+        assert c.grid.level == 0
+        touching = [
+            (cells[(x + dx, y + dy, 0)], p) for (x, y, _), p in sq for dx, dy in DIRS if (x + dx, y + dy, 0) in cells
+        ]
+        assert any(a == b for a, b in touching), f"{c.describe()}: no matching half alongside"
+        assert not any((x, y, 1) in cells for (x, y, _), _p in sq)
+    else:
+        assert c.kind == "beneath" and c.grid.level == 0 and c.motion == "slide"
+        over = [(cells[(x, y, 1)], p) for (x, y, _), p in sq if (x, y, 1) in cells]
+        assert over and all(a == b for a, b in over), f"{c.describe()}: not beneath a matching half: {over}"
+
+
+@pytest.fixture(scope="module")
+def settled():
+    out = {}
+    for name in LAYOUTS:
+        sc = load_scenario(SC / f"{name}.toml")
+        verdict, poses = settle_structure(sc)
+        assert not verdict.collapsed
+        out[name] = (sc, poses)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_structure_maps_onto_the_hand_written_grid(settled, name):
+    sc, poses = settled[name]
+    grid, frame = structure_grid(sc, poses)
+    assert [p.to_list() for p in grid.poses] == [list(p) for p in LAYOUTS[name]]
+    assert grid.pips == [pl.pips for pl in sc.structure]
+
+
+@pytest.mark.parametrize(
+    "name, tile, perpendicular, expected",
+    [
+        # demo: end to end against 6-6's free half, on top of 6-5's six (outward; across both ways).
+        ("demo", (6, 2), True, {(-2, 0, 0, 0), (0, 0, 4, 0), (1, -1, 4, 2), (1, 1, 4, 3)}),
+        ("demo", (6, 2), False, {(-2, 0, 0, 0), (0, 0, 4, 0)}),
+        # staircase: three slides beneath the overhanging 2 and the step outward on top of it.
+        ("staircase_edge", (2, 3), False, {(2, 0, 0, 0), (2, 0, 0, 2), (2, 0, 0, 3), (2, 0, 2, 0)}),
+        ("whatif_step", (2, 4), False, {(5, 0, 1, 0), (2, 0, 2, 0), (2, 0, 0, 0), (2, 0, 0, 2), (2, 0, 0, 3)}),
+    ],
+)
+def test_every_candidate_is_legal_and_none_is_missing(settled, name, tile, perpendicular, expected):
+    sc, poses = settled[name]
+    cands = enumerate_placements(sc, tile, poses, parallel_only=not perpendicular)
+    assert {tuple(c.grid.to_list()) for c in cands} == expected
+    cells = _cells(sc, LAYOUTS[name])
+    _, frame = structure_grid(sc, poses)
+    size = np.asarray(sc.preset.tile.size)
+    for c in cands:
+        _assert_legal(c, cells)
+        # the physical pose is the grid pose, where the parent really settled (within a mm)
+        centre, yaw = physical_pose(c.grid, size)
+        world = frame.to_world(centre) * 1000
+        assert np.allclose(c.pos_mm[:2], world, atol=1.0), (c.describe(), c.pos_mm, world)
+        assert abs(c.pos_mm[2] - (c.grid.level + 0.5) * size[2] * 1000) < 1.0
+        turn = math.radians(c.placement.yaw_deg) - (yaw + frame.yaw)
+        assert abs(math.remainder(turn, 2 * math.pi)) < math.radians(2)
+        assert (c.placement.slide_mm is not None) == (c.motion == "slide")
+
+
+def test_rules_defi_and_quinconce(settled):
+    sc, poses = settled["whatif_step"]
+    defi = enumerate_placements(sc, (2, 4), poses, rule="defi")
+    assert {c.kind for c in defi} == {"on top"}
+    quin = enumerate_placements(sc, (2, 4), poses, rule="quinconce")
+    # extremities: 1-1 carries 1-2 (a leaf), 3-2 and 4-6 stand alone: every tile has <= 1 neighbour
+    assert {tuple(c.grid.to_list()) for c in quin} == {tuple(c.grid.to_list()) for c in enumerate_placements(sc, (2, 4), poses)}
+    assert {c.mode for c in quin} == {"tower", "flat"}
+
+
+def test_statically_safe_placement_ranks_before_the_one_that_falls():
+    sc = load_scenario(SC / "whatif_step.toml")
+    ranked = rank_placements(sc, (2, 4), 3, seed=5, rule="defi", executor="serial")
+    assert len(ranked) == 2
+    p = [r.p_collapse for r in ranked]
+    assert p == sorted(p)
+    safe, falls = ranked
+    assert safe.candidate.grid.to_list() == [5, 0, 1, 0] and safe.candidate.supports == (2, 3)  # the bridge
+    assert falls.candidate.grid.to_list() == [2, 0, 2, 0]  # a second step outward: 12 mm beyond the edge
+    assert safe.p_collapse < falls.p_collapse
+    assert safe.p_collapse == 0.0 and falls.p_collapse == 1.0
+    doc = json.loads(json.dumps(whatif_document(sc, (2, 4), ranked, seed=5, rule="defi")))
+    assert {"version", "seed", "preset", "tile_size_mm", "candidates"} <= set(doc)
+    assert doc["seed"] == 5 and doc["tile_size_mm"] == [48.0, 24.0, 8.0]
+    first = doc["candidates"][0]
+    assert {"placement", "p_collapse", "ci95", "trials"} <= set(first) and first["trials"] == 3
+    pl = first["placement"]
+    assert pl["mode"] == "tower" and pl["kind"] == "on top" and pl["parent"] == 2 and pl["parent_half"] == 1
+    assert pl["pos_mm"] == pytest.approx([120.0, 0.0, 12.0], abs=0.5) and pl["yaw_deg"] == pytest.approx(0, abs=1)
+
+
+def test_bad_input_from_python():
+    sc = load_scenario(SC / "whatif_step.toml")
+    with pytest.raises(InputError, match="already in the structure"):
+        rank_placements(sc, (1, 2), 1, executor="serial")
+    with pytest.raises(InputError, match="double-six"):
+        rank_placements(sc, (2, 7), 1, executor="serial")
+    with pytest.raises(InputError, match="no legal placement of 0-5"):
+        rank_placements(sc, (0, 5), 1, executor="serial")
+    with pytest.raises(InputError, match="rule"):
+        rank_placements(sc, (2, 4), 1, executor="serial", rule="traditional")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["whatif_step.toml", "--tile", "1,2"], "already in the structure"),
+        (["whatif_step.toml", "--tile", "7,1"], "--tile: expected a double-six tile"),
+        (["whatif_step.toml", "--tile", "0,5"], "no legal placement"),
+        (["bridge.toml", "--tile", "2,4"], "off the nearest grid place"),
+        (["nothing.toml", "--tile", "2,4"], "no such scenario file"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(cli, args, message):
+    r = cli("whatif", SC / args[0], *args[1:], "--trials", "1")
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_cli_ranks_writes_json_and_plot(cli, tmp_path):
+    out, png = tmp_path / "w.json", tmp_path / "w.png"
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--rule", "defi", "--trials", "2", "--jobs", "1",
+            "--json", out, "--plot", png)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if line.strip()[:3] in ("1. ", "2. ")]
+    assert "bridging to #3" in lines[0] and "p = 0.000" in lines[0] and "p = 1.000" in lines[1]
+    doc = json.loads(out.read_text())
+    ps = [c["p_collapse"] for c in doc["candidates"]]
+    assert ps == sorted(ps) and doc["tile"] == [2, 4]
+    assert png.stat().st_size > 5000
+
+
+def _one_tile(preset="plain", base=None):
+    from magdomino.studies.scenario import scenario_from_dict
+
+    return scenario_from_dict(
+        {"preset": preset, "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0]}]}, source="one.toml", base=base
+    )
+
+
+def test_the_structure_is_settled_once_and_the_same_poses_reach_the_trials(monkeypatch):
+    import magdomino.studies.odds
+    import magdomino.studies.whatif
+
+    sc = _one_tile()
+    settles, given = [], []
+    real_settle, real_estimate = magdomino.studies.whatif.settle_structure, magdomino.studies.whatif.estimate_odds
+
+    def counted_settle(*a, **k):
+        settles.append(1)
+        return real_settle(*a, **k)
+
+    def spy_estimate(*a, **k):
+        given.append(k.get("settled"))
+        return real_estimate(*a, **k)
+
+    monkeypatch.setattr(magdomino.studies.whatif, "settle_structure", counted_settle)
+    monkeypatch.setattr(magdomino.studies.whatif, "estimate_odds", spy_estimate)
+    monkeypatch.setattr(magdomino.studies.odds, "settle_structure", lambda *a, **k: pytest.fail("estimate_odds settled it again"))
+    ranked = rank_placements(sc, (1, 2), 1, rule="defi", executor="serial")
+    assert settles == [1] and ranked and given[-1] is not None
+    # poses given by the caller: not settled again, and both the candidates and the trials use them
+    _, poses = real_settle(sc)
+    shifted = (poses[0] + [0.002, 0.0, 0.0], poses[1])
+    again = rank_placements(sc, (1, 2), 1, rule="defi", executor="serial", settled=shifted)
+    assert settles == [1] and given[-1] is shifted
+    xs = sorted(r.candidate.pos_mm[0] for r in ranked)
+    assert sorted(r.candidate.pos_mm[0] for r in again) == pytest.approx([x + 2.0 for x in xs], abs=0.05)
+
+
+def test_a_structure_that_does_not_settle_is_refused(tmp_path):
+    (tmp_path / "short.toml").write_text(
+        'name = "short"\n[tile]\nsize_mm = [48, 24, 8]\nmass_g = 10\n[collapse]\ntime_limit_s = 0.03\nsettle_hold_s = 0.01\n'
+    )
+    with pytest.raises(InputError, match="one.toml: structure: expected a structure that settles before the what-ifs; it did not"):
+        rank_placements(_one_tile("short.toml", tmp_path), (1, 2), 1, executor="serial")
+
+
+def test_unwritable_outputs_are_refused_before_the_run(cli, tmp_path):
+    for flag in ("--json", "--plot"):
+        r = cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--trials", "1", flag, tmp_path / "nowhere" / "w.out")
+        assert r.returncode == 2 and f"{flag}: expected a file in an existing directory" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
