@@ -134,13 +134,9 @@ class Scene:
     """
 
     def __init__(self, preset):
-        from magdomino.physics.world import _quiet_c_output
+        from magdomino.physics.world import connect
 
-        with _quiet_c_output():
-            import pybullet
-            from pybullet_utils.bullet_client import BulletClient
-
-            self.client = BulletClient(connection_mode=pybullet.DIRECT)
+        self.client, pybullet = connect()
         self._pb = pybullet
         self.preset = preset
         self.size = np.asarray(preset.tile.size, dtype=float)
@@ -289,23 +285,17 @@ class _Recorder:
         if self.scene is not None:  # the first frame comes once the placed tile is there
             world.on_step_every = max(1, int(round(self.frame_every_s / world.time_step)))
             world.on_step = self.snap
-        close = world.close
+        world.on_close = self.run_tail
 
-        def run_tail_then_close():
-            world.close = close
-            try:
-                if world.client is not None:
-                    self.verdict_time = world.time - self.start
-                    chunk = max(1, int(round(0.05 / world.time_step)))
-                    end = world.time + self.tail_s - 1e-9
-                    while world.time < end and _moving(world):
-                        world.step(min(chunk, max(1, int(round((end - world.time) / world.time_step)))))
-                    positions, quats = world.poses()
-                    self.final = ([t.pips for t in world.tiles], positions, quats)
-            finally:
-                close()
-
-        world.close = run_tail_then_close
+    def run_tail(self, world) -> None:
+        """Before the world closes: go on while something moves, at most ``tail_s``."""
+        self.verdict_time = world.time - self.start
+        chunk = max(1, int(round(0.05 / world.time_step)))
+        end = world.time + self.tail_s - 1e-9
+        while world.time < end and _moving(world):
+            world.step(min(chunk, max(1, int(round((end - world.time) / world.time_step)))))
+        positions, quats = world.poses()
+        self.final = ([t.pips for t in world.tiles], positions, quats)
 
     def snap(self, world) -> None:
         positions, quats = world.poses()

@@ -24,8 +24,8 @@ import numpy as np
 from magdomino.maths.geometry import compose_pose, physical_pose
 from magdomino.model.presets import Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
-from magdomino.physics.verdict import settle
-from magdomino.physics.world import World, quaternion_yaw, yaw_quaternion
+from magdomino.physics.placement import Drop, Slide, place
+from magdomino.physics.world import World, quaternion_yaw
 
 
 class PybulletAdjudicator:
@@ -73,24 +73,12 @@ class PybulletAdjudicator:
             rest, yaw = compose_pose(positions[parent], quaternion_yaw(quats[parent]), offset, rel_yaw)
             if view.mode == "flat":
                 rest[2] = world.size[2] / 2  # on the table, whatever the parent's height
-        before = world.poses()
-        world.client.performCollisionDetection()
-        contacts = world.touches_table()
-        watched = list(self._bodies)
         if view.motion == "slide" and view.slide_vector is not None:
-            direction = np.array(view.slide_vector, dtype=float)
-            index = world.slide(view.tile, rest, yaw, start_offset=-direction * self.slide_start)
+            motion = Slide(tuple(-np.array(view.slide_vector, dtype=float) * self.slide_start))
         else:
-            index = world.drop(view.tile, rest, yaw, drop_height=self.drop)
+            motion = Drop(self.drop)
+        index, verdict = place(world, view.tile, rest, yaw, motion, watched=list(self._bodies))
         self._bodies.append(index)
-        reference = (
-            np.vstack([before[0], np.full((len(world.tiles) - len(before[0]), 3), np.nan)]),
-            np.vstack([before[1], np.full((len(world.tiles) - len(before[1]), 4), np.nan)]),
-        )
-        contacts = np.append(contacts, np.zeros(len(world.tiles) - len(contacts), dtype=bool))
-        verdict = settle(
-            world, watched, reference, placed=index, placed_rest=(rest, yaw_quaternion(yaw)), table_contacts=contacts
-        )
         record = verdict.to_dict()
         # Report tiles by construction number, as the rules know them.
         number_of = {b: n for n, b in enumerate(self._bodies)}

@@ -147,7 +147,7 @@ def settle(
     limit = limits["time_limit_s"] if time_limit_s is None else time_limit_s
     thresholds = {"max_shift_mm": limits["max_shift_mm"], "max_tilt_deg": limits["max_tilt_deg"]}
 
-    world.client.performCollisionDetection()
+    world.detect_contacts()
     ref_p, ref_q = world.poses() if reference is None else reference
     watched = [i for i in watched if world.tiles[i].body >= 0]
     touched_before = world.touches_table() if table_contacts is None else np.asarray(table_contacts, dtype=bool)
@@ -281,13 +281,13 @@ def _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift,
     if tilts[worst] > max_tilt:
         return "tilt", watched[worst]
     for i in lifted:
-        if world.client.getContactPoints(bodyA=world.tiles[i].body, bodyB=world.table):
+        if world.tile_touches_table(i):
             return "table contact", i
     return None
 
 
 def _placed_fell(world, placed, p, q, rest_p, rest_q, on_table, max_shift, max_tilt):
-    if not on_table and world.client.getContactPoints(bodyA=world.tiles[placed].body, bodyB=world.table):
+    if not on_table and world.tile_touches_table(placed):
         return "placed tile fell", placed
     sideways = math.hypot(p[0] - rest_p[0], p[1] - rest_p[1])
     below = rest_p[2] - p[2]

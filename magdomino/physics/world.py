@@ -64,6 +64,19 @@ def _quiet_c_output():
             os.close(old)
 
 
+def connect(gui: bool = False):
+    """A new ``BulletClient`` (DIRECT, or GUI on request) and the ``pybullet`` module.
+
+    PyBullet's start-up chatter (written from C) is silenced. The render-only scene of
+    :mod:`magdomino.faces.render` opens its client here too.
+    """
+    with _quiet_c_output():
+        import pybullet
+        from pybullet_utils.bullet_client import BulletClient
+
+        return BulletClient(connection_mode=pybullet.GUI if gui else pybullet.DIRECT), pybullet
+
+
 @dataclass
 class TileBody:
     """One tile in the world."""
@@ -131,11 +144,7 @@ class World:
         if gui and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             # PyBullet's GUI would exit the process from C without a word.
             raise InputError("command line", "--gui", "a display for PyBullet's window (DISPLAY is not set); drop --gui to run headless")
-        with _quiet_c_output():
-            import pybullet
-            from pybullet_utils.bullet_client import BulletClient
-
-            self.client = BulletClient(connection_mode=pybullet.GUI if gui else pybullet.DIRECT)
+        self.client, pybullet = connect(gui)
         self.preset = preset
         self.gui = gui
         self.visuals = gui if visuals is None else visuals
@@ -273,28 +282,7 @@ class World:
         self._tiles_changed = True
         return len(self.tiles) - 1
 
-    def remove_tile(self, index: int) -> None:
-        """Take a tile out of the world (indices of the others are kept; it goes inactive)."""
-        tb = self.tiles[index]
-        if tb.body >= 0:
-            self.client.removeBody(tb.body)
-        self.tiles[index] = TileBody(-1, tb.pips, tb.fixed)
-        self._tiles_changed = True
-
-    def set_pose(self, index: int, position, orientation) -> None:
-        """Teleport a tile (for set-up only; placements are motions, see :meth:`drop`)."""
-        self.client.resetBasePositionAndOrientation(
-            self.tiles[index].body, list(map(float, position)), list(map(float, orientation))
-        )
-        self.client.resetBaseVelocity(self.tiles[index].body, [0, 0, 0], [0, 0, 0])
-        self._tiles_changed = True
-
     # -- reading ----------------------------------------------------------------------
-
-    @property
-    def live(self) -> list[int]:
-        """Indices of the tiles in the world."""
-        return [i for i, t in enumerate(self.tiles) if t.body >= 0]
 
     def poses(self) -> tuple[np.ndarray, np.ndarray]:
         """Positions (n, 3) m and quaternions (n, 4) of all tiles (NaN for removed ones)."""
@@ -323,36 +311,22 @@ class World:
         return lin, ang
 
     def touches_table(self) -> np.ndarray:
-        """Which tiles touch the table now, shape (n,) bool."""
+        """Which tiles touch the table, as of the last step or :meth:`detect_contacts`, shape (n,) bool."""
         out = np.zeros(len(self.tiles), dtype=bool)
         for i, t in enumerate(self.tiles):
             if t.body >= 0 and self.client.getContactPoints(bodyA=t.body, bodyB=self.table):
                 out[i] = True
         return out
 
-    def contacts_between(self) -> list[tuple[int, int]]:
-        """Pairs of tile indices in contact (i < j)."""
-        by_body = {t.body: i for i, t in enumerate(self.tiles) if t.body >= 0}
-        pairs = set()
-        for c in self.client.getContactPoints():
-            a, b = by_body.get(c[1]), by_body.get(c[2])
-            if a is not None and b is not None and a != b:
-                pairs.add((min(a, b), max(a, b)))
-        return sorted(pairs)
+    def tile_touches_table(self, index: int) -> bool:
+        """Does tile ``index`` touch the table (as of the last step or :meth:`detect_contacts`)?"""
+        return bool(self.client.getContactPoints(bodyA=self.tiles[index].body, bodyB=self.table))
+
+    def detect_contacts(self) -> None:
+        """Bring the contact points up to date with the poses now (no step taken)."""
+        self.client.performCollisionDetection()
 
     # -- stepping ---------------------------------------------------------------------
-
-    def magnet_wrenches(self, positions=None, quats=None) -> tuple[np.ndarray, np.ndarray]:
-        """Force (n, 3) N and torque (n, 3) N·m of the magnets on every tile, now."""
-        if positions is None:
-            positions, quats = self.poses()
-        n = len(self.tiles)
-        if not self.magnets_on or n == 0:
-            return np.zeros((n, 3)), np.zeros((n, 3))
-        active = np.isfinite(positions[:, 0])
-        safe_p = np.where(active[:, None], positions, 0.0)
-        safe_q = np.where(active[:, None], quats, np.array([0, 0, 0, 1.0]))
-        return self._magnets.wrenches(safe_p, safe_q, active=active)
 
     @property
     def magnet_updates(self) -> int:
@@ -504,8 +478,15 @@ class World:
         self.client.removeConstraint(hand)
         return index
 
+    on_close = None
+    """Optional ``callable(world)``, called once when the world is about to close, while it can
+    still be stepped (renders use it to film what happens after the verdict)."""
+
     def close(self) -> None:
         """Disconnect from the physics server (the world is unusable afterwards)."""
+        hook, self.on_close = self.on_close, None
+        if hook is not None and getattr(self, "client", None) is not None:
+            hook(self)
         if getattr(self, "client", None) is not None:
             try:
                 self.client.disconnect()

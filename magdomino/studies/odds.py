@@ -97,19 +97,18 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.model.presets import Preset
+from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.world import World
 from magdomino.studies.scenario import (
     NOISE_KEYS,
     Scenario,
     build_structure,
     check_noise,
-    rest_height,
     settle_structure,
-    target_pose,
+    structure_poses,
     try_placement,
     with_preset,
 )
-from magdomino.physics.verdict import Verdict, settle
-from magdomino.physics.world import World, yaw_quaternion
 
 NOISE_DEFAULTS: dict[str, Any] = {
     "pos_sigma_mm": 1.0,
@@ -393,20 +392,8 @@ def _structure_trial(scenario: Scenario, preset: Preset, deltas: np.ndarray) -> 
     """
     world = World(preset, magnets=scenario.magnets)
     try:
-        size = world.size
-        shown = [pl.pips for pl in scenario.structure]
-        used: list[tuple[np.ndarray, np.ndarray]] = []
-        for pl, (dx, dy, dyaw) in zip(scenario.structure, deltas):
-            position, yaw = target_pose(pl, used, shown, size)
-            centre = position[:2] + np.array([dx, dy]) / 1000
-            yaw += math.radians(dyaw)
-            if pl.pos_mm is not None and len(pl.pos_mm) == 3:
-                z = position[2]
-            else:
-                z = rest_height(centre, yaw, used, size) + size[2] / 2
-            used.append((np.array([centre[0], centre[1], z]), yaw_quaternion(yaw)))
-        poses = (np.array([p for p, _ in used]), np.array([q for _, q in used]))
-        build_structure(scenario, world, poses)
+        used = structure_poses(scenario, world.size, deltas)
+        build_structure(scenario, world, (np.array([p for p, _ in used]), np.array([q for _, q in used])))
         return settle(world, list(range(len(scenario.structure))))
     finally:
         world.close()

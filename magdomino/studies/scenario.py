@@ -48,6 +48,7 @@ from magdomino.errors import InputError
 from magdomino.maths.geometry import footprints_overlap
 from magdomino.model.presets import Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
+from magdomino.physics.placement import Drop, Slide, build, place
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World, quaternion_yaw, yaw_quaternion
 
@@ -337,23 +338,40 @@ class SimulationResult:
         }
 
 
-def build_structure(scenario: Scenario, world: World, poses=None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Spawn the structure's tiles into ``world`` (at ``poses`` if given, else their file poses).
+def structure_poses(scenario: Scenario, size: np.ndarray, deltas: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Where the structure's tiles go, in file order: a list of (position (3,) m, quaternion (4,)).
 
-    Returns the poses used, as a list of (position (3,), quaternion (4,)).
+    ``deltas`` (n, 3): a noisy hand's miss of each tile (dx mm, dy mm, dyaw deg); a tile
+    resting on others then rests on them where they really are. A tile at an explicit
+    height must start clear of the ones before it (InputError naming its key).
     """
     used: list[tuple[np.ndarray, np.ndarray]] = []
     shown = [pl.pips for pl in scenario.structure]
     for i, pl in enumerate(scenario.structure):
-        if poses is None:
-            position, yaw = target_pose(pl, used, shown, world.size)
-            q = yaw_quaternion(yaw)
-            if pl.pos_mm is not None and len(pl.pos_mm) == 3:
-                check_clear(position, yaw, used, world.size, scenario.source, f"structure[{i}].pos_mm")
-        else:
-            position, q = poses[0][i], poses[1][i]
-        world.add_tile(pl.pips, position, orientation=q, fixed=pl.fixed)
-        used.append((np.asarray(position, dtype=float), np.asarray(q, dtype=float)))
+        position, yaw = target_pose(pl, used, shown, size)
+        explicit_z = pl.pos_mm is not None and len(pl.pos_mm) == 3
+        if explicit_z:
+            check_clear(position, yaw, used, size, scenario.source, f"structure[{i}].pos_mm")
+        if deltas is not None:
+            dx, dy, dyaw = deltas[i]
+            centre = position[:2] + np.array([dx, dy]) / 1000
+            yaw += math.radians(dyaw)
+            z = position[2] if explicit_z else rest_height(centre, yaw, used, size) + size[2] / 2
+            position = np.array([centre[0], centre[1], z])
+        used.append((np.asarray(position, dtype=float), yaw_quaternion(yaw)))
+    return used
+
+
+def build_structure(scenario: Scenario, world: World, poses=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Spawn the structure's tiles into ``world`` (at ``poses`` (positions (n, 3), quaternions
+    (n, 4)) if given, else their file poses). Returns the poses used, as a list of
+    (position (3,), quaternion (4,)).
+    """
+    if poses is None:
+        used = structure_poses(scenario, world.size)
+    else:
+        used = [(np.asarray(p, dtype=float), np.asarray(q, dtype=float)) for p, q in zip(poses[0], poses[1])]
+    build(world, [(pl.pips, p, q, pl.fixed) for pl, (p, q) in zip(scenario.structure, used)])
     return used
 
 
@@ -413,24 +431,11 @@ def try_placement(
             rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, world.size)
         if world_hook is not None:
             world_hook(world)
-        before = world.poses()
-        world.client.performCollisionDetection()
-        contacts = world.touches_table()
         if placement.slide_mm is not None:
-            index = world.slide(placement.pips, rest, yaw, start_offset=np.array(placement.slide_mm) / 1000)
+            motion = Slide(tuple(np.array(placement.slide_mm) / 1000))
         else:
-            drop = placement.drop_mm if drop_mm is None else drop_mm
-            index = world.drop(placement.pips, rest, yaw, drop_height=drop / 1000)
-        reference = (np.vstack([before[0], np.full((1, 3), np.nan)]), np.vstack([before[1], np.full((1, 4), np.nan)]))
-        return settle(
-            world,
-            list(range(n)),
-            reference,
-            placed=index,
-            placed_rest=(rest, yaw_quaternion(yaw)),
-            trace=trace,
-            table_contacts=np.append(contacts, False),
-        )
+            motion = Drop((placement.drop_mm if drop_mm is None else drop_mm) / 1000)
+        return place(world, placement.pips, rest, yaw, motion, watched=list(range(n)), trace=trace)[1]
     finally:
         world.close()
 
