@@ -97,7 +97,7 @@ def slide_ratio(repeats: int) -> dict:
 def _placement_world(magnets_naive: bool):
     preset = load_preset("standard")
     if magnets_naive:  # recompute the magnets at every step: no movement threshold
-        preset = preset.with_changes(solver={**preset.solver, "magnet_update_mm": 0.0, "magnet_update_deg": 0.0})
+        preset = preset.with_settings(magnet_update_mm=0.0, magnet_update_deg=0.0)
     world = World(preset, magnets=True)
     # A 10-tile zigzag: every tile half on the one below, as the rules build them.
     for level in range(10):
@@ -127,7 +127,7 @@ def verdict_ratio(repeats: int) -> dict:
         limits = world.preset.collapse
         shift = np.linalg.norm(positions[:10] - before[0][:10], axis=1).max() * 1000
         tilt = np.degrees(tilt_angles(quats[:10], before[1][:10]).max())
-        naive_collapsed = bool(shift > limits["max_shift_mm"] or tilt > limits["max_tilt_deg"])
+        naive_collapsed = bool(shift > limits.max_shift * 1000 or tilt > np.degrees(limits.max_tilt))
         t_naive.append(time.perf_counter() - start)
         world.close()
         if naive_collapsed != ours.collapsed:

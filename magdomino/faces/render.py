@@ -324,8 +324,8 @@ def _moving(world) -> bool:
     limits = world.preset.collapse
     lin, ang = world.velocities()
     return bool(
-        np.any(np.linalg.norm(lin, axis=1) > limits["settle_speed_mm_s"] / 1000)
-        or np.any(np.linalg.norm(ang, axis=1) > math.radians(limits["settle_spin_deg_s"]))
+        np.any(np.linalg.norm(lin, axis=1) > limits.settle_speed)
+        or np.any(np.linalg.norm(ang, axis=1) > limits.settle_spin)
     )
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +116,106 @@ COLLAPSE_DEFAULTS = {
 SHAPES = {"cylinder": 2, "cuboid": 3}
 
 
+def _file_value(x: float) -> float:
+    """A value converted back to file units, without the last bit of conversion noise."""
+    return round(float(x), 9)
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """The ``[solver]`` table in SI (see :data:`SOLVER_DEFAULTS` for what each does).
+
+    Attributes
+    ----------
+    time_step : float, s
+    iterations : int
+    gravity : float, m/s²
+    magnet_model : {"finite", "dipole"}
+    magnet_update : float, m
+        Relative shift of a tile pair (scaled with its distance) that recomputes its wrench.
+    magnet_update_angle : float, rad
+    magnet_idle_steps : int
+    """
+
+    time_step: float
+    iterations: int
+    gravity: float
+    magnet_model: str
+    magnet_update: float
+    magnet_update_angle: float
+    magnet_idle_steps: int
+
+    @classmethod
+    def from_file(cls, values: dict[str, Any]) -> "SolverSettings":
+        """From checked file values (the keys of :data:`SOLVER_DEFAULTS`, in mm and degrees)."""
+        return cls(
+            time_step=float(values["time_step_s"]),
+            iterations=int(values["iterations"]),
+            gravity=float(values["gravity_m_s2"]),
+            magnet_model=str(values["magnet_model"]),
+            magnet_update=float(values["magnet_update_mm"]) / 1000,
+            magnet_update_angle=math.radians(float(values["magnet_update_deg"])),
+            magnet_idle_steps=int(values["magnet_idle_steps"]),
+        )
+
+    def to_file(self) -> dict[str, Any]:
+        """The file's keys and units (mm, degrees)."""
+        return {
+            "time_step_s": self.time_step,
+            "iterations": self.iterations,
+            "gravity_m_s2": self.gravity,
+            "magnet_model": self.magnet_model,
+            "magnet_update_mm": _file_value(self.magnet_update * 1000),
+            "magnet_update_deg": _file_value(math.degrees(self.magnet_update_angle)),
+            "magnet_idle_steps": self.magnet_idle_steps,
+        }
+
+
+@dataclass(frozen=True)
+class CollapseSettings:
+    """The ``[collapse]`` table in SI (see :data:`COLLAPSE_DEFAULTS` for what each does).
+
+    Attributes
+    ----------
+    max_shift : float, m
+    max_tilt : float, rad
+    settle_speed : float, m/s
+    settle_spin : float, rad/s
+    settle_hold : float, s
+    time_limit : float, s
+    """
+
+    max_shift: float
+    max_tilt: float
+    settle_speed: float
+    settle_spin: float
+    settle_hold: float
+    time_limit: float
+
+    @classmethod
+    def from_file(cls, values: dict[str, Any]) -> "CollapseSettings":
+        """From checked file values (the keys of :data:`COLLAPSE_DEFAULTS`, in mm and degrees)."""
+        return cls(
+            max_shift=float(values["max_shift_mm"]) / 1000,
+            max_tilt=math.radians(float(values["max_tilt_deg"])),
+            settle_speed=float(values["settle_speed_mm_s"]) / 1000,
+            settle_spin=math.radians(float(values["settle_spin_deg_s"])),
+            settle_hold=float(values["settle_hold_s"]),
+            time_limit=float(values["time_limit_s"]),
+        )
+
+    def to_file(self) -> dict[str, Any]:
+        """The file's keys and units (mm, degrees)."""
+        return {
+            "max_shift_mm": _file_value(self.max_shift * 1000),
+            "max_tilt_deg": _file_value(math.degrees(self.max_tilt)),
+            "settle_speed_mm_s": _file_value(self.settle_speed * 1000),
+            "settle_spin_deg_s": _file_value(math.degrees(self.settle_spin)),
+            "settle_hold_s": self.settle_hold,
+            "time_limit_s": self.time_limit,
+        }
+
+
 @dataclass(frozen=True)
 class MagnetSpec:
     """One magnet in a tile, in the tile frame, SI units.
@@ -178,10 +278,9 @@ class Preset:
     name: str
     description: str
     tile: TileSpec
-    solver: dict[str, Any]
-    collapse: dict[str, Any]
+    solver: SolverSettings
+    collapse: CollapseSettings
     source: str = ""
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def size_mm(self) -> list[float]:
@@ -212,9 +311,21 @@ class Preset:
                     for m in t.magnets
                 ],
             },
-            "solver": dict(self.solver),
-            "collapse": dict(self.collapse),
+            "solver": self.solver.to_file(),
+            "collapse": self.collapse.to_file(),
         }
+
+    def with_settings(self, **values: Any) -> "Preset":
+        """A copy with some ``[solver]`` or ``[collapse]`` values replaced, given by their file
+        keys and units (``time_step_s=1/2000``, ``max_shift_mm=3``); values are not checked."""
+        from dataclasses import replace
+
+        solver, collapse = self.solver.to_file(), self.collapse.to_file()
+        for k, v in values.items():
+            if k not in solver and k not in collapse:
+                raise KeyError(f"{k!r} is not a [solver] or [collapse] key")
+            (solver if k in solver else collapse)[k] = v
+        return replace(self, solver=SolverSettings.from_file(solver), collapse=CollapseSettings.from_file(collapse))
 
     def with_changes(self, **changes: Any) -> "Preset":
         """A copy with some fields replaced (used by studies that vary parameters)."""
@@ -390,7 +501,7 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
             c.fail("collapse.settle_hold_s", f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
 
     spec = TileSpec(size, mass, friction, restitution, collision, colours, tuple(magnets))
-    return Preset(name, description, spec, solver, collapse, source, data)
+    return Preset(name, description, spec, SolverSettings.from_file(solver), CollapseSettings.from_file(collapse), source)
 
 
 def colour_rgb(colour: Any) -> tuple[float, float, float] | None:

@@ -139,13 +139,14 @@ def settle(
     """
     wall_start = time.perf_counter()
     limits = world.preset.collapse
-    max_shift = limits["max_shift_mm"] / 1000
-    max_tilt = math.radians(limits["max_tilt_deg"])
-    settle_speed = limits["settle_speed_mm_s"] / 1000
-    settle_spin = math.radians(limits["settle_spin_deg_s"])
-    hold = limits["settle_hold_s"]
-    limit = limits["time_limit_s"] if time_limit_s is None else time_limit_s
-    thresholds = {"max_shift_mm": limits["max_shift_mm"], "max_tilt_deg": limits["max_tilt_deg"]}
+    max_shift = limits.max_shift
+    max_tilt = limits.max_tilt
+    settle_speed = limits.settle_speed
+    settle_spin = limits.settle_spin
+    hold = limits.settle_hold
+    limit = limits.time_limit if time_limit_s is None else time_limit_s
+    in_file_units = limits.to_file()
+    thresholds = {k: in_file_units[k] for k in ("max_shift_mm", "max_tilt_deg")}
 
     world.detect_contacts()
     ref_p, ref_q = world.poses() if reference is None else reference

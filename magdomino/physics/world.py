@@ -150,14 +150,14 @@ class World:
         self.visuals = gui if visuals is None else visuals
         self._pb = pybullet
         solver = preset.solver
-        self.time_step = float(solver["time_step_s"])
+        self.time_step = solver.time_step
         self.client.setPhysicsEngineParameter(
             fixedTimeStep=self.time_step,
-            numSolverIterations=int(solver["iterations"]),
+            numSolverIterations=solver.iterations,
             numSubSteps=0,
             deterministicOverlappingPairs=1,
         )
-        self.client.setGravity(0, 0, -float(solver["gravity_m_s2"]))
+        self.client.setGravity(0, 0, -solver.gravity)
         tile_spec = preset.tile
         self.size = np.asarray(tile_spec.size, dtype=float)
         self.mass = float(tile_spec.mass)
@@ -176,22 +176,22 @@ class World:
         if self.magnets_on:
             from magdomino.maths.magnets import CachedWrenches, TileMagnets
 
-            self._magnets = TileMagnets.from_specs(tile_spec.magnets, model=solver["magnet_model"])
+            self._magnets = TileMagnets.from_specs(tile_spec.magnets, model=solver.magnet_model)
             self._cache = CachedWrenches(
-                self._magnets, float(solver["magnet_update_mm"]) / 1000, math.radians(float(solver["magnet_update_deg"]))
+                self._magnets, solver.magnet_update, solver.magnet_update_angle
             )
         self._tiles_changed = True  # tiles were added, removed or moved by hand: reset the magnet cache
         self._live = []  # bodies of the tiles in the world
         self._applied = None  # (index in _live, body) of the tiles that get a wrench
         self._pushed = []  # (body, force, at, torque) applied before each step
-        self._idle_steps = int(solver["magnet_idle_steps"])
+        self._idle_steps = solver.magnet_idle_steps
         self._idle_left = 0
         self._last_flat = None  # poses (m, 7) at the last check
         self.magnet_checks = 0  # pose reads and cache checks so far
         # At rest between two checks: every coordinate moved less than the pair threshold, and
         # every quaternion component less than the turn threshold (|dq| ~ turn / 2).
-        self._rest_shift = float(solver["magnet_update_mm"]) / 1000
-        self._rest_quat = math.radians(float(solver["magnet_update_deg"])) / 2
+        self._rest_shift = solver.magnet_update
+        self._rest_quat = solver.magnet_update_angle / 2
 
     # -- building ---------------------------------------------------------------------
 

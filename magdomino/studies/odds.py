@@ -276,7 +276,7 @@ def check_structure_settled(scenario: Scenario, verdict: Verdict, before: str = 
         culprit = "" if verdict.culprit is None else f", tile {verdict.culprit}"
         why = f"it collapsed without noise ({verdict.reason}{culprit})"
     elif not verdict.settled:
-        limit = scenario.preset.collapse.get("time_limit_s")
+        limit = scenario.preset.collapse.time_limit
         why = "it did not within time_limit_s" + ("" if limit is None else f" ({limit:g} s)")
     else:
         return

@@ -344,7 +344,7 @@ def test_standard_tower_preset_and_active_mask():
     from magdomino.model.presets import load_preset
 
     preset = load_preset("standard")
-    tm = TileMagnets.from_specs(preset.tile.magnets, model=preset.solver["magnet_model"])
+    tm = TileMagnets.from_specs(preset.tile.magnets, model=preset.solver.magnet_model)
     n = 28
     pos = np.zeros((n, 3))
     pos[:, 2] = 0.004 + 0.008 * np.arange(n)

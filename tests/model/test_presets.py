@@ -47,7 +47,7 @@ def test_values_are_converted_to_si_and_defaults_filled():
     assert p.tile.mass == pytest.approx(0.010)
     assert p.tile.friction == 0.5 and p.tile.restitution == 0.0
     assert np.allclose(p.tile.magnets[0].axis, [0, 0, 1])  # normalised
-    assert p.solver == SOLVER_DEFAULTS and p.collapse == COLLAPSE_DEFAULTS
+    assert p.to_dict()["solver"] == SOLVER_DEFAULTS and p.to_dict()["collapse"] == COLLAPSE_DEFAULTS
     # Moment of a 6x2 mm N35 disc: J V / mu0.
     assert p.tile.magnets[0].moment == pytest.approx(1.2 * math.pi * 0.003**2 * 0.002 / (4e-7 * math.pi))
 

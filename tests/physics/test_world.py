@@ -4,7 +4,6 @@ tile held only by magnets, and conservation of momentum."""
 
 import json
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,12 +18,7 @@ MASS = 0.010
 
 
 def preset(name="plain", **solver_or_collapse):
-    p = load_preset(name)
-    solver = dict(p.solver)
-    collapse = dict(p.collapse)
-    for k, v in solver_or_collapse.items():
-        (solver if k in solver else collapse)[k] = v
-    return replace(p, solver=solver, collapse=collapse)
+    return load_preset(name).with_settings(**solver_or_collapse)
 
 
 def stack_verdict(p, xs, magnets=False, fixed_base=False, yaws=None):

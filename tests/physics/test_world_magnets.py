@@ -258,7 +258,6 @@ def test_world_wrenches_stay_within_the_bound_of_fresh_ones(what):
 def test_idle_checks_change_nothing_that_matters():
     # Checking a resting construction only every few steps must give the same verdicts and,
     # to well within the collapse thresholds, the same motion as checking every step.
-    from dataclasses import replace
 
     from magdomino.model.presets import load_preset
     from magdomino.physics.verdict import settle
@@ -267,7 +266,7 @@ def test_idle_checks_change_nothing_that_matters():
     base = load_preset("standard")
     results = []
     for idle in (1, 3):
-        p = replace(base, solver={**base.solver, "magnet_idle_steps": idle})
+        p = base.with_settings(magnet_idle_steps=idle)
         with World(p) as world:
             for level in range(4):
                 world.add_tile((level, 6), (0.012 * (level % 2), 0, 0.004 + 0.008 * level))
