@@ -89,6 +89,7 @@ def test_mesh_collision_gives_the_same_verdicts_as_the_box():
         assert mesh_v.collapsed == box_v.collapsed == (margin > 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("magnets", [False, True])
 def test_an_aligned_28_tile_stack_stays_within_half_a_millimetre_for_5_s(magnets):
     # The solver contract of DESIGN.md, with the presets' default settings.

@@ -246,6 +246,7 @@ def test_resume_refuses_other_settings_and_overwrite_needs_resume(statics, tmp_p
         estimate_odds(statics, 4, executor="serial", what_ifs=[SAFE], out_dir=tmp_path / "file" / "sub")
 
 
+@pytest.mark.slow
 def test_cli_run_killed_mid_way_resumes_to_the_identical_result(statics, tmp_path):
     out = tmp_path / "run"
     args = [sys.executable, "-m", "magdomino", "odds", str(STATICS), "--trials", "40", "--jobs", "1",
