@@ -1,0 +1,225 @@
+"""The quasi-static solver against hand computations and magpylib.
+
+Every expected value here comes from a closed form (lever arms, the harmonic series, tan⁻¹ μ),
+from brute force (contact areas by sampling) or from magpylib (the magnet torque balance);
+never from the solver itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from magdomino.errors import InputError
+from magdomino.model.presets import load_preset
+from magdomino.physics.statics import clip_convex, find_contacts, judge
+
+import magpylib as magpy  # a test dependency: missing is a failure, not a skip
+
+PRESET = load_preset("standard")
+L, W, T = (float(v) for v in PRESET.tile.size)
+FLAT = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def _quats(n, yaws=None):
+    yaws = np.zeros(n) if yaws is None else np.asarray(yaws, float)
+    return np.column_stack([np.zeros(n), np.zeros(n), np.sin(yaws / 2), np.cos(yaws / 2)])
+
+
+def _with_friction(mu):
+    return PRESET.with_changes(tile=replace(PRESET.tile, friction=mu))
+
+
+def _with_polarization(j):
+    magnets = tuple(replace(m, polarization=j) for m in PRESET.tile.magnets)
+    return PRESET.with_changes(tile=replace(PRESET.tile, magnets=magnets))
+
+
+# -- geometry -------------------------------------------------------------------------------
+
+
+def _rect(cx, cy, yaw, a=L, b=W):
+    c, s = math.cos(yaw), math.sin(yaw)
+    half = np.array([[-a, -b], [a, -b], [a, b], [-a, b]]) / 2
+    return half @ np.array([[c, s], [-s, c]]) + [cx, cy]
+
+
+def _inside(points, rect, tol=0.0):
+    """Points (m, 2) inside a counter-clockwise convex polygon (or within ``tol`` m of it)."""
+    ok = np.ones(len(points), bool)
+    for e in range(len(rect)):
+        a, b = rect[e], rect[(e + 1) % len(rect)]
+        edge = np.hypot(b[0] - a[0], b[1] - a[1])
+        ok &= (b[0] - a[0]) * (points[:, 1] - a[1]) - (b[1] - a[1]) * (points[:, 0] - a[0]) >= -tol * edge
+    return ok
+
+
+def _area(poly):
+    if len(poly) < 3:
+        return 0.0
+    x, y = poly[:, 0], poly[:, 1]
+    return 0.5 * abs(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+
+
+def test_footprint_intersection_against_sampling():
+    rng = np.random.default_rng(3)
+    pts = rng.uniform(-0.06, 0.06, size=(200_000, 2))
+    cell = 0.12**2 / len(pts)
+    for _ in range(12):
+        a = _rect(*rng.uniform(-0.01, 0.01, 2), rng.uniform(-np.pi, np.pi))
+        b = _rect(*rng.uniform(-0.03, 0.03, 2), rng.uniform(-np.pi, np.pi))
+        poly = clip_convex(b, a)
+        sampled = np.count_nonzero(_inside(pts, a) & _inside(pts, b)) * cell
+        assert _area(poly) == pytest.approx(sampled, abs=4e-6 + 0.02 * sampled)
+        # Every vertex lies in both rectangles.
+        assert np.all(_inside(poly, a, 1e-12)) and np.all(_inside(poly, b, 1e-12))
+
+
+def test_contacts_of_a_stack_an_end_to_end_pair_and_the_table():
+    # 0 and 1 end to end on the table, 2 across both (yaw 90°) over their shared ends.
+    P = np.array([[-L / 2, 0, T / 2], [L / 2, 0, T / 2], [0, 0, 1.5 * T]])
+    Q = _quats(3, [0, 0, math.pi / 2])
+    contacts = find_contacts(P, Q, PRESET.tile.size)
+    kinds = sorted((c.kind, c.a, c.b) for c in contacts)
+    assert kinds == [("side", 0, 1), ("stack", 0, 2), ("stack", 1, 2), ("table", -1, 0), ("table", -1, 1)]
+    by = {(c.a, c.b): c for c in contacts}
+    # Tile 2 (24 wide across x, 48 long along y) covers x in [-12, 12]: 12 x 24 mm on each.
+    assert by[(0, 2)].area == pytest.approx(0.012 * 0.024, rel=1e-9)
+    assert by[(1, 2)].area == pytest.approx(0.012 * 0.024, rel=1e-9)
+    assert by[(0, 1)].area == pytest.approx(W * T, rel=1e-9)  # the touching end faces
+    assert np.allclose(by[(0, 1)].normal, [1, 0, 0])
+    assert by[(-1, 0)].area == pytest.approx(L * W, rel=1e-9)
+
+
+def test_a_tilted_tile_is_refused_with_its_angle():
+    tilt = math.asin(T / L)  # a ramp: one end on a tile, the other on the table (9.6°)
+    P = np.array([[0, 0, T / 2], [0.03, 0, T]])
+    Q = np.array([FLAT, [0, math.sin(tilt / 2), 0, math.cos(tilt / 2)]])
+    with pytest.raises(InputError, match=r"statics cannot judge this: tile 1 is tilted by 9\.6°"):
+        judge(PRESET, P, Q)
+    small = math.radians(0.5)  # within the tolerance: taken as flat
+    Q[1] = [0, math.sin(small / 2), 0, math.cos(small / 2)]
+    P[1] = [0.01, 0, 1.5 * T]  # resting on tile 0, its centre over it
+    assert judge(PRESET, P, Q, margin=False).stands
+
+
+# -- analytic cases -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mu", [0.3, 0.5, 0.8])
+def test_a_lone_tile_slides_at_atan_mu(mu):
+    v = judge(_with_friction(mu), [[0.01, -0.02, T / 2]], [FLAT], placed=0)
+    assert v.stands
+    # A tile on a tilted table slides at tan θ = μ (it would tip only at tan θ = W / T = 3).
+    assert v.margin == pytest.approx(math.degrees(math.atan(mu)), abs=1e-6)
+
+
+def test_a_tile_overhanging_a_fixed_support_stands_below_half_its_length():
+    # Support: a fixed tile with its right edge at x = L/2. The tile above sticks out by a.
+    for frac, stands in ((0.40, True), (0.49, True), (0.51, False), (0.60, False)):
+        a = frac * L
+        P = np.array([[0, 0, T / 2], [a, 0, 1.5 * T]])  # its centre at the edge - L/2 + a
+        v = judge(PRESET, P, _quats(2), placed=1, magnets=False, fixed=[True, False])
+        assert v.stands is stands, frac
+        # Tipping about the edge: the centre of mass is e = L/2 - a inside it and T/2 above
+        # it, so tan θ = e / (T/2), unless it slides first, at tan θ = μ.
+        e = L / 2 - a
+        tip = math.atan(abs(e) / (T / 2))
+        slide = math.atan(PRESET.tile.friction)
+        if stands:
+            assert v.margin == pytest.approx(math.degrees(min(tip, slide)), abs=1e-6)
+        elif tip < slide:  # tilting the table back by θ saves it before it slides off
+            assert v.margin == pytest.approx(-math.degrees(tip), abs=1e-6)
+        else:
+            assert v.margin < -80  # no tilt saves it
+
+
+def test_the_magnets_hold_a_tile_a_little_beyond_half_its_length():
+    P = np.array([[0, 0, T / 2], [0.51 * L, 0, 1.5 * T]])
+    assert judge(PRESET, P, _quats(2), magnets=True, fixed=[True, False], margin=False).stands
+    P[1, 0] = 0.6 * L  # 4.8 mm beyond the edge: more than they hold (about 3.5 mm)
+    assert not judge(PRESET, P, _quats(2), magnets=True, fixed=[True, False], margin=False).stands
+
+
+def _harmonic(n, scale):
+    """n tiles on a fixed support tile; the k-th from the top sticks out L/(2k)·scale beyond
+    the one below, so at scale 1 the top k tiles' centre of mass is at the next one's edge."""
+    x = [0.0]  # the support
+    offsets = [scale * L / (2 * k) for k in range(n, 0, -1)]  # bottom movable tile first
+    for d in offsets:
+        x.append(x[-1] + d)
+    P = np.column_stack([x, np.zeros(n + 1), (np.arange(n + 1) + 0.5) * T])
+    fixed = np.zeros(n + 1, bool)
+    fixed[0] = True
+    return P, _quats(n + 1), fixed
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_harmonic_stack_at_098_stands_and_at_102_falls(n):
+    # The overhang of the top tile beyond the support's edge is (L/2) H_n at scale 1.
+    P, Q, fixed = _harmonic(n, 1.0)
+    assert P[-1, 0] + L / 2 - L / 2 == pytest.approx(L / 2 * sum(1 / k for k in range(1, n + 1)))
+    assert judge(PRESET, *_harmonic(n, 0.98)[:2], magnets=False, fixed=fixed, margin=False).stands
+    assert not judge(PRESET, *_harmonic(n, 1.02)[:2], magnets=False, fixed=fixed, margin=False).stands
+
+
+@pytest.mark.parametrize("magnets", [False, True])
+def test_a_bridge_stands_on_two_supports_and_falls_on_either_alone(magnets):
+    # Supports across (yaw 90°) with inner edges 8 mm from the bridge's centre.
+    P = np.array([[-0.020, 0, T / 2], [0.020, 0, T / 2], [0, 0, 1.5 * T]])
+    Q = _quats(3, [math.pi / 2, math.pi / 2, 0])
+    both = judge(PRESET, P, Q, placed=2, magnets=magnets)
+    assert both.stands and both.margin > 0
+    for keep in (0, 1):
+        idx = [keep, 2]
+        alone = judge(PRESET, P[idx], Q[idx], placed=1, magnets=magnets)
+        # Its centre of mass is 8 mm beyond the support's edge; the magnets hold ~3.5 mm.
+        assert not alone.stands and alone.margin < 0
+
+
+def _magpylib_tipping_torque(centre_x, j):
+    """Torque (N·m, about the y axis through the support's top right edge) of the support
+    tile's magnets on the upper tile's magnets (standard preset, polarisation j), magpylib."""
+    def disc(x, z):
+        m = PRESET.tile.magnets[0]
+        return magpy.magnet.Cylinder(dimension=m.dimensions, polarization=(0, 0, j), position=(x, 0, z))
+
+    lower = [disc(m.position[0], T / 2) for m in PRESET.tile.magnets]
+    pivot = np.array([L / 2, 0, T])
+    total = 0.0
+    for m in PRESET.tile.magnets:
+        target = disc(centre_x + m.position[0], 1.5 * T)
+        _, torque = magpy.getFT(lower, target, pivot=pivot, meshing=(48, 14, 12))
+        total += float(np.sum(np.asarray(torque).reshape(-1, 3)[:, 1]))
+    return total
+
+
+def test_magnet_held_cantilever_at_the_critical_polarisation():
+    # scenarios/cantilever.toml: 0-1 on 0-0, its centre 2.5 mm beyond 0-0's edge.
+    d = 0.0025
+    x1 = L / 2 + d
+    j0 = PRESET.tile.magnets[0].polarization
+    weight = PRESET.tile.mass * 9.81
+    # Gravity tips the tile by +m g d about the edge (y component); the magnets turn it back
+    # by a torque ∝ J²: the critical polarisation balances the two.
+    tau = _magpylib_tipping_torque(x1, j0)
+    assert tau < 0
+    j_crit = j0 * math.sqrt(weight * d / -tau)
+    P = np.array([[0, 0, T / 2], [x1, 0, 1.5 * T]])
+    Q = _quats(2)
+    assert judge(_with_polarization(1.02 * j_crit), P, Q, margin=False).stands
+    assert not judge(_with_polarization(0.98 * j_crit), P, Q, margin=False).stands
+    assert not judge(PRESET, P, Q, magnets=False, margin=False).stands
+    # The load factor on the upper tile's weight at J0 is (J0 / J*)² for a torque balance.
+    v = judge(PRESET, P, Q, placed=1)
+    assert j0 / math.sqrt(v.load_factor) == pytest.approx(j_crit, rel=0.02)
+
+
+def test_verdict_reports_units_and_engine():
+    v = judge(PRESET, [[0, 0, T / 2]], [FLAT], placed=0)
+    d = v.to_dict()
+    assert d["engine"] == "statics" and d["margin_unit"] == "deg" and d["collapsed"] is False
+    assert d["load_factor"] == pytest.approx(100.0)  # a tile on the table holds any weight
