@@ -1,0 +1,257 @@
+"""Contact polygons between flat tiles and with the table, for :mod:`magdomino.physics.statics`.
+
+Every tile must lie flat (its z axis within :data:`TILT_TOLERANCE_DEG` of the vertical, either
+way up); it is then taken as exactly flat at its centre's height and yaw. A tile's bottom face
+touches the table (z = 0) or a tile's top face when their heights differ by less than
+:data:`GAP_TOLERANCE_M`; the contact polygon is the intersection of the two footprints
+(:func:`clip_convex`, Sutherland-Hodgman on convex polygons, numpy only). End and side faces
+touch when antiparallel (within :data:`SIDE_ANGLE_DEG`), within :data:`SIDE_GAP_M` and
+overlapping; the contact is the overlap rectangle in the vertical plane.
+
+Units: m; angles in degrees at the boundary (tolerances, messages).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from magdomino.errors import InputError
+
+
+TILT_TOLERANCE_DEG = 1.0
+"""A tile whose z axis is further than this from the vertical is not lying flat: the statics
+cannot judge it (:class:`~magdomino.errors.InputError`). Tiles within it are taken as flat
+(1° over a 48 mm tile is 0.84 mm, below :data:`GAP_TOLERANCE_M`)."""
+
+GAP_TOLERANCE_M = 1.0e-3
+"""Faces whose heights differ by less than this touch (a settled stack interpenetrates by
+micrometres; a tilt within :data:`TILT_TOLERANCE_DEG` moves a face end by < 0.84 mm; layers
+are a tile thickness, 8 mm, apart)."""
+
+SIDE_GAP_M = 0.3e-3
+"""End or side faces closer than this (and antiparallel within :data:`SIDE_ANGLE_DEG`) touch."""
+
+SIDE_ANGLE_DEG = 2.0
+
+MIN_CONTACT_M = 0.1e-3
+"""Contact polygons narrower than this (edge on edge, corner on face) are left out: a line
+or point contact carries no moment across it and a rigid block resting on it is
+marginal anyway."""
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A contact polygon between two bodies.
+
+    Attributes
+    ----------
+    a, b : int
+        Bodies: ``a`` pushes on ``b`` along ``normal``. ``a = -1`` is the table.
+    points : ndarray, shape (k, 3), m
+        Vertices of the contact polygon (world frame).
+    normal : ndarray, shape (3,)
+        Unit normal, from ``a`` into ``b``.
+    kind : str
+        ``"table"``, ``"stack"`` (bottom face on top face) or ``"side"``.
+    """
+
+    a: int
+    b: int
+    points: np.ndarray
+    normal: np.ndarray
+    kind: str
+
+    @property
+    def area(self) -> float:
+        """Area of the contact polygon (m²)."""
+        p = self.points
+        if len(p) < 3:
+            return 0.0
+        cross = np.cross(p[1:-1] - p[0], p[2:] - p[0])
+        return float(np.linalg.norm(cross.sum(axis=0)) / 2)
+
+
+# -- geometry -----------------------------------------------------------------------------
+
+
+def _axes(quaternions: np.ndarray) -> np.ndarray:
+    """Rotation matrices (n, 3, 3) of quaternions (n, 4) x, y, z, w (columns: body axes)."""
+    x, y, z, w = np.asarray(quaternions, float).T
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)], -1),
+            np.stack([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)], -1),
+            np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        axis=-1,
+    )
+
+
+def flat_footprints(positions, quaternions, size, tilt_tolerance_deg: float = TILT_TOLERANCE_DEG):
+    """Each tile's footprint as a flat rectangle, after checking that it lies flat.
+
+    Parameters
+    ----------
+    positions : array_like, shape (n, 3), m
+    quaternions : array_like, shape (n, 4), x, y, z, w
+    size : array_like, shape (3,), m
+        Tile length, width, thickness.
+
+    Returns
+    -------
+    corners : ndarray, shape (n, 4, 2), m
+        Footprint corners, counter-clockwise.
+    yaw : ndarray, shape (n,), rad
+        Heading of each tile's long axis.
+
+    Raises
+    ------
+    InputError
+        "statics cannot judge this: tile N is tilted by X°" for a tile beyond the tolerance.
+    """
+    P = np.asarray(positions, float).reshape(-1, 3)
+    R = _axes(np.asarray(quaternions, float).reshape(-1, 4))
+    if not (np.all(np.isfinite(P)) and np.all(np.isfinite(R))):
+        bad = int(np.nonzero(~(np.isfinite(P).all(1) & np.isfinite(R).all((1, 2))))[0][0])
+        raise InputError("poses", f"tile {bad}", "a finite position and orientation (statics cannot judge a removed tile)")
+    tilt = np.degrees(np.arccos(np.clip(np.abs(R[:, 2, 2]), 0.0, 1.0)))
+    over = np.nonzero(tilt > tilt_tolerance_deg)[0]
+    if len(over):
+        i = int(over[np.argmax(tilt[over])])
+        raise InputError(
+            "poses", f"tile {i}",
+            f"statics cannot judge this: tile {i} is tilted by {tilt[i]:.1f}° "
+            f"(it models tiles lying flat within {tilt_tolerance_deg:g}°)",
+        )
+    yaw = np.arctan2(R[:, 1, 0], R[:, 0, 0])
+    half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * (np.asarray(size[:2], float) / 2)
+    c, s = np.cos(yaw), np.sin(yaw)
+    rot = np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], 1)  # (n, 2, 2)
+    corners = P[:, None, :2] + np.einsum("nij,kj->nki", rot, half)
+    return corners, yaw
+
+
+def clip_convex(subject: np.ndarray, clip: np.ndarray) -> np.ndarray:
+    """Intersection of two convex polygons (Sutherland-Hodgman).
+
+    Parameters
+    ----------
+    subject, clip : ndarray, shape (k, 2)
+        Vertices, counter-clockwise.
+
+    Returns
+    -------
+    ndarray, shape (m, 2)
+        The intersection's vertices, counter-clockwise (m = 0 when they do not overlap).
+    """
+    out = [tuple(p) for p in subject]
+    m = len(clip)
+    for e in range(m):
+        if not out:
+            break
+        a, b = clip[e], clip[(e + 1) % m]
+        ex, ey = b[0] - a[0], b[1] - a[1]
+        pts = out
+        out = []
+        side = [ex * (p[1] - a[1]) - ey * (p[0] - a[0]) for p in pts]  # >= 0: inside (left)
+        for k in range(len(pts)):
+            p, q = pts[k], pts[(k + 1) % len(pts)]
+            sp, sq = side[k], side[(k + 1) % len(pts)]
+            if sp >= 0:
+                out.append(p)
+            if (sp >= 0) != (sq >= 0):
+                t = sp / (sp - sq)
+                out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+    if len(out) < 3:
+        return np.zeros((0, 2))
+    poly = np.array(out)
+    # Clipping a corner exactly on an edge repeats vertices; drop repeats.
+    keep = np.linalg.norm(poly - np.roll(poly, 1, axis=0), axis=1) > 1e-9
+    return poly[keep] if keep.sum() >= 3 else np.zeros((0, 2))
+
+
+def _thin(poly: np.ndarray) -> bool:
+    """Is a polygon (k, 2) narrower than MIN_CONTACT_M (twice its area over its longest chord)?"""
+    if len(poly) < 3:
+        return True
+    area = 0.5 * abs(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1]))
+    chord = np.max(np.linalg.norm(poly[:, None] - poly[None], axis=2))
+    return area < MIN_CONTACT_M * chord / 2
+
+
+def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
+    """Contact polygons between flat tiles, and between tiles and the table (z = 0).
+
+    Parameters
+    ----------
+    positions : array_like, shape (n, 3), m
+    quaternions : array_like, shape (n, 4), x, y, z, w
+    size : array_like, shape (3,), m
+    fixed : array_like of bool, shape (n,), or None
+        Fixed tiles (contacts between two fixed tiles are left out).
+
+    Returns
+    -------
+    list of Contact
+    """
+    P = np.asarray(positions, float).reshape(-1, 3)
+    n = len(P)
+    size = np.asarray(size, float)
+    corners, yaw = flat_footprints(P, quaternions, size)
+    fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool)
+    t = size[2]
+    bottom = P[:, 2] - t / 2
+    top = P[:, 2] + t / 2
+    up = np.array([0.0, 0.0, 1.0])
+    contacts: list[Contact] = []
+    for i in np.nonzero((bottom < GAP_TOLERANCE_M) & ~fixed)[0]:
+        pts = np.column_stack([corners[i], np.zeros(4)])
+        contacts.append(Contact(-1, int(i), pts, up, "table"))
+    reach = float(np.hypot(size[0], size[1])) + SIDE_GAP_M
+    dxy = np.linalg.norm(P[:, None, :2] - P[None, :, :2], axis=2)
+    dz = P[None, :, 2] - P[:, None, 2]  # dz[i, j] = z_j - z_i
+    near = (dxy < reach) & ~(fixed[:, None] & fixed[None, :])
+    np.fill_diagonal(near, False)
+    # j on i: j's bottom within the gap tolerance of i's top.
+    for i, j in zip(*np.nonzero(near & (np.abs(dz - t) < GAP_TOLERANCE_M))):
+        poly = clip_convex(corners[j], corners[i])
+        if _thin(poly):
+            continue
+        z = 0.5 * (top[i] + bottom[j])
+        contacts.append(Contact(int(i), int(j), np.column_stack([poly, np.full(len(poly), z)]), up, "stack"))
+    # Side by side or end to end: the z ranges overlap by more than the gap tolerance.
+    cos_tol = math.cos(math.radians(SIDE_ANGLE_DEG))
+    for i, j in zip(*np.nonzero(np.triu(near & (np.abs(dz) < t - GAP_TOLERANCE_M), 1))):
+        contacts.extend(_side_contacts(int(i), int(j), corners, top, bottom, cos_tol))
+    return contacts
+
+
+def _side_contacts(i, j, corners, top, bottom, cos_tol) -> list[Contact]:
+    out = []
+    zlo, zhi = max(bottom[i], bottom[j]), min(top[i], top[j])
+    for ea in range(4):
+        a0, a1 = corners[i][ea], corners[i][(ea + 1) % 4]
+        u = (a1 - a0) / np.linalg.norm(a1 - a0)
+        na = np.array([u[1], -u[0]])  # outward normal of a counter-clockwise polygon's edge
+        for eb in range(4):
+            b0, b1 = corners[j][eb], corners[j][(eb + 1) % 4]
+            v = (b1 - b0) / np.linalg.norm(b1 - b0)
+            nb = np.array([v[1], -v[0]])
+            if na @ nb > -cos_tol:
+                continue
+            gap = 0.5 * ((b0 - a0) @ na + (b1 - a0) @ na)
+            if abs(gap) > SIDE_GAP_M:
+                continue
+            sa = sorted((0.0, (a1 - a0) @ u))
+            sb = sorted(((b0 - a0) @ u, (b1 - a0) @ u))
+            lo, hi = max(sa[0], sb[0]), min(sa[1], sb[1])
+            if hi - lo < MIN_CONTACT_M:
+                continue
+            mid = a0 + na * gap / 2
+            seg = [mid + lo * u, mid + hi * u]
+            pts = np.array([[*seg[0], zlo], [*seg[1], zlo], [*seg[1], zhi], [*seg[0], zhi]])
+            out.append(Contact(i, j, pts, np.array([na[0], na[1], 0.0]), "side"))
+    return out
