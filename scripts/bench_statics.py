@@ -1,0 +1,233 @@
+"""Statics benchmarks: its speed against a dynamic verdict, and how often the two agree.
+
+- ``statics_over_dynamic_verdict``: one static check (:func:`magdomino.physics.statics.judge`,
+  yes/no, one LP) of a placement on a settled 28-tile tower ÷ one dynamic verdict of the same
+  placement (drop 1 mm, :func:`magdomino.physics.placement.place`), one run each (the static
+  time a median of repeats). Goal ≤ 0.01. ``statics_with_margin_ms`` adds the tilt margin
+  and the load factor.
+- ``statics_trials_per_s``: static checks per second of a perturbed rest pose (the hand's
+  noise: position σ 1 mm, yaw σ 2°) of a tile on a settled structure (scenarios/cantilever.toml's
+  what-if 0 with magnets), as ``odds --engine statics`` would run them.
+- The confusion matrix: random structures (2-7 tiles stacked with random offsets and turns,
+  some beside on the table), settled by the dynamics; placements on them with random
+  offsets, each judged by the statics at its rest pose and by the dynamics after a 1 mm
+  drop; magnets on for half the structures, off for the others. ``cm_*`` are counts
+  (statics / dynamics: ``stand_stand``, ``stand_fell``, ``fell_stand``, ``fell_fell``);
+  ``agreement`` their share on the diagonal; ``robust_agreement`` the same on the
+  placements whose dynamic verdict does not change when the tile is put 0.5 mm nearer or
+  farther along its offset; ``dyn_reason_*`` the dynamic reasons of the disagreements;
+  ``not_judged`` placements the statics refuses (a tile of the settled structure not lying
+  flat) and ``undecided`` dynamic verdicts that neither settled nor collapsed or erred.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import numpy as np
+
+from magdomino.errors import InputError
+from magdomino.maths.poses import yaw_quaternion
+from magdomino.model.presets import load_preset
+from magdomino.physics.placement import Drop, build, place
+from magdomino.physics.statics import judge
+from magdomino.physics.verdict import settle
+from magdomino.physics.world import World
+from magdomino.studies.scenario import rest_height
+
+DROP_M = 0.001
+
+
+def _settled(preset, magnets, tiles):
+    """Spawn (position, yaw) tiles and settle them: (stood, positions, quaternions)."""
+    world = World(preset, magnets=magnets)
+    try:
+        build(world, [((k % 7, (k + 3) % 7), p, yaw_quaternion(y), False) for k, (p, y) in enumerate(tiles)])
+        verdict = settle(world, list(range(len(tiles))))
+        P, Q = world.poses()
+        return (not verdict.collapsed and verdict.settled and verdict.error is None), P, Q
+    finally:
+        world.close()
+
+
+def _dynamic(preset, magnets, P, Q, rest, yaw):
+    """The dynamic verdict of a 1 mm drop into ``rest`` on the settled poses; (verdict, seconds)."""
+    world = World(preset, magnets=magnets)
+    try:
+        build(world, [((k % 7, (k + 3) % 7), P[k], Q[k], False) for k in range(len(P))])
+        start = time.perf_counter()
+        _, verdict = place(world, (6, 6), rest, yaw, Drop(DROP_M))
+        return verdict, time.perf_counter() - start
+    finally:
+        world.close()
+
+
+def _static(preset, magnets, P, Q, rest, yaw, margin=False):
+    return judge(preset, np.vstack([P, rest]), np.vstack([Q, yaw_quaternion(yaw)]), placed=len(P), magnets=magnets, margin=margin)
+
+
+def speed(repeats: int) -> dict:
+    preset = load_preset("standard")
+    size = np.asarray(preset.tile.size)
+    tiles = [(np.array([0.0, 0.0, size[2] * (k + 0.5)]), 0.0) for k in range(28)]
+    ok, P, Q = _settled(preset, True, tiles)
+    top = P[-1]
+    rest = np.array([top[0] + 0.010, top[1], top[2] + size[2]])
+    verdict, t_dyn = _dynamic(preset, True, P, Q, rest, 0.0)
+    _static(preset, True, P, Q, rest, 0.0)  # warm: imports, magnet rules
+    times, with_margin = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        v = _static(preset, True, P, Q, rest, 0.0)
+        times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        _static(preset, True, P, Q, rest, 0.0, margin=True)
+        with_margin.append(time.perf_counter() - start)
+    t_static = statistics.median(times)
+    return {
+        "statics_over_dynamic_verdict": t_static / t_dyn,
+        "statics_ms": t_static * 1e3,
+        "statics_with_margin_ms": statistics.median(with_margin) * 1e3,
+        "dynamic_verdict_28_s": t_dyn,
+        "statics_28_agrees": float(v.stands == (not verdict.collapsed)),
+    }
+
+
+def trials_per_s(trials: int) -> dict:
+    preset = load_preset("standard")
+    size = np.asarray(preset.tile.size)
+    ok, P, Q = _settled(preset, True, [(np.array([0.0, 0.0, size[2] / 2]), 0.0), (np.array([0.0265, 0.0, 1.5 * size[2]]), 0.0)])
+    aim = P[1] + [-0.024, 0.0, size[2]]  # cantilever what-if 0: a counterweight on the inner half
+    rng = np.random.default_rng(1)
+    start = time.perf_counter()
+    stood = 0
+    for _ in range(trials):
+        centre = aim[:2] + rng.normal(0.0, 0.001, 2)
+        yaw = math.pi + math.radians(rng.normal(0.0, 2.0))
+        z = rest_height(centre, yaw, list(zip(P, Q)), size) + size[2] / 2
+        stood += _static(preset, True, P, Q, np.array([*centre, z]), yaw).stands
+    elapsed = time.perf_counter() - start
+    return {"statics_trials_per_s": trials / elapsed, "statics_trials_stood": stood / trials}
+
+
+def _random_structure(rng, size):
+    """2-7 tiles: each on an earlier tile (mostly the last) with a random offset and turn,
+    or now and then on the table beside the others."""
+    L, W, T = size
+    poses, quats = [], []
+    for k in range(int(rng.integers(2, 8))):
+        if k == 0:
+            centre, yaw = np.zeros(2), 0.0
+        elif rng.random() < 0.15:
+            centre, yaw = rng.uniform(-0.05, 0.05, 2), float(rng.choice([0.0, math.pi / 2]))
+        else:
+            s = k - 1 if rng.random() < 0.7 else int(rng.integers(0, k))
+            p, y = poses[s]
+            u = np.array([math.cos(y), math.sin(y)])
+            v = np.array([-u[1], u[0]])
+            centre = p[:2] + u * rng.uniform(-0.4, 0.4) * L + v * rng.uniform(-0.25, 0.25) * W
+            yaw = y + float(rng.choice([0.0, 0.0, math.pi / 2])) + math.radians(rng.normal(0.0, 3.0))
+        z = rest_height(centre, yaw, quats, size) + T / 2
+        poses.append((np.array([centre[0], centre[1], z]), yaw))
+        quats.append((poses[-1][0], yaw_quaternion(yaw)))
+    return poses
+
+
+def _candidate(rng, P, Q, size):
+    """A tile laid on a random structure tile, off-centre by 0-0.75 of a length."""
+    L = size[0]
+    s = int(rng.integers(0, len(P)))
+    x, y, w = Q[s][0], Q[s][1], Q[s][3]
+    yaw_s = math.atan2(2 * (w * Q[s][2] + x * y), 1 - 2 * (y * y + Q[s][2] ** 2))
+    phi = yaw_s + float(rng.choice([0.0, math.pi / 2, math.pi, -math.pi / 2])) if rng.random() < 0.7 else rng.uniform(-math.pi, math.pi)
+    d = np.array([math.cos(phi), math.sin(phi)])
+    offset = rng.uniform(0.0, 0.75) * L
+    yaw = yaw_s + float(rng.choice([0.0, math.pi / 2])) + math.radians(rng.normal(0.0, 2.0))
+    return P[s][:2], d, offset, yaw
+
+
+def _rest(P, Q, centre, yaw, size):
+    return np.array([centre[0], centre[1], rest_height(centre, yaw, list(zip(P, Q)), size) + size[2] / 2])
+
+
+def confusion(placements: int, per_structure: int, seed: int = 11) -> dict:
+    preset = load_preset("standard")
+    size = np.asarray(preset.tile.size)
+    rng = np.random.default_rng(seed)
+    cm = {"stand_stand": 0, "stand_fell": 0, "fell_stand": 0, "fell_fell": 0}
+    robust = {"n": 0, "agree": 0}
+    reasons: dict[str, int] = {}
+    not_judged = undecided = structures = 0
+    static_time = []
+    done = 0
+    while done < placements:
+        magnets = structures % 2 == 0
+        structures += 1
+        ok, P, Q = _settled(preset, magnets, _random_structure(rng, size))
+        if not ok:
+            continue
+        for _ in range(per_structure):
+            base, d, offset, yaw = _candidate(rng, P, Q, size)
+            rest = _rest(P, Q, base + d * offset, yaw, size)
+            try:
+                start = time.perf_counter()
+                sv = _static(preset, magnets, P, Q, rest, yaw)
+                static_time.append(time.perf_counter() - start)
+            except InputError:
+                not_judged += 1
+                continue
+            dv, _ = _dynamic(preset, magnets, P, Q, rest, yaw)
+            if dv.error is not None or (not dv.collapsed and not dv.settled):
+                undecided += 1
+                continue
+            done += 1
+            key = ("stand" if sv.stands else "fell") + "_" + ("fell" if dv.collapsed else "stand")
+            cm[key] += 1
+            agree = sv.stands != dv.collapsed
+            if not agree:
+                tag = f"dyn_reason_{'collapsed_' + dv.reason.replace(' ', '_') if dv.collapsed else 'stood'}"
+                reasons[tag] = reasons.get(tag, 0) + 1
+            # Robust: the dynamic verdict is the same 0.5 mm nearer and farther.
+            same = True
+            for delta in (-0.0005, 0.0005):
+                other = _rest(P, Q, base + d * (offset + delta), yaw, size)
+                if _dynamic(preset, magnets, P, Q, other, yaw)[0].collapsed != dv.collapsed:
+                    same = False
+                    break
+            if same:
+                robust["n"] += 1
+                robust["agree"] += agree
+            if done >= placements:
+                break
+    total = sum(cm.values())
+    out = {f"cm_{k}": float(v) for k, v in cm.items()}
+    out.update(
+        {
+            "placements": float(total),
+            "structures": float(structures),
+            "agreement": (cm["stand_stand"] + cm["fell_fell"]) / max(total, 1),
+            "robust_placements": float(robust["n"]),
+            "robust_agreement": robust["agree"] / max(robust["n"], 1),
+            "not_judged": float(not_judged),
+            "undecided": float(undecided),
+            "statics_random_ms": 1e3 * statistics.median(static_time) if static_time else math.nan,
+        }
+    )
+    out.update({k: float(v) for k, v in sorted(reasons.items())})
+    return out
+
+
+def run(quick: bool) -> dict[str, float]:
+    figures = speed(5 if quick else 20)
+    figures.update(trials_per_s(100 if quick else 1000))
+    figures.update(confusion(30 if quick else 500, 4 if quick else 5))
+    return figures
+
+
+if __name__ == "__main__":
+    import sys
+
+    for key, value in run(quick="--quick" in sys.argv).items():
+        print(f"{key:<40} {value:.4g}")
