@@ -318,13 +318,24 @@ def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:
                 ks = sizes.get(TOTAL - s)
                 if ks:
                     if amax < 0:
-                        amax = 0 if f0 == 0 else _max_ext(*_gap(occ, start - step, -step, scan), kmax)
-                    bmax = 0 if last == 0 else _max_ext(gr, wr, kmax)
+                        amax = _max_ext(*_gap(occ, start - step, -step, scan), kmax)
+                    bmax = _max_ext(gr, wr, kmax)
+                    # an old blank may only end the alignment: a lone blank half may get new
+                    # tiles on one side, a blank at a longer stretch's end none on its side
+                    single = end == start
+                    if f0 == 0 and not single:
+                        amax_now = 0
+                    else:
+                        amax_now = amax
+                    if last == 0 and not single:
+                        bmax = 0
                     ni = len(inner)
                     for k in ks:
                         extra = k - ni
-                        for a in range(max(0, extra - bmax), min(amax, extra) + 1):
+                        for a in range(max(0, extra - bmax), min(amax_now, extra) + 1):
                             b = extra - a
+                            if single and f0 == 0 and a and b:
+                                continue
                             firsts = [start - (2 * (a - i)) * step for i in range(a)]
                             firsts += inner
                             firsts += [end + (1 + 2 * i) * step for i in range(b)]
@@ -355,7 +366,7 @@ def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:
                                 for sub in subs[(k, TOTAL - s)]:
                                     _assign(sub, cons, xy, d, out)
                 # join the next stretch across an even gap (no blank may end up inside)
-                if wr != 2 or gr % 2 or last == 0:
+                if wr != 2 or gr % 2 or (last == 0 and end != start):
                     break
                 nxt = strs.get(end + (gr + 1) * step)
                 if nxt is None or nxt[3] == 0:
@@ -365,6 +376,8 @@ def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:
                     break
                 inner = inner + [end + (1 + 2 * i) * step for i in range(gr // 2)]
                 s += nxt[2]
+                if last == 0:
+                    amax = 0  # the lone blank starts the alignment: nothing before it
                 end, last, gr, wr = nxt[1], nxt[4], nxt[5], nxt[6]
     out.sort()
     return out

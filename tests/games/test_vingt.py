@@ -253,3 +253,50 @@ def test_random_play_5000_games():
         reasons[r] = reasons.get(r, 0) + 1
         assert sum(state.returns()) == pytest.approx(1.0)
     assert reasons.get("markers", 0) > 0 and reasons.get("blocked", 0) > 0
+
+
+def small_positions(count, seed):
+    """States early in random games (<= 6 tiles on the table), half of them with a rack of
+    light tiles (so that moves of 3 to 5 tiles are common), the others as dealt."""
+    rng = random.Random(seed)
+    out = []
+    i = 0
+    while len(out) < count:
+        i += 1
+        state = VingtGame(2 + i % 3, seed * 1000 + i).new_initial_state()
+        stop = rng.randrange(0, 5)
+        while state.current != TERMINAL and len(state.tiles) <= 6:
+            if state.current == CHANCE:
+                state.apply_action(state.legal_actions()[0])
+                continue
+            if stop == 0:
+                break
+            legal = state.legal_actions()
+            a = rng.choice(legal)
+            stop -= a[0] == "place"
+            state.apply_action(a)
+        if state.current < 0:
+            continue
+        if rng.random() < 0.5:
+            free = [t for t in TILES if t not in {tuple(x["tile"]) for x in state.table()}]
+            light = [t for t in free if sum(t) <= 9]
+            state.racks[state.current] = sorted(rng.sample(light, 5))
+            state._legal = None
+        out.append(state)
+    return out
+
+
+def test_generator_matches_brute_force_on_small_boards():
+    states = small_positions(40, 1)
+    assert any(s.tiles == [] for s in states) and any(s.tiles for s in states)
+    sizes = set()
+    for state in states:
+        seat = state.current
+        for kmax in (5, 1):
+            got = legal_moves(state.occ, state.racks[seat], not state.occ, kmax)
+            want = brute_moves(state, seat, kmax)
+            assert len(got) == len(set(got)), "duplicate moves"
+            assert set(got) == want, (state.racks[seat], sorted(set(got) ^ want)[:5])
+            assert got == sorted(got)
+            sizes |= {len(m[2]) for m in got}
+    assert {1, 2, 3, 4}.issubset(sizes), sizes
