@@ -300,3 +300,228 @@ def test_generator_matches_brute_force_on_small_boards():
             assert got == sorted(got)
             sizes |= {len(m[2]) for m in got}
     assert {1, 2, 3, 4}.issubset(sizes), sizes
+
+
+# -- scripted positions, one per rule point --------------------------------------------------
+
+
+def scripted_deal(racks, players=2):
+    """A full deal action: these racks in seat order, then the other tiles in set order."""
+    used = [tuple(sorted(t)) for r in racks for t in r]
+    rest = [t for t in TILES if t not in used]
+    return ("deal", tuple(used + rest))
+
+
+def place(state, move):
+    assert move in state.legal_actions(), move
+    state.apply_action(move)
+
+
+def test_first_move_of_two_tiles():
+    state = VingtGame(2, 0).new_initial_state()
+    state.apply_action(scripted_deal([[(9, 9), (1, 1), (2, 5), (3, 6), (4, 7)], [(0, 1), (0, 2), (0, 3), (0, 4), (0, 5)]]))
+    assert state.current == 0 and state.racks[0] == [(1, 1), (2, 5), (3, 6), (4, 7), (9, 9)]
+    legal = state.legal_actions()
+    assert all(2 <= len(m[2]) <= 5 and m[1] == 0 for m in legal)
+    assert set(legal) == brute_moves(state, 0)
+    place(state, ("place", 0, ((0, 0, 9, 9), (2, 0, 1, 1))))
+    assert state.markers_placed[0] == [(-1, 0), (4, 0)] and state.markers_left == [20, 22]
+    # the turn is over: the player draws back to five (two chance events), then seat 1 plays
+    assert state.current == CHANCE and state.legal_actions() == (DRAW,)
+    state.apply_action(DRAW)
+    state.apply_action(("draw", (8, 9)))
+    assert len(state.racks[0]) == 5 and (8, 9) in state.racks[0] and state.current == 1
+
+
+FIVE = [(0, 1), (1, 2), (1, 3), (2, 3), (3, 4)]  # 1 + 3 + 4 + 5 + 7 = 20
+
+
+def test_first_move_of_five_tiles_blank_end_and_blank_inside():
+    state = VingtGame(3, 0).new_initial_state()
+    state.apply_action(scripted_deal([FIVE]))
+    legal = state.legal_actions()
+    assert legal and all(len(m[2]) == 5 for m in legal)
+    assert set(legal) == brute_moves(state, 0)
+    inside = ("place", 0, ((0, 0, 1, 2), (2, 0, 1, 0), (4, 0, 1, 3), (6, 0, 2, 3), (8, 0, 3, 4)))
+    assert inside not in legal
+    with pytest.raises(IllegalActionError):
+        state.clone().apply_action(inside)
+    # no legal move has a blank anywhere but at an end of the line
+    for m in legal:
+        vals = [v for _, _, p, q in m[2] for v in (p, q)]
+        assert 0 not in vals[1:-1]
+    # a blank end closes the alignment: one marker, at the other end
+    blank_left = ("place", 0, ((0, 0, 0, 1), (2, 0, 1, 2), (4, 0, 1, 3), (6, 0, 2, 3), (8, 0, 3, 4)))
+    s = state.clone()
+    place(s, blank_left)
+    assert s.markers_placed[0] == [(10, 0)] and s.markers_left[0] == 14
+    blank_right = ("place", 0, ((0, 0, 4, 3), (2, 0, 3, 2), (4, 0, 3, 1), (6, 0, 2, 1), (8, 0, 1, 0)))
+    s = state.clone()
+    place(s, blank_right)
+    assert s.markers_placed[0] == [(-1, 0)]
+
+
+ROW = [(0, 0, 0, 9, 2), (2, 0, 0, 2, 7)]  # row 0: 9 2 2 7 = 20
+ROW_MARKERS = [[], [(-1, 0), (4, 0)]]
+
+
+def test_end_already_closed_by_a_marker():
+    tiles = [(0, 0, 0, 7, 9), (2, 0, 0, 2, 2), (7, -3, 1, 4, 5), (7, -1, 1, 8, 3)]
+    markers = [[], [(-1, 0), (4, 0), (7, -4), (7, 1)]]
+    state = VingtState.position(VingtGame(2, 0), tiles, [[(8, 9), (1, 1), (2, 6), (0, 5), (3, 4)]], markers=markers)
+    assert set(state.legal_actions()) == brute_moves(state, 0)
+    place(state, ("place", 0, ((5, 0, 8, 9),)))  # 8 + 9 + 3 = 20 between the marker at (4, 0) and (8, 0)
+    assert state.markers_placed[0] == [(8, 0)] and state.markers_left[0] == 21
+
+
+def test_old_blank_only_at_an_end():
+    tiles = [(0, 0, 0, 0, 9), (2, 0, 0, 9, 2)]  # 0 9 9 2: the blank closes the left end
+    state = VingtState.position(VingtGame(2, 0), tiles, [[(3, 7), (4, 6), (1, 1), (2, 5), (5, 5)]], markers=[[], [(4, 0)]])
+    legal = state.legal_actions()
+    assert set(legal) == brute_moves(state, 0)
+    across = ("place", 1, ((0, -2, 3, 7), (0, 1, 4, 6)))  # 3 7 0 4 6: the blank inside
+    assert across not in legal
+    up = ("place", 1, ((0, 1, 3, 7), (0, 3, 4, 6)))  # 0 3 7 4 6: the blank ends it
+    place(state, up)
+    assert state.markers_placed[0] == [(0, 5)]
+
+
+def test_a_move_making_another_run_21_is_refused():
+    # row 5 already holds 9 9 (two upright tiles); column 2 holds an 8 at (2, 3)
+    tiles = [(0, 5, 1, 9, 1), (1, 5, 1, 9, 2), (2, 3, 0, 8, 4)]
+    state = VingtState.position(VingtGame(2, 0), tiles, [[(3, 9), (7, 9), (1, 1), (0, 2), (1, 3)]])
+    legal = state.legal_actions()
+    assert set(legal) == brute_moves(state, 0)
+    for bad in (("place", 1, ((2, 4, 9, 3),)), ("place", 1, ((2, 4, 3, 9),))):
+        assert 8 + 9 + 3 == 20 and bad not in legal  # column 2 would be 20, row 5 21 or 27
+        with pytest.raises(IllegalActionError):
+            state.clone().apply_action(bad)
+    # up column 2 nothing can reach (2, 5) next to the 9 9 of row 5 (extending row 5 itself
+    # to exactly 20 is another matter: 9 9 1 1 is a move)
+    assert not [m for m in legal if m[1] == 1 and (2, 5) in [c for c, _ in new_cells(m)]]
+    assert ("place", 0, ((2, 5, 1, 1),)) in legal
+    place(state, ("place", 1, ((3, 4, 7, 9),)))  # 4 + 7 + 9 = 20 in column 3: fine
+
+
+REPLAY_RACK = [(3, 8), (5, 8), (9, 9), (1, 2), (0, 5)]
+
+
+def replay_position(markers_left=None, game=None):
+    return VingtState.position(game or VingtGame(2, 0), ROW, [REPLAY_RACK], stock=[(6, 6), (6, 7), (4, 4)], markers=ROW_MARKERS, markers_left=markers_left)
+
+
+def test_three_single_tile_replays_place_six_markers():
+    state = replay_position()
+    state.log = []
+    assert set(state.legal_actions()) == brute_moves(state, 0)
+    for move in (("place", 1, ((1, 1, 9, 9),)), ("place", 1, ((0, -2, 3, 8),)), ("place", 1, ((3, -2, 5, 8),))):
+        assert state.current == 0
+        place(state, move)
+    assert state.markers_left[0] == 22 - 6
+    assert sorted(state.markers_placed[0]) == sorted([(1, -1), (1, 3), (0, -3), (0, 1), (3, -3), (3, 1)])
+    assert [len(e["markers"]) for e in state.log if e["type"] == "place"] == [2, 2, 2]
+    if state.current == 0:
+        assert state.legal_actions()[-1] == STOP
+        state.apply_action(STOP)
+    assert state.current == CHANCE  # refill: three draws
+    for _ in range(3):
+        state.apply_action(DRAW)
+    assert len(state.racks[0]) == 5 and state.current == 1
+
+
+def test_multi_tile_move_and_replay_do_not_mix():
+    state = replay_position()
+    two = ("place", 1, ((2, 1, 5, 8), (2, 3, 5, 0)))  # 2 + 13 + 5 = 20 up column 2
+    assert two in state.legal_actions()
+    place(state, ("place", 1, ((1, 1, 9, 9),)))
+    legal = state.legal_actions()
+    assert legal[-1] == STOP and all(len(m[2]) == 1 for m in legal[:-1])
+    assert two not in legal
+    with pytest.raises(IllegalActionError):
+        state.apply_action(two)
+    # and a multi-tile move ends the turn: no single-tile move after it
+    s = replay_position()
+    place(s, two)
+    assert s.current == CHANCE and s.refill == 0
+
+
+def test_a_player_running_out_of_markers_wins_at_once():
+    state = replay_position(markers_left=[1, 20])
+    place(state, ("place", 1, ((1, 1, 9, 9),)))  # needs two markers, one is left
+    assert state.markers_placed[0] == [(1, -1)] and state.markers_left[0] == 0
+    assert state.is_terminal() and state.returns() == [1.0, 0.0]
+    assert state.results[-1]["reason"] == "markers" and state.results[-1]["points"] == [20, 0]
+
+
+def test_blocked_round_fewest_markers_win_ties_shared():
+    state = VingtState.position(VingtGame(3, 0), ROW, [[], [], []], markers=[[], ROW_MARKERS[1]], markers_left=[5, 3, 3])
+    for seat in range(3):
+        assert state.current == seat and state.legal_actions() == (PASS,)
+        state.apply_action(PASS)
+    assert state.is_terminal()
+    r = state.results[-1]
+    assert r["reason"] == "blocked" and r["winners"] == [1, 2]
+    assert r["points"] == [0, 5 - 3, 5 - 3] and state.returns() == [0.0, 0.5, 0.5]
+
+
+def test_competition_rounds_until_the_target():
+    state = replay_position(markers_left=[1, 20], game=VingtGame(2, 3, target=60))
+    place(state, ("place", 1, ((1, 1, 9, 9),)))
+    assert state.totals == [20, 0] and state.current == CHANCE  # 20 < 60: another round
+    state.apply_action(state.legal_actions()[0])
+    assert state.round_no == 1 and state.current == 1 and state.markers_left == [22, 22]
+    rng = random.Random(0)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[0] if state.current == CHANCE else rng.choice(legal))
+    # every round's points by hand from its markers left; the totals add them up
+    totals = [0, 0]
+    for r in state.results:
+        left, win = r["markers_left"], r["winners"]
+        for s in range(2):
+            want = 0
+            if s in win and len(win) < 2:
+                want = sum(left[o] for o in range(2) if o not in win) - left[s]
+            assert r["points"][s] == want
+            totals[s] += want
+        if r is not state.results[-1]:
+            assert max(totals) < 60
+    assert totals == state.totals and max(totals) >= 60
+    assert state.winners() == [s for s in range(2) if totals[s] == max(totals)]
+
+
+def test_clone_and_json_round_trip_continue_identically():
+    state = VingtGame(3, 11, target=30).new_initial_state()
+    rng = random.Random(5)
+    for _ in range(40):
+        legal = state.legal_actions()
+        state.apply_action(legal[0] if state.current == CHANCE else rng.choice(legal))
+    copies = [state.clone(), VingtState.from_json(state.to_json_str()), VingtState.from_json(json.loads(json.dumps(state.to_json())))]
+    runs = []
+    for s in [state] + copies:
+        r = random.Random(9)
+        trail = []
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            a = legal[0] if s.current == CHANCE else r.choice(legal)
+            trail.append(a)
+            s.apply_action(a)
+        runs.append((trail, s.totals, s.returns(), s.final()))
+    assert all(r == runs[0] for r in runs[1:])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: VingtGame(1, 0),
+        lambda: VingtGame(5, 0),
+        lambda: VingtGame(2, 0, target=0),
+        lambda: VingtGame(2, 0, target=-3),
+        lambda: VingtGame(2, 0, colours=["red"]),
+        lambda: VingtState.from_json({"format": "magdomino.state/1", "game": {"rule": "traditional"}}),
+        lambda: VingtGame.from_json({"rule": "defi", "players": 2, "seed": 0}),
+    ],
+)
+def test_bad_input_is_one_input_error(make):
+    with pytest.raises(InputError):
+        make()
