@@ -21,9 +21,10 @@ import time
 
 import numpy as np
 
+from magdomino.maths.poses import tilt_angles
 from magdomino.model.presets import load_preset
 from magdomino.physics.verdict import settle
-from magdomino.physics.world import World, tilt_angles
+from magdomino.physics.world import World
 
 H = 0.008
 

@@ -130,28 +130,6 @@ def _style_axes(ax, title: str | None = None, xlabel: str | None = None, ylabel:
         ax.set_ylabel(ylabel, fontsize=STYLE["font_size"] - 1)
 
 
-def _rotation(q):
-    """Rotation matrix (3, 3) of a quaternion (x, y, z, w)."""
-    import numpy as np
-
-    x, y, z, w = (float(v) for v in q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-
-
-def _corners(p, q, size):
-    """The 8 corners (8, 3) of a tile's box, m."""
-    import numpy as np
-
-    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
-    return np.asarray(p, dtype=float) + (signs * np.asarray(size, dtype=float) / 2) @ _rotation(q).T
-
-
 def stack_centres(positions, quaternions, size, masses=None) -> dict:
     """Centres of mass of a construction: each tile's, and each load resting on a tile.
 
@@ -178,14 +156,14 @@ def stack_centres(positions, quaternions, size, masses=None) -> dict:
     import numpy as np
 
     from magdomino.maths.geometry import footprints_overlap
-    from magdomino.physics.world import quaternion_yaw
+    from magdomino.maths.poses import box_corners, quaternion_yaw
 
     p = np.asarray(positions, dtype=float).reshape(-1, 3)
     q = np.asarray(quaternions, dtype=float).reshape(-1, 4)
     n = len(p)
     m = np.ones(n) if masses is None else np.asarray(masses, dtype=float)
     size = np.asarray(size, dtype=float)
-    corners = [_corners(p[i], q[i], size) for i in range(n)]
+    corners = box_corners(p, q, size)
     top = [c[:, 2].max() for c in corners]
     bottom = [c[:, 2].min() for c in corners]
     yaws = [quaternion_yaw(q[i]) for i in range(n)]
@@ -230,19 +208,21 @@ def draw_construction(side_ax, top_ax, positions, quaternions, pips, preset, *, 
     import numpy as np
     from scipy.spatial import ConvexHull
 
+    from magdomino.maths.poses import box_corners, quaternion_matrices, top_face_height
+
     p = np.asarray(positions, dtype=float).reshape(-1, 3)
     q = np.asarray(quaternions, dtype=float).reshape(-1, 4)
     size = np.asarray(preset.tile.size, dtype=float)
     centres = stack_centres(p, q, size, masses=None)
     order = np.argsort(p[:, 2]) if len(p) else []
     for k in order:
-        c = _corners(p[k], q[k], size) * 1000
+        c = box_corners(p[k], q[k], size) * 1000
         colour = _tile_colour(pips[k], preset)
         for ax, (a, b) in ((side_ax, (0, 2)), (top_ax, (0, 1))):
             pts = c[:, [a, b]]
             hull = pts[ConvexHull(pts).vertices]
             ax.fill(hull[:, 0], hull[:, 1], facecolor=colour, edgecolor="0.15", linewidth=0.8, alpha=0.9, zorder=2 + 0.01 * k)
-        R = _rotation(q[k])
+        R = quaternion_matrices(q[k])
         for h, sign in ((0, -1), (1, 1)):
             centre = (p[k] + R @ np.array([sign * size[0] / 4, size[1] / 4, size[2] / 2])) * 1000  # off the magnet
             top_ax.text(centre[0], centre[1], str(pips[k][h]), ha="center", va="center", fontsize=STYLE["font_size"] - 2,
@@ -264,7 +244,7 @@ def draw_construction(side_ax, top_ax, positions, quaternions, pips, preset, *, 
     first = True
     for i, (com, _members) in centres["loads"].items():
         com = com * 1000
-        top_i = _corners(p[i], q[i], size)[:, 2].max() * 1000
+        top_i = top_face_height(p[i], q[i], size) * 1000
         for ax, (a, b) in ((side_ax, (0, 2)), (top_ax, (0, 1))):
             ax.plot([com[a]], [com[b]], "x", color="#d62728", markersize=7, markeredgewidth=1.6, zorder=6,
                     gid=f"load-com-{i}", label="load on a tile, centre of mass" if first and ax is side_ax else None)

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.maths.poses import box_corners
 
 TABLE_COLOUR = (0.80, 0.76, 0.69)
 """A light, warm grey: tiles of every colour stand out on it."""
@@ -197,14 +198,12 @@ class Scene:
         """How much each pixel of the table is in the tiles' shadow, in [0, 1]."""
         from PIL import Image, ImageDraw, ImageFilter
         from scipy.spatial import ConvexHull
-        from scipy.spatial.transform import Rotation
 
         mask = Image.new("L", (camera.width, camera.height), 0)
         draw = ImageDraw.Draw(mask)
-        box = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * self.size / 2
         light = LIGHT_DIRECTION
         for p, q in self._poses:
-            corners = Rotation.from_quat(q).apply(box) + p
+            corners = box_corners(p, q, self.size)
             if np.min(corners[:, 2]) > 0.5:  # nothing sensible to cast
                 continue
             ground = corners - np.outer(np.maximum(corners[:, 2], 0.0) / light[2], light)
@@ -229,11 +228,8 @@ class Scene:
 
 def _bounds(positions: np.ndarray, quaternions: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A box around the tiles at these poses (NaN rows ignored), down to the table."""
-    from scipy.spatial.transform import Rotation
-
     live = np.all(np.isfinite(positions), axis=1)
-    box = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * size / 2
-    corners = np.vstack([Rotation.from_quat(q).apply(box) + p for p, q in zip(positions[live], quaternions[live])])
+    corners = box_corners(positions[live], quaternions[live], size).reshape(-1, 3)
     lo, hi = corners.min(axis=0), corners.max(axis=0)
     lo[2] = 0.0
     return lo, hi

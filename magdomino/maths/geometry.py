@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.maths.poses import wrap_angle
 
 DIRS: tuple[tuple[int, int], ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
 """Grid directions by index: 0 = +x, 1 = −x, 2 = +y, 3 = −y."""
@@ -152,13 +153,6 @@ def half_anchor(pose: GridPose, half: int, size=STANDARD_TILE_SIZE, face: str = 
     return c
 
 
-def _wrap(angle: float) -> float:
-    a = math.fmod(angle + math.pi, 2 * math.pi)
-    if a <= 0:
-        a += 2 * math.pi
-    return a - math.pi
-
-
 def relative_pose(pose: GridPose, support: GridPose, size=STANDARD_TILE_SIZE) -> tuple[np.ndarray, float]:
     """Pose of a tile in the frame of another one (its support).
 
@@ -171,7 +165,7 @@ def relative_pose(pose: GridPose, support: GridPose, size=STANDARD_TILE_SIZE) ->
     cos, sin = math.cos(yaw_s), math.sin(yaw_s)
     d = c - cs
     offset = np.array([cos * d[0] + sin * d[1], -sin * d[0] + cos * d[1], d[2]])
-    return offset, _wrap(yaw - yaw_s)
+    return offset, wrap_angle(yaw - yaw_s)
 
 
 def compose_pose(support_centre, support_yaw: float, offset, yaw: float) -> tuple[np.ndarray, float]:
@@ -184,7 +178,7 @@ def compose_pose(support_centre, support_yaw: float, offset, yaw: float) -> tupl
     ox, oy, oz = offset
     sc = np.asarray(support_centre, dtype=float)
     centre = np.array([sc[0] + cos * ox - sin * oy, sc[1] + sin * ox + cos * oy, sc[2] + oz])
-    return centre, _wrap(support_yaw + yaw)
+    return centre, wrap_angle(support_yaw + yaw)
 
 
 def footprints_overlap(c1, yaw1: float, c2, yaw2: float, size, shrink: float = 0.0005) -> bool:

@@ -18,6 +18,7 @@ from typing import Iterable
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.maths.poses import CORNER_SIGNS
 
 Tile = tuple[int, int]
 
@@ -149,7 +150,7 @@ def _tile_mesh_cached(pips, size, colour, pip_colour):
     # of spheres at the inner box's corners (exactly convex, watertight, smooth edges).
     inner = np.array([length, width, thick]) / 2 - radius
     sphere = trimesh.creation.icosphere(subdivisions=2, radius=radius)
-    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * inner
+    corners = CORNER_SIGNS * inner
     body = trimesh.convex.convex_hull(np.vstack([sphere.vertices + c for c in corners]))
 
     # Pips: shallow dimples cut from the top face.

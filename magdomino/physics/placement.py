@@ -21,8 +21,9 @@ from typing import Iterable
 
 import numpy as np
 
+from magdomino.maths.poses import yaw_quaternion
 from magdomino.physics.verdict import Verdict, settle
-from magdomino.physics.world import World, yaw_quaternion
+from magdomino.physics.world import World
 
 
 @dataclass(frozen=True)

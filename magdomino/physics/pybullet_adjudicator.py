@@ -22,10 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from magdomino.maths.geometry import compose_pose, physical_pose
+from magdomino.maths.poses import quaternion_yaw
 from magdomino.model.presets import Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.physics.placement import Drop, Slide, place
-from magdomino.physics.world import World, quaternion_yaw
+from magdomino.physics.world import World
 
 
 class PybulletAdjudicator:

@@ -33,7 +33,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from magdomino.physics.world import World, rotation_angles, tilt_angles
+from magdomino.maths.poses import rotation_angles, tilt_angles
+from magdomino.physics.world import World
 
 ABSURD_SPEED_M_S = 20.0
 """Faster than anything a tile can reach falling off a table tower (4.4 m/s from 1 m)."""

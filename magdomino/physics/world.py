@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import Preset, colour_rgb
 from magdomino.model.tiles import colour_of, tile, tile_mesh, tile_uv_mesh
 
@@ -84,38 +85,6 @@ class TileBody:
     body: int
     pips: tuple[int, int]  # as shown: half 0 (−x), half 1 (+x)
     fixed: bool = False
-
-
-def yaw_quaternion(yaw: float) -> np.ndarray:
-    """Quaternion (x, y, z, w) of a turn by ``yaw`` radians about the vertical."""
-    return np.array([0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)])
-
-
-def quaternion_yaw(q: np.ndarray) -> float:
-    """Yaw (rad) of a quaternion (x, y, z, w): the heading of the body's x axis."""
-    x, y, z, w = q
-    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-
-
-def tilt_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Angle (rad) between each body's z axis and its reference z axis.
-
-    Parameters
-    ----------
-    quaternions, reference : ndarray, shape (n, 4), x, y, z, w
-    """
-    return np.arccos(np.clip(np.sum(_z_axes(quaternions) * _z_axes(reference), axis=1), -1.0, 1.0))
-
-
-def rotation_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Total rotation angle (rad) from each reference orientation, shape (n,)."""
-    dots = np.abs(np.sum(quaternions * reference, axis=1))
-    return 2 * np.arccos(np.clip(dots, -1.0, 1.0))
-
-
-def _z_axes(q: np.ndarray) -> np.ndarray:
-    x, y, z, w = q.T
-    return np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)], axis=1)
 
 
 class World:

@@ -46,11 +46,12 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.maths.geometry import footprints_overlap
+from magdomino.maths.poses import quaternion_yaw, top_face_height, yaw_quaternion
 from magdomino.model.presets import Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
 from magdomino.physics.placement import Drop, Slide, build, place
 from magdomino.physics.verdict import Verdict, settle
-from magdomino.physics.world import World, quaternion_yaw, yaw_quaternion
+from magdomino.physics.world import World
 
 NOISE_KEYS = {
     "pos_sigma_mm": "position error of the hand, sigma in mm, along x and along y",
@@ -288,15 +289,8 @@ def rest_height(centre, yaw, poses, size) -> float:
     top = 0.0
     for p, q in poses:
         if footprints_overlap(centre, yaw, p[:2], quaternion_yaw(q), size):
-            top = max(top, _top_face(p, q, size))
+            top = max(top, top_face_height(p, q, size))
     return top
-
-
-def _top_face(p, q, size) -> float:
-    from scipy.spatial.transform import Rotation
-
-    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * size / 2
-    return float(np.max(Rotation.from_quat(q).apply(corners)[:, 2]) + p[2])
 
 
 # -- running ------------------------------------------------------------------------------

@@ -70,10 +70,10 @@ from magdomino.maths.geometry import (
     physical_pose,
     relative_pose,
 )
+from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
 from magdomino.studies.odds import WhatIfOdds, check_structure_settled, estimate_odds, resolve_noise
 from magdomino.studies.scenario import Placement, Scenario, settle_structure, target_pose
 from magdomino.model.tiles import parse_tile, tile
-from magdomino.physics.world import quaternion_yaw, tilt_angles
 
 RULES = ("any", "defi", "quinconce")
 POSITION_TOLERANCE = 0.25
@@ -108,10 +108,6 @@ class GridFrame:
         return self.origin + np.array([c * x - s * y, s * x + c * y])
 
 
-def _wrap(a: float) -> float:
-    return (a + math.pi) % (2 * math.pi) - math.pi
-
-
 def structure_grid(scenario: Scenario, settled) -> tuple[Grid, GridFrame]:
     """The settled structure on the rules' grid (see the module docstring).
 
@@ -138,10 +134,10 @@ def structure_grid(scenario: Scenario, settled) -> tuple[Grid, GridFrame]:
         key = f"structure[{i}]"
         name = f"{pl.pips[0]}-{pl.pips[1]}"
         yaw = quaternion_yaw(q)
-        rel = _wrap(yaw - yaw0)
+        rel = wrap_angle(yaw - yaw0)  # ±π alike below: k = 2, no error either way
         k = int(round(rel / (math.pi / 2))) % 4
         d = (0, 2, 1, 3)[k]
-        yaw_err = abs(math.degrees(_wrap(rel - k * math.pi / 2)))
+        yaw_err = abs(math.degrees(wrap_angle(rel - k * math.pi / 2)))
         half0 = p[:2] - unit / 2 * np.array([math.cos(yaw), math.sin(yaw)])
         gx, gy = np.rint(frame.to_grid(half0)).astype(int)
         level_f = p[2] / thick - 0.5
