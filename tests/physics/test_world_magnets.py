@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from magdomino.maths.magnets import MU0, UPDATE_REF_DISTANCE, CachedWrenches, TileMagnets, _accumulate
+from magdomino.maths.magnets import MU0, UPDATE_REF_DISTANCE, CachedWrenches, TileMagnets
+from magdomino.maths.magnets.batch import _accumulate
 from magdomino.model.presets import load_preset
 from magdomino.physics.world import World
 
