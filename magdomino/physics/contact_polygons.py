@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.maths.poses import quaternion_matrices
 
 
 TILT_TOLERANCE_DEG = 1.0
@@ -77,19 +78,6 @@ class Contact:
 # -- geometry -----------------------------------------------------------------------------
 
 
-def _axes(quaternions: np.ndarray) -> np.ndarray:
-    """Rotation matrices (n, 3, 3) of quaternions (n, 4) x, y, z, w (columns: body axes)."""
-    x, y, z, w = np.asarray(quaternions, float).T
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)], -1),
-            np.stack([2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)], -1),
-            np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        axis=-1,
-    )
-
-
 def flat_footprints(positions, quaternions, size, tilt_tolerance_deg: float = TILT_TOLERANCE_DEG):
     """Each tile's footprint as a flat rectangle, after checking that it lies flat.
 
@@ -113,7 +101,7 @@ def flat_footprints(positions, quaternions, size, tilt_tolerance_deg: float = TI
         "statics cannot judge this: tile N is tilted by X°" for a tile beyond the tolerance.
     """
     P = np.asarray(positions, float).reshape(-1, 3)
-    R = _axes(np.asarray(quaternions, float).reshape(-1, 4))
+    R = quaternion_matrices(np.asarray(quaternions, float).reshape(-1, 4))  # columns: body axes
     if not (np.all(np.isfinite(P)) and np.all(np.isfinite(R))):
         bad = int(np.nonzero(~(np.isfinite(P).all(1) & np.isfinite(R).all((1, 2))))[0][0])
         raise InputError("poses", f"tile {bad}", "a finite position and orientation (statics cannot judge a removed tile)")
