@@ -528,3 +528,41 @@ def action_from_json(data: dict):
         if kind == a[0]:
             return a
     raise InputError("action", "kind", f"one of place, pass, stop, deal, draw, got {kind!r}")
+
+
+PLAYER_KINDS = ("random", "greedy", "lookahead")
+
+
+def make_player(kind: str, seed=0):
+    """A 20 sur 20 player by name: random (seeded), greedy or lookahead."""
+    from magdomino.games.players import RandomPlayer
+    from magdomino.games.vingt_moves import GreedyPlayer, LookaheadPlayer
+
+    makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
+    if kind not in makers:
+        raise InputError("command line", "player", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
+    return makers[kind](seed)
+
+
+def play_vingt(players: int, seed: int = 0, target: int | None = None, player_kinds=None) -> dict:
+    """Play a whole match and return its JSON record: ``rule``, ``players``, ``seed``,
+    ``target``, ``player_kinds``, ``winners``, ``scores`` (competition totals), ``rounds``
+    (one result per round), ``events`` and ``final`` (see :meth:`VingtState.final`)."""
+    from magdomino import __version__
+
+    game = VingtGame(players, seed, target=target)
+    kinds = (player_kinds,) * game.players if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * game.players)
+    if len(kinds) != game.players:
+        raise InputError("command line", "player_kinds", f"one player kind per seat ({game.players}), got {len(kinds)}")
+    seeds = np.random.SeedSequence(game.seed).spawn(game.players)
+    agents = [make_player(k, seeds[i]) for i, k in enumerate(kinds)]
+    state = game.new_initial_state()
+    state.log = events = []
+    while not state.is_terminal():
+        cur = state.current
+        state.apply_action(state.legal_actions()[0] if cur == CHANCE else agents[cur].choose(state))
+    return {
+        "version": __version__, "rule": RULE, "players": game.players, "seed": game.seed, "target": game.target,
+        "player_kinds": list(kinds), "winners": state.winners(), "scores": list(state.totals),
+        "rounds": [dict(r) for r in state.results], "events": events, "final": state.final(),
+    }

@@ -381,3 +381,167 @@ def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:
                 end, last, gr, wr = nxt[1], nxt[4], nxt[5], nxt[6]
     out.sort()
     return out
+
+
+# -- whole turns and the players that search them ---------------------------------------------
+
+
+def play_on(occ: dict, move, left: int, seat: int) -> tuple[int, list]:
+    """Put ``move`` on ``occ`` (in place) with up to ``left`` markers of ``seat``.
+
+    Returns the number of markers put and the keys written (to undo: delete them).
+    """
+    step = STEPS[move[1]]
+    written = []
+    for x, y, p, q in move[2]:
+        k = key(x, y)
+        occ[k] = p
+        occ[k + step] = q
+        written += (k, k + step)
+    keys, _ = alignment(occ, move)
+    put = closing_cells(occ, keys, step)[:left]
+    for k in put:
+        occ[k] = -1 - seat
+    return len(put), written + put
+
+
+def _without(rack, move):
+    used = {(min(p, q), max(p, q)) for _, _, p, q in move[2]}
+    return [t for t in rack if t not in used]
+
+
+def turn_plans(occ: dict, rack, first: bool, replay: bool, left: int, seat: int, budget: int = 300) -> list:
+    """Every way to play the rest of a turn, as ``(markers, moves)``, searched depth first.
+
+    A turn is one move of several tiles, or single-tile moves one after the other, stopping
+    when the player likes (in a replay, ``moves`` may be empty: stop now). Past ``budget``
+    positions the series of single-tile moves are not searched deeper. ``occ`` is restored.
+    """
+    plans: list = []
+    count = [0]
+
+    def singles(rack, left, got, seq):
+        plans.append((got, seq))
+        if left == 0 or count[0] >= budget:
+            return
+        for m in legal_moves(occ, rack, False, 1):
+            count[0] += 1
+            n, written = play_on(occ, m, left, seat)
+            singles(_without(rack, m), left - n, got + n, seq + [m])
+            for k in written:
+                del occ[k]
+
+    if replay:
+        singles(rack, left, 0, [])
+        return plans
+    for m in legal_moves(occ, rack, first):
+        count[0] += 1
+        n, written = play_on(occ, m, left, seat)
+        if len(m[2]) == 1:
+            singles(_without(rack, m), left - n, n, [m])
+        else:
+            plans.append((n, [m]))
+        for k in written:
+            del occ[k]
+    return plans
+
+
+def easy_twenties(occ: dict, unseen, hand: int = MAX_TILES) -> float:
+    """Expected markers the next player places with their best single-tile move.
+
+    Every unseen tile is taken to be in their hand with probability ``hand / len(unseen)``,
+    independently; a tile's worth is the most markers one of its single-tile moves puts.
+    ``occ`` is left as it was.
+    """
+    if not unseen:
+        return 0.0
+    worth: dict = {}
+    for m in legal_moves(occ, unseen, False, 1):
+        _, _, p, q = m[2][0]
+        t = (p, q) if p <= q else (q, p)
+        n, written = play_on(occ, m, 2, 0)
+        for k in written:
+            del occ[k]
+        if n > worth.get(t, -1):
+            worth[t] = n
+    prob = min(1.0, hand / len(unseen))
+    miss = 1.0
+    total = 0.0
+    for n in sorted(worth.values(), reverse=True):
+        total += n * prob * miss
+        miss *= 1.0 - prob
+    return total
+
+
+class GreedyPlayer:
+    """The turn that places the most markers (ties: the first in the stable order).
+
+    It searches the whole turn (:func:`turn_plans`) and keeps to its plan while the
+    series of single-tile moves goes on.
+    """
+
+    kind = "greedy"
+
+    def __init__(self, seed=None, budget: int = 300):
+        self.budget = budget
+        self._plan: list = []
+
+    def _score(self, state, plans, seat):
+        return [(n + (1000 if n >= state.markers_left[seat] else 0), -i) for i, (n, _) in enumerate(plans)]
+
+    def choose(self, state):
+        legal = state.legal_actions()
+        if len(legal) == 1 or legal[0][0] != "place":
+            return legal[0]
+        if state.replay and self._plan and self._plan[0] in legal:
+            return self._plan.pop(0)
+        seat = state.current
+        plans = turn_plans(state.occ, state.racks[seat], not state.occ, state.replay, state.markers_left[seat], seat, self.budget)
+        scores = self._score(state, plans, seat)
+        best = max(range(len(plans)), key=scores.__getitem__)
+        seq = plans[best][1]
+        self._plan = list(seq[1:])
+        return seq[0] if seq else legal[-1]  # an empty plan in a replay: stop
+
+
+class LookaheadPlayer(GreedyPlayer):
+    """Greedy, but among the ``top`` turns placing the most markers it takes off ``weight``
+    times the markers the next player can expect from an easy twenty left on the table
+    (:func:`easy_twenties`, over the tiles it cannot see)."""
+
+    kind = "lookahead"
+
+    def __init__(self, seed=None, budget: int = 300, top: int = 6, weight: float = 1.0):
+        super().__init__(seed, budget)
+        self.top = top
+        self.weight = weight
+
+    def _score(self, state, plans, seat):
+        base = super()._score(state, plans, seat)
+        order = sorted(range(len(plans)), key=base.__getitem__, reverse=True)[: self.top]
+        seen = {t for t, *_ in state.tiles}
+        seen.update(state.racks[seat])
+        unseen_all = [t for t in _ALL if t not in seen]
+        occ = state.occ
+        out = [(-1e9, 0)] * len(plans)
+        for i in order:
+            n, seq = plans[i]
+            if base[i][0] >= 1000:
+                out[i] = base[i]
+                continue
+            written = []
+            left = state.markers_left[seat]
+            for m in seq:
+                put, w = play_on(occ, m, left, seat)
+                left -= put
+                written += w
+            try:
+                danger = easy_twenties(occ, unseen_all)
+            finally:
+                for k in written:
+                    del occ[k]
+            out[i] = (n - self.weight * danger, base[i][1])
+        return out
+
+
+_ALL = tuple((a, b) for a in range(10) for b in range(a, 10) if (a, b) != (0, 0))
