@@ -189,6 +189,10 @@ def confusion(placements: int, per_structure: int, seed: int = 11) -> dict:
             if not agree:
                 tag = f"dyn_reason_{'collapsed_' + dv.reason.replace(' ', '_') if dv.collapsed else 'stood'}"
                 reasons[tag] = reasons.get(tag, 0) + 1
+                # Near the statics' own boundary (a tilt of the table under 2° changes its answer)?
+                near = abs(_static(preset, magnets, P, Q, rest, yaw, margin=True).margin) < 2.0
+                tag = f"disagree_{'near' if near else 'far'}_{'magnets' if magnets else 'plain'}"
+                reasons[tag] = reasons.get(tag, 0) + 1
             # Robust: the dynamic verdict is the same 0.5 mm nearer and farther.
             same = True
             for delta in (-0.0005, 0.0005):

@@ -127,7 +127,7 @@ def clip_convex(subject: np.ndarray, clip: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    subject, clip : ndarray, shape (k, 2)
+    subject, clip : array_like, shape (k, 2)
         Vertices, counter-clockwise.
 
     Returns
@@ -135,39 +135,45 @@ def clip_convex(subject: np.ndarray, clip: np.ndarray) -> np.ndarray:
     ndarray, shape (m, 2)
         The intersection's vertices, counter-clockwise (m = 0 when they do not overlap).
     """
-    out = [tuple(p) for p in subject]
+    poly = _clip(np.asarray(subject, float).tolist(), np.asarray(clip, float).tolist())
+    return np.array(poly) if poly else np.zeros((0, 2))
+
+
+def _clip(out: list, clip: list) -> list:
+    """:func:`clip_convex` on lists of [x, y] (plain floats: a few µs, not numpy's overhead)."""
     m = len(clip)
     for e in range(m):
         if not out:
-            break
-        a, b = clip[e], clip[(e + 1) % m]
-        ex, ey = b[0] - a[0], b[1] - a[1]
+            return []
+        (ax, ay), (bx, by) = clip[e], clip[(e + 1) % m]
+        ex, ey = bx - ax, by - ay
         pts = out
         out = []
-        side = [ex * (p[1] - a[1]) - ey * (p[0] - a[0]) for p in pts]  # >= 0: inside (left)
+        side = [ex * (p[1] - ay) - ey * (p[0] - ax) for p in pts]  # >= 0: inside (left)
+        k_last = len(pts) - 1
         for k in range(len(pts)):
-            p, q = pts[k], pts[(k + 1) % len(pts)]
-            sp, sq = side[k], side[(k + 1) % len(pts)]
+            p = pts[k]
+            q = pts[0] if k == k_last else pts[k + 1]
+            sp = side[k]
+            sq = side[0] if k == k_last else side[k + 1]
             if sp >= 0:
                 out.append(p)
             if (sp >= 0) != (sq >= 0):
                 t = sp / (sp - sq)
                 out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
-    if len(out) < 3:
-        return np.zeros((0, 2))
-    poly = np.array(out)
     # Clipping a corner exactly on an edge repeats vertices; drop repeats.
-    keep = np.linalg.norm(poly - np.roll(poly, 1, axis=0), axis=1) > 1e-9
-    return poly[keep] if keep.sum() >= 3 else np.zeros((0, 2))
+    out = [p for k, p in enumerate(out) if abs(p[0] - out[k - 1][0]) + abs(p[1] - out[k - 1][1]) > 1e-9]
+    return out if len(out) >= 3 else []
 
 
-def _thin(poly: np.ndarray) -> bool:
-    """Is a polygon (k, 2) narrower than MIN_CONTACT_M (twice its area over its longest chord)?"""
+def _thin(poly: list) -> bool:
+    """Is a polygon (list of [x, y]) narrower than MIN_CONTACT_M (twice its area over its
+    longest chord)?"""
     if len(poly) < 3:
         return True
-    area = 0.5 * abs(np.sum(poly[:, 0] * np.roll(poly[:, 1], -1) - np.roll(poly[:, 0], -1) * poly[:, 1]))
-    chord = np.max(np.linalg.norm(poly[:, None] - poly[None], axis=2))
-    return area < MIN_CONTACT_M * chord / 2
+    area2 = abs(sum(poly[k - 1][0] * p[1] - p[0] * poly[k - 1][1] for k, p in enumerate(poly)))
+    chord = max(math.hypot(p[0] - q[0], p[1] - q[1]) for p in poly for q in poly)
+    return area2 < MIN_CONTACT_M * chord
 
 
 def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
@@ -203,13 +209,14 @@ def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
     dz = P[None, :, 2] - P[:, None, 2]  # dz[i, j] = z_j - z_i
     near = (dxy < reach) & ~(fixed[:, None] & fixed[None, :])
     np.fill_diagonal(near, False)
+    cl = corners.tolist()
     # j on i: j's bottom within the gap tolerance of i's top.
     for i, j in zip(*np.nonzero(near & (np.abs(dz - t) < GAP_TOLERANCE_M))):
-        poly = clip_convex(corners[j], corners[i])
+        poly = _clip(cl[j], cl[i])
         if _thin(poly):
             continue
         z = 0.5 * (top[i] + bottom[j])
-        contacts.append(Contact(int(i), int(j), np.column_stack([poly, np.full(len(poly), z)]), up, "stack"))
+        contacts.append(Contact(int(i), int(j), np.array([(x, y, z) for x, y in poly]), up, "stack"))
     # Side by side or end to end: the z ranges overlap by more than the gap tolerance.
     cos_tol = math.cos(math.radians(SIDE_ANGLE_DEG))
     for i, j in zip(*np.nonzero(np.triu(near & (np.abs(dz) < t - GAP_TOLERANCE_M), 1))):

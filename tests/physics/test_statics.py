@@ -223,3 +223,18 @@ def test_verdict_reports_units_and_engine():
     d = v.to_dict()
     assert d["engine"] == "statics" and d["margin_unit"] == "deg" and d["collapsed"] is False
     assert d["load_factor"] == pytest.approx(100.0)  # a tile on the table holds any weight
+
+
+@pytest.mark.parametrize("magnets", [True, False])
+def test_staircase_edge_as_the_dynamics_found_it(magnets):
+    # scenarios/staircase_edge.toml (its stated dynamic outcomes, magnets on): 1-2 with its
+    # centre of mass exactly over 1-1's edge is held by the magnets alone; a third step
+    # outward falls; the same tile turned back over the staircase stands. Without magnets
+    # the balanced step is exactly at the tipping point, so it is moved 1 mm inward.
+    inward = 0.0 if magnets else 0.001
+    base = [[0, 0, T / 2], [L / 2 - inward, 0, 1.5 * T]]
+    outward = np.array(base + [[L - inward, 0, 2.5 * T]])
+    back = np.array(base + [[L / 2 - inward, 0, 2.5 * T]])
+    assert judge(PRESET, np.array(base), _quats(2), magnets=magnets, margin=False).stands
+    assert not judge(PRESET, outward, _quats(3), placed=2, magnets=magnets, margin=False).stands
+    assert judge(PRESET, back, _quats(3, [0, 0, math.pi]), placed=2, magnets=magnets, margin=False).stands
