@@ -175,9 +175,41 @@ _PLAY_FLAGS = {
 """The game's option names (as :class:`magdomino.games.game.Game` reports them) and their flags."""
 
 
+def _cmd_play_vingt(args) -> int:
+    """``play --rule vingt``: 20 sur 20 (no physics); ``--record`` redraws a saved record."""
+    from magdomino.faces.tables import vingt_figure
+    from magdomino.games import vingt
+
+    _check_outputs(args, "--json", "--png")
+    if args.record is not None:
+        try:
+            data = json.loads(Path(args.record).read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise InputError(args.record, "", f"a JSON game record ({type(exc).__name__})") from None
+        record = vingt.check_record(data, args.record)
+    else:
+        if args.players is None:
+            raise InputError("command line", "--players", "expected 2, 3 or 4 (or --record FILE)")
+        if args.target is not None and args.target <= 0:
+            raise InputError("command line", "--target", f"expected a whole number of points > 0, got {args.target}")
+        record = vingt.play_vingt(args.players, args.seed, args.target, args.player)
+        print(vingt.format_record(record))
+        if args.json:
+            _write_json(args.json, record)
+    if args.png:
+        vingt_figure(record["final"], args.png, f"20 sur 20, {record['players']} players, seed {record['seed']}")
+    return 0
+
+
 def _cmd_play(args) -> int:
     from magdomino.games import format_record, play_game
 
+    if args.rule == "vingt":
+        return _cmd_play_vingt(args)
+    if args.record or args.png or args.target is not None:
+        raise InputError("command line", "--record/--png/--target", "only with --rule vingt")
+    if args.players is None:
+        raise InputError("command line", "--players", "expected 2, 3 or 4")
     _check_outputs(args, "--json")
     if args.deals < 1:
         raise InputError("command line", "--deals", f"expected a whole number of deals > 0, got {args.deals}")
@@ -221,8 +253,11 @@ def _cmd_play(args) -> int:
 
 def _add_play(sub) -> None:
     p = sub.add_parser("play", help="play a whole game of one rule, adjudicated by physics or not")
-    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce"])
-    p.add_argument("--players", type=int, required=True, choices=[2, 3, 4])
+    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt"])
+    p.add_argument("--players", type=int, choices=[2, 3, 4], help="2, 3 or 4 (required unless --record)")
+    p.add_argument("--target", type=int, metavar="T", help="vingt: play rounds until someone scores T points")
+    p.add_argument("--png", metavar="FILE", help="vingt: draw the final table")
+    p.add_argument("--record", metavar="FILE", help="vingt: draw a saved record (--png) instead of playing")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--physics", choices=["pybullet", "none"], default="none", help="who decides collapses (default none)")
     p.add_argument("--preset", default="standard", help="physical preset for --physics pybullet")
@@ -238,7 +273,7 @@ def _add_play(sub) -> None:
         metavar="N",
         help="end a deal after N placements, scored as blocked (default: 300 with physics, no limit without)",
     )
-    p.add_argument("--player", default="random", choices=["random", "greedy"], help="every seat's player")
+    p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead"], help="every seat's player (lookahead: vingt)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
     p.set_defaults(func=_cmd_play)
 

@@ -513,23 +513,6 @@ class VingtState:
         return f"<VingtState {self.game!r} round={self.round_no} current={self.current} tiles={len(self.tiles)}>"
 
 
-def action_to_json(action) -> dict:
-    """A JSON form of an action: ``{"kind", "dir", "tiles": [[x, y, p, q], ...]}``."""
-    if action[0] == "place":
-        return {"kind": "place", "dir": "xy"[action[1]], "tiles": [list(t) for t in action[2]]}
-    return {"kind": action[0]}
-
-
-def action_from_json(data: dict):
-    kind = data.get("kind") if isinstance(data, dict) else None
-    if kind == "place":
-        return ("place", "xy".index(data["dir"]), tuple(tuple(int(v) for v in t) for t in data["tiles"]))
-    for a in (PASS, STOP, DEAL, DRAW):
-        if kind == a[0]:
-            return a
-    raise InputError("action", "kind", f"one of place, pass, stop, deal, draw, got {kind!r}")
-
-
 PLAYER_KINDS = ("random", "greedy", "lookahead")
 
 
@@ -566,3 +549,36 @@ def play_vingt(players: int, seed: int = 0, target: int | None = None, player_ki
         "player_kinds": list(kinds), "winners": state.winners(), "scores": list(state.totals),
         "rounds": [dict(r) for r in state.results], "events": events, "final": state.final(),
     }
+
+
+def check_record(data, source: str) -> dict:
+    """``data`` if it is a 20 sur 20 record (from :func:`play_vingt`); InputError otherwise."""
+    if not isinstance(data, dict) or data.get("rule") != RULE:
+        got = data.get("rule") if isinstance(data, dict) else type(data).__name__
+        raise InputError(source, "rule", f"a 20 sur 20 record (rule 'vingt'), got {got!r}")
+    final = data.get("final")
+    if not isinstance(final, dict) or not isinstance(final.get("table"), list) or not isinstance(final.get("markers"), dict):
+        raise InputError(source, "final", "a record's final position with 'table' and 'markers'")
+    return data
+
+
+def format_record(record: dict) -> str:
+    """A readable account of a record: one line per move, pass and round end."""
+    lines = [f"vingt, {record['players']} players, seed {record['seed']}, target {record['target']} "
+             f"(players {', '.join(record['player_kinds'])})"]
+    for ev in record["events"]:
+        kind, p = ev["type"], ev["player"]
+        if kind == "deal":
+            lines.append(f"round {ev['round'] + 1}: seat {p} starts")
+        elif kind == "place":
+            tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
+            again = " (again)" if ev["replay"] else ""
+            lines.append(f"  P{p} {tiles} along {ev['dir']} at {tuple(ev['tiles'][0][:2])}{again}: {ev['total']}, "
+                         f"{len(ev['markers'])} marker(s); left {ev['markers_left']}")
+        elif kind == "pass":
+            lines.append(f"  P{p} passes")
+        elif kind == "end":
+            lines.append(f"end of round {ev['round'] + 1} ({ev['reason']}): winner(s) {ev['winners']}, "
+                         f"points {ev['points']}, totals {ev['totals']}")
+    lines.append(f"winners: {record['winners']}; scores: {record['scores']}")
+    return "\n".join(lines)

@@ -525,3 +525,64 @@ def test_clone_and_json_round_trip_continue_identically():
 def test_bad_input_is_one_input_error(make):
     with pytest.raises(InputError):
         make()
+
+
+# -- pictures and the command line -------------------------------------------------------------
+
+
+def test_scripted_examples_render(tmp_path):
+    from magdomino.faces.tables import vingt_figure
+
+    examples = {}
+    s = replay_position()
+    for move in (("place", 1, ((1, 1, 9, 9),)), ("place", 1, ((0, -2, 3, 8),)), ("place", 1, ((3, -2, 5, 8),))):
+        s.apply_action(move)
+    examples["three_replays"] = s
+    s = VingtState.position(VingtGame(2, 0), [(0, 0, 0, 0, 9), (2, 0, 0, 9, 2)], [[(3, 7), (4, 6)]], markers=[[], [(4, 0)]])
+    s.apply_action(("place", 1, ((0, 1, 3, 7), (0, 3, 4, 6))))
+    examples["blank_end"] = s
+    s = VingtGame(3, 0).new_initial_state()
+    s.apply_action(scripted_deal([FIVE]))
+    s.apply_action(("place", 0, ((0, 0, 0, 1), (2, 0, 1, 2), (4, 0, 1, 3), (6, 0, 2, 3), (8, 0, 3, 4))))
+    examples["first_five"] = s
+    for name, state in examples.items():
+        path = vingt_figure(state.final(), tmp_path / f"{name}.png", name)
+        assert path.stat().st_size > 5000 and path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_plays_and_draws_a_record(cli, tmp_path):
+    out, png, png2 = tmp_path / "v.json", tmp_path / "board.png", tmp_path / "again.png"
+    res = cli("play", "--rule", "vingt", "--players", "3", "--target", "15", "--player", "greedy", "--seed", "4", "--json", out, "--png", png)
+    assert res.returncode == 0, res.stderr
+    rec = json.loads(out.read_text())
+    final = rec["final"]
+    assert rec["rule"] == "vingt" and max(rec["scores"]) >= 15 and rec["winners"]
+    tiles = [tuple(t["tile"]) for t in final["table"]] + [tuple(t) for h in final["hands"] for t in h] + [tuple(t) for t in final["stock"]]
+    assert sorted(tiles) == sorted(TILES)
+    for t in final["table"]:
+        (x0, y0), (x1, y1) = t["cells"]
+        assert abs(x1 - x0) + abs(y1 - y0) == 1 and sorted(t["pips"]) == t["tile"]
+    for placed, left in zip(final["markers"]["placed"], final["markers"]["left"]):
+        assert len(placed) + left == 15
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    res = cli("play", "--rule", "vingt", "--record", out, "--png", png2)
+    assert res.returncode == 0, res.stderr
+    assert png2.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_bad_input_is_one_line_exit_2(cli, tmp_path):
+    other = tmp_path / "traditional.json"
+    assert cli("play", "--rule", "traditional", "--players", "2", "--json", other).returncode == 0
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    for args in (
+        ("--players", "5"),
+        ("--players", "1"),
+        ("--players", "2", "--target", "0"),
+        ("--players", "2", "--target", "-4"),
+        ("--record", other, "--png", tmp_path / "x.png"),
+        ("--record", junk),
+    ):
+        res = cli("play", "--rule", "vingt", *args)
+        assert res.returncode == 2, (args, res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
