@@ -247,7 +247,7 @@ def play_checked(players, seed):
 
 def test_random_play_5000_games():
     reasons = {}
-    for i in range(300):
+    for i in range(5000):
         state = play_checked(2 + i % 3, i)
         r = state.results[-1]["reason"]
         reasons[r] = reasons.get(r, 0) + 1
