@@ -1,4 +1,5 @@
-"""20 sur 20: the table as a grid of cells and the exact legal-move generator.
+"""20 sur 20: the table as a grid of cells, the exact legal-move generator, whole-turn
+search and the greedy and lookahead players.
 
 The table is an unbounded square grid. A cell ``(x, y)`` is stored under the integer key
 ``x * STRIDE + y`` (``|y| < STRIDE / 2``), so a step along a row is ``STRIDE`` and a step
@@ -21,6 +22,13 @@ walks these chains of stretches in both directions, keeps those whose old total 
 room for a subset of the rack of the right size and total (looked up in a table of the
 rack's subsets), and only then assigns tiles and orientations to the slots, each cell
 holding the bounds that its perpendicular run and the blank rule allow.
+
+:func:`turn_plans` searches a whole turn (one multi-tile move, or a series of single-tile
+moves); :class:`GreedyPlayer` takes the turn placing the most markers and
+:class:`LookaheadPlayer` also takes off the easy twenties it leaves to the next player
+(:func:`easy_twenties`). Players only read the state (``occ``, ``racks``, ``tiles``,
+``markers_left``, ``replay``, ``current``, ``legal_actions()``), so this module does not
+import :mod:`magdomino.games.vingt`.
 """
 
 from __future__ import annotations
@@ -145,11 +153,21 @@ def _assign(sub, cons, firsts, d, out) -> None:
             for c1 in o01:
                 out.append(("place", d, (c0, c1)))
         return
+    if k == 3:
+        for t0, t1, t2 in _PERM3:
+            for c0 in opts[t0][0]:
+                for c1 in opts[t1][1]:
+                    for c2 in opts[t2][2]:
+                        out.append(("place", d, (c0, c1, c2)))
+        return
     for perm in permutations(range(k)):
         choices = [opts[t][j] for j, t in enumerate(perm)]
         if all(choices):
             for combo in product(*choices):
                 out.append(("place", d, combo))
+
+
+_PERM3 = tuple(permutations(range(3)))
 
 
 def first_moves(rack, kmax: int = MAX_TILES) -> list:

@@ -586,3 +586,58 @@ def test_cli_bad_input_is_one_line_exit_2(cli, tmp_path):
         res = cli("play", "--rule", "vingt", *args)
         assert res.returncode == 2, (args, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+
+
+# -- players ---------------------------------------------------------------------------------
+
+
+def most_markers_by_state(state, seat, depth=0):
+    """The most markers ``seat`` can place in the rest of the turn, by trying every legal
+    action on clones of the state (an independent search of the turn)."""
+    best = 0
+    for a in state.legal_actions():
+        if a[0] != "place":
+            continue
+        s = state.clone()
+        before = s.markers_left[seat]
+        s.apply_action(a)
+        got = before - s.markers_left[seat]
+        if s.current == seat and not s.is_terminal():
+            got += most_markers_by_state(s, seat, depth + 1)
+        best = max(best, got)
+    return best
+
+
+def play_turn(state, player):
+    seat = state.current
+    before = state.markers_left[seat]
+    while state.current == seat and not state.is_terminal():
+        state.apply_action(player.choose(state))
+    return before - state.markers_left[seat]
+
+
+def test_greedy_plays_the_turn_with_the_most_markers():
+    from magdomino.games.vingt_moves import GreedyPlayer, LookaheadPlayer
+
+    state = replay_position()
+    best = most_markers_by_state(state, 0)
+    assert best >= 6  # the three replays above, and maybe more
+    assert play_turn(state.clone(), GreedyPlayer()) == best
+    assert play_turn(state.clone(), LookaheadPlayer()) >= 2
+    rng = random.Random(3)
+    checked = 0
+    for i in range(400):
+        if checked == 25:
+            break
+        s = VingtGame(2 + i % 3, 500 + i).new_initial_state()
+        for _ in range(rng.randrange(5, 60)):
+            if s.is_terminal():
+                break
+            legal = s.legal_actions()
+            s.apply_action(legal[0] if s.current == CHANCE else rng.choice(legal))
+        if s.current < 0 or s.replay or len(s.legal_actions()) > 150:
+            continue
+        want = most_markers_by_state(s, s.current)
+        assert play_turn(s.clone(), GreedyPlayer(budget=10_000)) == want
+        checked += 1
+    assert checked == 25
