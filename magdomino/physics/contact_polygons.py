@@ -166,14 +166,19 @@ def _clip(out: list, clip: list) -> list:
     return out if len(out) >= 3 else []
 
 
-def _thin(poly: list) -> bool:
-    """Is a polygon (list of [x, y]) narrower than MIN_CONTACT_M (twice its area over its
-    longest chord)?"""
+def _width(poly: list) -> float:
+    """Width (m) of a polygon (list of [x, y]): its area over its longest chord (the
+    thickness of a sliver; a little less than the short side of a rectangle)."""
     if len(poly) < 3:
-        return True
+        return 0.0
     area2 = abs(sum(poly[k - 1][0] * p[1] - p[0] * poly[k - 1][1] for k, p in enumerate(poly)))
     chord = max(math.hypot(p[0] - q[0], p[1] - q[1]) for p in poly for q in poly)
-    return area2 < MIN_CONTACT_M * chord
+    return area2 / (2 * chord)
+
+
+def _thin(poly: list) -> bool:
+    """Is a polygon narrower than MIN_CONTACT_M?"""
+    return _width(poly) < MIN_CONTACT_M
 
 
 def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
@@ -201,6 +206,10 @@ def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
     top = P[:, 2] + t / 2
     up = np.array([0.0, 0.0, 1.0])
     contacts: list[Contact] = []
+    sunk = np.nonzero(bottom < -GAP_TOLERANCE_M)[0]
+    if len(sunk):
+        i = int(sunk[0])
+        raise InputError("poses", f"tile {i}", f"statics cannot judge this: tile {i} is {-bottom[i] * 1000:.2f} mm inside the table")
     for i in np.nonzero((bottom < GAP_TOLERANCE_M) & ~fixed)[0]:
         pts = np.column_stack([corners[i], np.zeros(4)])
         contacts.append(Contact(-1, int(i), pts, up, "table"))
@@ -220,6 +229,13 @@ def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
     # Side by side or end to end: the z ranges overlap by more than the gap tolerance.
     cos_tol = math.cos(math.radians(SIDE_ANGLE_DEG))
     for i, j in zip(*np.nonzero(np.triu(near & (np.abs(dz) < t - GAP_TOLERANCE_M), 1))):
+        # Two tiles inside each other are no pose of rigid tiles: refuse, never judge them.
+        depth = _width(_clip(cl[j], cl[i]))
+        if depth > SIDE_GAP_M:
+            raise InputError(
+                "poses", f"tiles {i} and {j}",
+                f"statics cannot judge this: tiles {i} and {j} overlap by {depth * 1000:.2f} mm (rigid tiles cannot)",
+            )
         contacts.extend(_side_contacts(int(i), int(j), corners, top, bottom, cos_tol))
     return contacts
 

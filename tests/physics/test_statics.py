@@ -238,3 +238,13 @@ def test_staircase_edge_as_the_dynamics_found_it(magnets):
     assert judge(PRESET, np.array(base), _quats(2), magnets=magnets, margin=False).stands
     assert not judge(PRESET, outward, _quats(3), placed=2, magnets=magnets, margin=False).stands
     assert judge(PRESET, back, _quats(3, [0, 0, math.pi]), placed=2, magnets=magnets, margin=False).stands
+
+
+def test_tiles_inside_each_other_or_the_table_are_refused():
+    P = np.array([[0, 0, T / 2], [L - 0.001, 0, T / 2]])  # end to end, 1 mm into each other
+    with pytest.raises(InputError, match=r"statics cannot judge this: tiles 0 and 1 overlap by 1\.00 mm"):
+        judge(PRESET, P, _quats(2))
+    P[1, 0] = L  # just touching: an end-face contact
+    assert judge(PRESET, P, _quats(2), margin=False).stands
+    with pytest.raises(InputError, match=r"statics cannot judge this: tile 0 is 2\.00 mm inside the table"):
+        judge(PRESET, [[0, 0, T / 2 - 0.002]], [FLAT])
