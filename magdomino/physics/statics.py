@@ -98,7 +98,7 @@ class StaticVerdict:
         Contact forces exist that hold every movable tile in equilibrium.
     margin : float or None, degrees
         Largest table tilt survived (worst downhill direction); negative: minus the smallest
-        tilt that would make it stand (``-LATERAL_CAP`` as an angle if none does). None when
+        tilt that would make it stand (-atan(LATERAL_CAP) = -84.3° if none does). None when
         not asked for.
     margin_unit : str
         ``"deg"``.
@@ -114,6 +114,8 @@ class StaticVerdict:
     wall_time_s : float
     engine : str
         ``"statics"``.
+    details : dict
+        ``lp_rows``, ``lp_columns``: the size of the equilibrium LP.
     """
 
     stands: bool
@@ -148,12 +150,6 @@ class StaticVerdict:
 _MAGNETS: dict[int, tuple] = {}
 
 
-def _solver(preset: Preset, attribute: str, key: str):
-    """A solver setting, from the preset's SolverSettings (SI) or its older dict of file keys."""
-    solver = preset.solver
-    return solver[key] if isinstance(solver, dict) else getattr(solver, attribute)
-
-
 def _tile_magnets(preset: Preset):
     """One TileMagnets per preset object (built as the world builds it)."""
     entry = _MAGNETS.get(id(preset))
@@ -162,7 +158,7 @@ def _tile_magnets(preset: Preset):
 
         if len(_MAGNETS) > 16:
             _MAGNETS.clear()
-        entry = (preset, TileMagnets.from_specs(preset.tile.magnets, model=_solver(preset, "magnet_model", "magnet_model")))
+        entry = (preset, TileMagnets.from_specs(preset.tile.magnets, model=preset.solver.magnet_model))
         _MAGNETS[id(preset)] = entry
     return entry[1]
 
@@ -321,7 +317,7 @@ def judge(
         raise InputError("poses", "placed", f"a tile index in 0..{n - 1}, got {placed}")
     contacts = find_contacts(P, Q, size, fixed=fixed)
     movable = ~fixed
-    weight = float(preset.tile.mass) * float(_solver(preset, "gravity", "gravity_m_s2"))
+    weight = float(preset.tile.mass) * float(preset.solver.gravity)
     eq = Equilibrium(P, contacts, movable, float(preset.tile.friction), float(size[0]))
     use_magnets = bool(magnets) and len(preset.tile.magnets) > 0
     if use_magnets:
@@ -334,7 +330,7 @@ def judge(
     w_mag = eq.load(mf / weight, mt / weight)
     w_grav = eq.load(down, zero)
     stands, _ = eq.solve(w_grav + w_mag)
-    verdict = StaticVerdict(stands, None, n, len(contacts), use_magnets, 0.0)
+    verdict = StaticVerdict(stands, None, n, len(contacts), use_magnets, 0.0, details={"lp_rows": 6 * eq.m, "lp_columns": eq.k})
     if margin and eq.m > 0:
         _margins(verdict, eq, w_grav, w_mag, n, placed, movable)
     verdict.wall_time_s = time.perf_counter() - start
