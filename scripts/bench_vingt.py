@@ -8,6 +8,8 @@
   3-player games of random vs greedy vs lookahead (every seat order in turn, ties
   shared), with the 95 % Clopper-Pearson interval (scipy's ``binomtest(...).proportion_ci``,
   on the rounds won outright plus half of each shared one, rounded).
+- ``vingt_lookahead_vs_greedy`` with ``_lo``/``_hi``: lookahead's share against greedy
+  in as many 2-player rounds, seats alternating.
 """
 
 from __future__ import annotations
@@ -85,6 +87,20 @@ def _win_rates(rounds: int, seed: int) -> dict:
         out[f"vingt_winrate_{k}_lo"] = ci.low
         out[f"vingt_winrate_{k}_hi"] = ci.high
     out["vingt_rounds"] = float(rounds)
+    # head to head: lookahead against greedy, two players, seats alternating
+    won = 0.0
+    for r in range(rounds):
+        seats = ("lookahead", "greedy") if r % 2 == 0 else ("greedy", "lookahead")
+        agents = [make_player(k, seed + r) for k in seats]
+        state = VingtGame(2, seed + 100_000 + r).new_initial_state()
+        while not state.is_terminal():
+            cur = state.current
+            state.apply_action(state.legal_actions()[0] if cur == CHANCE else agents[cur].choose(state))
+        won += state.returns()[seats.index("lookahead")]
+    ci = binomtest(int(round(won)), rounds).proportion_ci(0.95)
+    out["vingt_lookahead_vs_greedy"] = won / rounds
+    out["vingt_lookahead_vs_greedy_lo"] = ci.low
+    out["vingt_lookahead_vs_greedy_hi"] = ci.high
     return out
 
 
