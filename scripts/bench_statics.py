@@ -15,7 +15,10 @@
   (statics / dynamics: ``stand_stand``, ``stand_fell``, ``fell_stand``, ``fell_fell``);
   ``agreement`` their share on the diagonal; ``robust_agreement`` the same on the
   placements whose dynamic verdict does not change when the tile is put 0.5 mm nearer or
-  farther along its offset; ``dyn_reason_*`` the dynamic reasons of the disagreements;
+  farther along its offset; ``dyn_reason_*`` the dynamic reasons of the disagreements,
+  ``disagree_near_*`` / ``disagree_far_*`` those within / beyond 2° of the statics' own
+  tipping point, ``disagree_gone_without_drop`` those where the dynamics agrees once the tile
+  is released at rest in its rest pose (the impact of the drop made the difference);
   ``not_judged`` placements the statics refuses (a tile of the settled structure not lying
   flat) and ``undecided`` dynamic verdicts that neither settled nor collapsed or erred.
 """
@@ -52,13 +55,13 @@ def _settled(preset, magnets, tiles):
         world.close()
 
 
-def _dynamic(preset, magnets, P, Q, rest, yaw):
-    """The dynamic verdict of a 1 mm drop into ``rest`` on the settled poses; (verdict, seconds)."""
+def _dynamic(preset, magnets, P, Q, rest, yaw, drop=DROP_M):
+    """The dynamic verdict of a drop (1 mm) into ``rest`` on the settled poses; (verdict, seconds)."""
     world = World(preset, magnets=magnets)
     try:
         build(world, [((k % 7, (k + 3) % 7), P[k], Q[k], False) for k in range(len(P))])
         start = time.perf_counter()
-        _, verdict = place(world, (6, 6), rest, yaw, Drop(DROP_M))
+        _, verdict = place(world, (6, 6), rest, yaw, Drop(drop))
         return verdict, time.perf_counter() - start
     finally:
         world.close()
@@ -197,6 +200,10 @@ def confusion(placements: int, per_structure: int, seed: int = 11) -> dict:
                 # Near the statics' own boundary (a tilt of the table under 2° changes its answer)?
                 near = abs(_static(preset, magnets, P, Q, rest, yaw, margin=True).margin) < 2.0
                 tag = f"disagree_{'near' if near else 'far'}_{'magnets' if magnets else 'plain'}"
+                reasons[tag] = reasons.get(tag, 0) + 1
+                # The impact of the drop: released at rest in its rest pose, does it agree?
+                impact = _dynamic(preset, magnets, P, Q, rest, yaw, drop=0.0)[0].collapsed != sv.stands
+                tag = "disagree_gone_without_drop" if impact else "disagree_also_without_drop"
                 reasons[tag] = reasons.get(tag, 0) + 1
             # Robust: the dynamic verdict is the same 0.5 mm nearer and farther.
             same = True
