@@ -37,6 +37,10 @@ Choices made where RULES.md is silent (what players at the table would expect):
 - **Competition**: option ``target`` (None: one round). Rounds go on until, after a round,
   someone's total reaches the target; the highest total then wins (ties shared).
   ``returns()`` gives each winner ``1/len(winners)`` and the others 0.
+
+Players: :func:`make_player` (random, greedy, lookahead); :func:`play_vingt` plays a match
+into a JSON record (``magdomino play --rule vingt``), drawn by
+:func:`magdomino.faces.tables.vingt_figure`.
 """
 
 from __future__ import annotations
