@@ -37,26 +37,37 @@ The model
 
 Where it disagrees with the dynamics (:func:`magdomino.physics.verdict.settle`)
 ------------------------------------------------------------------------------
-The statics judges the *rest pose* of a placement; the dynamics drops the tile from above
-and watches what happens. The classes of disagreement seen in ``scripts/bench_statics.py``:
+The statics judges the *rest pose* of a placement; the dynamics drops the tile from 1 mm
+above it and watches what happens. Measured by ``scripts/bench_statics.py`` on 500
+placements on 175 random settled structures of 2-7 tiles (magnets on for half): 488 agree
+(97.6 %; 470 of the 478 whose dynamic verdict does not change under ±0.5 mm moves, 98.3 %).
+All 12 disagreements were "statics: stands, dynamics: collapsed", and every one of them
+stood in the dynamics too when the tile was released at rest in its rest pose (no drop).
+The classes, the first one the only one seen:
 
-1. **Impacts of a drop**: a placement that can stand may be knocked over by its own
-   landing (a drop of 1-2 mm onto a balanced overhang, a tall stack rocking). Statics:
-   stands; dynamics: collapsed.
+1. **Impacts of a drop**: a placement that can stand is knocked over by its own landing.
+   Most had a small margin (tilt margin under 4.5° in 9 of 12, load factor under 1.3 in 7
+   of 12: the structure below carries the tile's weight but not the impulse of its
+   landing). Statics: stands; dynamics: collapsed. The load factor flags the risk.
 2. **Pushes** (collapse criterion ``shift``): a landing or a magnet snap may slide a tile
    of the construction by more than ``max_shift_mm`` without anything falling. Statics
-   judges equilibrium, not displacement: stands; dynamics: collapsed.
+   judges equilibrium, not displacement: stands; dynamics: collapsed. (Not seen.)
 3. **Magnets pulling a tile into place**: a placement whose rest pose cannot stand may be
    drawn by the magnets into a nearby pose that can (a tile snapping back over its
-   support). Statics: falls; dynamics: stood.
+   support). Statics: falls; dynamics: stood. (Not seen.)
 4. **Marginal balance**: within a fraction of a millimetre of the tipping point the
-   dynamics' contact penetration and settle rule decide; the statics is exact for the
-   rigid geometry. Either way.
+   dynamics' contact penetration, its manifold of at most four points per contact and the
+   settle rule decide; the statics is exact for the rigid geometry. Either way.
 5. **Static indeterminacy**: the LP asks whether *some* set of contact forces holds the
    tiles (the lower-bound theorem for rigid blocks with associated friction); with
    friction the actual forces depend on the history, so a structure that needs wedged,
    prestressed contacts (side faces pressed together) may be declared standing though the
    dynamics never builds that prestress. Statics: stands; dynamics: collapsed.
+
+Poses the statics cannot model raise :class:`~magdomino.errors.InputError` ("statics cannot
+judge this: ..."), never a verdict: a tile tilted beyond the tolerance, two tiles inside
+each other (their footprints overlapping by more than ``SIDE_GAP_M`` at the same height),
+a tile inside the table.
 
 Units: SI inside (m, N, N·m), degrees for reported angles.
 """
