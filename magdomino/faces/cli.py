@@ -12,7 +12,22 @@ import os
 import sys
 from pathlib import Path
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
+
+FLAG_OF = {
+    "what_ifs": "--what-if",
+    "what_if": "--what-if",
+    "player_kinds": "--player",
+    "noise": "the noise flags",
+    "noise.drop_mm": "--drop-mm",
+}
+"""Library argument names whose flag is not ``--`` + the name with dashes (the one table
+that maps what the library names to what the user typed)."""
+
+
+def flag_of(name: str) -> str:
+    """The flag that sets the library argument ``name`` (``noise.pos_sigma_mm`` → ``--pos-sigma-mm``)."""
+    return FLAG_OF.get(name) or "--" + name.rsplit(".", 1)[-1].replace("_", "-")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -96,7 +111,7 @@ def _verdict_line(v) -> str:
     if v.collapsed:
         what = f"COLLAPSED ({v.reason}, tile {v.culprit})"
     elif v.settled:
-        what = "stood"
+        what = f"stood, SHIFTED (tile {v.shifted_tile})" if v.shifted else "stood"
     else:
         what = f"undecided ({v.reason})"
     return (
@@ -293,16 +308,16 @@ def _non_negative(text: str) -> float:
     return value
 
 
-def _odds_settings(args) -> dict:
-    if args.resume and args.out_dir is None:
-        raise InputError("command line", "--resume", "expected --out-dir with it (the directory of the run to resume)")
+def _odds_settings(args):
+    """The :class:`~magdomino.studies.odds.OddsSettings` the odds flags ask for."""
+    from magdomino.studies.odds import OddsSettings
+
     noise = {k: getattr(args, k) for k in _NOISE_FLAGS if getattr(args, k) is not None}
     if args.drop_mm is not None:
         noise["drop_mm"] = list(args.drop_mm)
-    return dict(
-        seed=args.seed, jobs=args.jobs, scheduler=args.scheduler, precision=args.precision, batch=args.batch,
-        out_dir=args.out_dir, resume=args.resume, noise=noise, progress=sys.stderr.isatty(),
-        what_ifs=args.what_if, _source="command line",
+    return OddsSettings(
+        args.trials, seed=args.seed, jobs=args.jobs, scheduler=args.scheduler, precision=args.precision,
+        batch=args.batch, out_dir=args.out_dir, resume=args.resume, noise=noise, progress=sys.stderr.isatty(),
     )
 
 
@@ -322,7 +337,7 @@ def _odds_line(r) -> str:
     label = "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
     lo, hi = r.ci95
     p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
-    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided"
+    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
     if r.stopped_by == "precision":
         line += " (precision reached)"
     if r.error_messages:
@@ -336,7 +351,7 @@ def _cmd_odds(args) -> int:
 
     _check_outputs(args, "--json", "--plot")
     scenario = load_scenario(args.scenario)
-    result = estimate_odds(scenario, args.trials, **_odds_settings(args))
+    result = estimate_odds(scenario, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result), file=out)
     for r in result.results:
@@ -383,7 +398,7 @@ def _cmd_sweep(args) -> int:
 
     _check_outputs(args, "--json", "--plot")
     scenario = load_scenario(args.scenario)
-    result = sweep(scenario, args.param, args.values, args.trials, **_odds_settings(args))
+    result = sweep(scenario, args.param, args.values, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result.runs[0], noise_line=args.param not in result.runs[0].noise), file=out)
     for value, run in zip(result.values, result.runs):
@@ -459,20 +474,16 @@ def _add_render(sub) -> None:
 
 
 def _cmd_whatif(args) -> int:
-    from magdomino.studies.odds import resolve_noise
-    from magdomino.studies.scenario import load_scenario
     from magdomino.model.tiles import parse_tile
+    from magdomino.studies.odds import OddsSettings, resolve_noise
+    from magdomino.studies.scenario import load_scenario
     from magdomino.studies.whatif import rank_placements, whatif_document
 
     _check_outputs(args, "--json", "--plot")
-    tile = parse_tile(args.tile, "command line", "--tile")
+    tile = parse_tile(args.tile, ARGUMENTS, "tile")
     scenario = load_scenario(args.scenario)
-    if args.trials is not None and args.trials <= 0:
-        raise InputError("command line", "--trials", f"expected a whole number > 0, got {args.trials}")
-    ranked = rank_placements(
-        scenario, tile, args.trials, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular,
-        jobs=args.jobs, progress=sys.stderr.isatty(), _source="command line",
-    )
+    settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())
+    ranked = rank_placements(scenario, tile, settings, rule=args.rule, parallel_only=not args.perpendicular)
     document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular)
     out = sys.stderr if args.json == "-" else sys.stdout
     n = resolve_noise(scenario)
@@ -533,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"magdomino: {exc}", file=sys.stderr)
+        print(f"magdomino: {exc.for_command_line(flag_of)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. piped into head: not an error of ours
         sys.stderr.close()

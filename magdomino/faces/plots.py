@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 
 STYLE = {
     "figsize": (6.4, 4.0),
@@ -42,13 +42,13 @@ def new_figure(title: str | None = None, xlabel: str | None = None, ylabel: str 
     return fig, ax
 
 
-def save(fig, path: str | Path, key: str = "--plot") -> Path:
+def save(fig, path: str | Path, key: str = "plot") -> Path:
     """Write ``fig`` to ``path`` (format from the suffix); InputError when it cannot."""
     path = Path(path)
     try:
         fig.savefig(path)
     except (OSError, ValueError) as exc:
-        raise InputError("command line", key, f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(ARGUMENTS, key, f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
     return path
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import box_corners
 
 TABLE_COLOUR = (0.80, 0.76, 0.69)
@@ -241,11 +241,11 @@ def parse_size(size) -> tuple[int, int]:
         try:
             w, h = (int(v) for v in size.lower().split("x"))
         except ValueError:
-            raise InputError("command line", "--size", f"expected WIDTHxHEIGHT like 800x600, got {size!r}") from None
+            raise InputError(ARGUMENTS, "size", f"expected WIDTHxHEIGHT like 800x600, got {size!r}") from None
     else:
         w, h = size
     if not (64 <= w <= 4096 and 64 <= h <= 4096):
-        raise InputError("command line", "--size", f"expected 64..4096 pixels each way, got {w}x{h}")
+        raise InputError(ARGUMENTS, "size", f"expected 64..4096 pixels each way, got {w}x{h}")
     return int(w), int(h)
 
 
@@ -256,7 +256,7 @@ def _save_png(image: np.ndarray, path) -> None:
     try:
         Image.fromarray(image).save(path, optimize=True)
     except OSError as exc:
-        raise InputError("command line", "--out", f"cannot write {path}: {exc.strerror or exc}") from None
+        raise InputError(ARGUMENTS, "out", f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 # -- running, with frames and a tail ------------------------------------------------------
@@ -329,7 +329,7 @@ def _what_if(scenario, what_if: int):
     if not scenario.what_if:
         raise InputError(scenario.source, "what_if", "expected at least one [[what_if]] to animate or show")
     if not 0 <= what_if < len(scenario.what_if):
-        raise InputError("command line", "--what-if", f"expected 0..{len(scenario.what_if) - 1}, got {what_if}")
+        raise InputError(ARGUMENTS, "what_if", f"expected 0..{len(scenario.what_if) - 1}, got {what_if}")
     return scenario.what_if[what_if]
 
 
@@ -515,5 +515,5 @@ def render_gif(
     try:
         quantized[0].save(path, save_all=True, append_images=quantized[1:], duration=durations, loop=0, optimize=True)
     except OSError as exc:
-        raise InputError("command line", "--out", f"cannot write {path}: {exc.strerror or exc}") from None
+        raise InputError(ARGUMENTS, "out", f"cannot write {path}: {exc.strerror or exc}") from None
     return verdict

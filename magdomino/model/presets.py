@@ -65,13 +65,15 @@ TILE_DEFAULTS = {"friction": 0.5, "restitution": 0.0, "collision": "box"}
 itself (0.3-0.6); restitution 0 because the tiles do not bounce noticeably."""
 
 SOLVER_DEFAULTS = {
-    "time_step_s": 1 / 4000,
-    "iterations": 50,
+    "time_step_s": 1 / 2500,
+    "iterations": 20,
     "gravity_m_s2": 9.81,
     "magnet_model": "finite",
     "magnet_update_mm": 0.01,
     "magnet_update_deg": 0.05,
     "magnet_idle_steps": 4,
+    "contact_erp": 0.4,
+    "friction_anchor": True,
 }
 """Optional ``[solver]`` keys.
 
@@ -98,6 +100,8 @@ SOLVER_DEFAULTS = {
 COLLAPSE_DEFAULTS = {
     "max_shift_mm": 5.0,
     "max_tilt_deg": 10.0,
+    "max_drop_mm": 5.0,
+    "count_shifts": False,
     "settle_speed_mm_s": 2.0,
     "settle_spin_deg_s": 5.0,
     "settle_hold_s": 0.1,
@@ -105,8 +109,14 @@ COLLAPSE_DEFAULTS = {
 }
 """Optional ``[collapse]`` keys.
 
-- ``max_shift_mm``, ``max_tilt_deg``: a tile of the construction that moves or tilts more
-  than this has fallen (DESIGN.md, "collapse").
+- ``max_tilt_deg``, ``max_drop_mm``: a tile of the construction that tips more than
+  ``max_tilt_deg`` or comes down more than ``max_drop_mm`` below its height has fallen
+  (DESIGN.md, "collapse"); so has one that comes down to the table. 5 mm is far beyond any
+  settling into contacts (micrometres), short of a level (the tile's thickness, 8 mm), and
+  what the end of a 48 mm tile drops when it tips by about max_tilt_deg.
+- ``max_shift_mm``: a tile moved farther than this without falling has *shifted* (pushed
+  along the table or its support): reported, not a collapse, unless ``count_shifts`` is
+  true (the reading of earlier versions, where any move beyond it was a collapse).
 - ``settle_speed_mm_s``, ``settle_spin_deg_s``, ``settle_hold_s``: settled when every
   tile's net motion over a window of the hold time stays below these rates and is not
   growing from the window before (see :mod:`magdomino.physics.verdict`).
@@ -135,6 +145,10 @@ class SolverSettings:
         Relative shift of a tile pair (scaled with its distance) that recomputes its wrench.
     magnet_update_angle : float, rad
     magnet_idle_steps : int
+    contact_erp : float
+        Share of a contact's penetration corrected per step (PyBullet's ``contactERP``).
+    friction_anchor : bool
+        Resting contacts keep their anchor points (PyBullet's ``frictionAnchor``).
     """
 
     time_step: float
@@ -144,6 +158,8 @@ class SolverSettings:
     magnet_update: float
     magnet_update_angle: float
     magnet_idle_steps: int
+    contact_erp: float
+    friction_anchor: bool
 
     @classmethod
     def from_file(cls, values: dict[str, Any]) -> "SolverSettings":
@@ -156,6 +172,8 @@ class SolverSettings:
             magnet_update=float(values["magnet_update_mm"]) / 1000,
             magnet_update_angle=math.radians(float(values["magnet_update_deg"])),
             magnet_idle_steps=int(values["magnet_idle_steps"]),
+            contact_erp=None if values["contact_erp"] is None else float(values["contact_erp"]),
+            friction_anchor=bool(values["friction_anchor"]),
         )
 
     def to_file(self) -> dict[str, Any]:
@@ -168,6 +186,8 @@ class SolverSettings:
             "magnet_update_mm": _file_value(self.magnet_update * 1000),
             "magnet_update_deg": _file_value(math.degrees(self.magnet_update_angle)),
             "magnet_idle_steps": self.magnet_idle_steps,
+            "contact_erp": self.contact_erp,
+            "friction_anchor": self.friction_anchor,
         }
 
 
@@ -179,6 +199,8 @@ class CollapseSettings:
     ----------
     max_shift : float, m
     max_tilt : float, rad
+    max_drop : float, m
+    count_shifts : bool
     settle_speed : float, m/s
     settle_spin : float, rad/s
     settle_hold : float, s
@@ -191,6 +213,8 @@ class CollapseSettings:
     settle_spin: float
     settle_hold: float
     time_limit: float
+    max_drop: float
+    count_shifts: bool
 
     @classmethod
     def from_file(cls, values: dict[str, Any]) -> "CollapseSettings":
@@ -202,6 +226,8 @@ class CollapseSettings:
             settle_spin=math.radians(float(values["settle_spin_deg_s"])),
             settle_hold=float(values["settle_hold_s"]),
             time_limit=float(values["time_limit_s"]),
+            max_drop=float(values["max_drop_mm"]) / 1000,
+            count_shifts=bool(values["count_shifts"]),
         )
 
     def to_file(self) -> dict[str, Any]:
@@ -209,6 +235,8 @@ class CollapseSettings:
         return {
             "max_shift_mm": _file_value(self.max_shift * 1000),
             "max_tilt_deg": _file_value(math.degrees(self.max_tilt)),
+            "max_drop_mm": _file_value(self.max_drop * 1000),
+            "count_shifts": self.count_shifts,
             "settle_speed_mm_s": _file_value(self.settle_speed * 1000),
             "settle_spin_deg_s": _file_value(math.degrees(self.settle_spin)),
             "settle_hold_s": self.settle_hold,
@@ -484,6 +512,10 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
                 solver[k] = c.choice(table, "solver.magnet_model", k, ("finite", "dipole"), None)
             elif k in ("iterations", "magnet_idle_steps"):
                 solver[k] = int(c.number(table, f"solver.{k}", k, positive=True, integer=True))
+            elif k == "friction_anchor":
+                solver[k] = c.boolean(table, f"solver.{k}", k, default=True)
+            elif k == "contact_erp":
+                solver[k] = c.number(table, f"solver.{k}", k, positive=True, maximum=1.0)
             elif k == "gravity_m_s2":
                 solver[k] = c.number(table, f"solver.{k}", k, minimum=0.0)
             elif k == "time_step_s":
@@ -496,7 +528,10 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         table = c.table(data, "collapse")
         c.keys(table, "collapse", required=set(), optional=set(COLLAPSE_DEFAULTS))
         for k in table:
-            collapse[k] = c.number(table, f"collapse.{k}", k, positive=True)
+            if k == "count_shifts":
+                collapse[k] = c.boolean(table, f"collapse.{k}", k, default=False)
+            else:
+                collapse[k] = c.number(table, f"collapse.{k}", k, positive=True)
         if collapse["settle_hold_s"] >= collapse["time_limit_s"]:
             c.fail("collapse.settle_hold_s", f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
 

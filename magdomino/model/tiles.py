@@ -17,7 +17,7 @@ from typing import Iterable
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import CORNER_SIGNS
 
 Tile = tuple[int, int]
@@ -40,7 +40,7 @@ def tile(a: int, b: int) -> Tile:
     return (int(min(a, b)), int(max(a, b)))
 
 
-def parse_tile(value, source: str = "command line", key: str = "tile") -> Tile:
+def parse_tile(value, source: str = ARGUMENTS, key: str = "tile") -> Tile:
     """A tile from ``[a, b]``, ``(a, b)`` or ``"a,b"`` / ``"a-b"``; InputError otherwise."""
     pair = value
     if isinstance(value, str):

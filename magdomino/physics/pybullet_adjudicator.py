@@ -65,19 +65,7 @@ class PybulletAdjudicator:
         if self.world is None:
             self.start(ConstructionInfo(view.deal, "deal", self.tile_size))
         world = self.world
-        if view.parent is None or view.relative_pose is None:
-            rest, yaw = np.asarray(view.pose[0], dtype=float), float(view.pose[1])
-        else:
-            positions, quats = world.poses()
-            parent = self._bodies[view.parent.number]
-            offset, rel_yaw = view.relative_pose
-            rest, yaw = compose_pose(positions[parent], quaternion_yaw(quats[parent]), offset, rel_yaw)
-            if view.mode == "flat":
-                rest[2] = world.size[2] / 2  # on the table, whatever the parent's height
-        if view.motion == "slide" and view.slide_vector is not None:
-            motion = Slide(tuple(-np.array(view.slide_vector, dtype=float) * self.slide_start))
-        else:
-            motion = Drop(self.drop)
+        rest, yaw, motion = self.aim(view)
         index, verdict = place(world, view.tile, rest, yaw, motion, watched=list(self._bodies))
         self._bodies.append(index)
         record = verdict.to_dict()
@@ -94,6 +82,21 @@ class PybulletAdjudicator:
             self._rebuild([*view.construction, view])
             record["world_rebuilt"] = True
         return Outcome(collapsed=verdict.collapsed, verdict=record, error=verdict.error)
+
+    def aim(self, view: PlacementView) -> tuple[np.ndarray, float, Drop | Slide]:
+        """Where the tile should come to rest (position (3,) m, yaw rad) and how it gets there."""
+        if view.parent is None or view.relative_pose is None:
+            rest, yaw = np.asarray(view.pose[0], dtype=float), float(view.pose[1])
+        else:
+            positions, quats = self.world.poses()
+            parent = self._bodies[view.parent.number]
+            offset, rel_yaw = view.relative_pose
+            rest, yaw = compose_pose(positions[parent], quaternion_yaw(quats[parent]), offset, rel_yaw)
+            if view.mode == "flat":
+                rest[2] = self.world.size[2] / 2  # on the table, whatever the parent's height
+        if view.motion == "slide" and view.slide_vector is not None:
+            return rest, yaw, Slide(tuple(-np.array(view.slide_vector, dtype=float) * self.slide_start))
+        return rest, yaw, Drop(self.drop)
 
     def _rebuild(self, tiles) -> None:
         """A fresh world holding ``tiles`` (PlacedTile or PlacementView) at their grid poses."""

@@ -1,19 +1,28 @@
-"""Settle a world and judge whether the construction collapsed.
+"""Settle a world and judge whether the construction fell ("écrouler": to fall).
 
-The collapse criteria (DESIGN.md, "collapse"), thresholds from the preset's ``[collapse]``:
+The fall criteria (DESIGN.md, "collapse"), thresholds from the preset's ``[collapse]``:
 
-- ``shift``: a tile of the construction (``watched``) moved more than ``max_shift_mm`` from
-  its reference position;
-- ``tilt``: a watched tile's z axis turned more than ``max_tilt_deg`` from its reference;
+- ``tilt``: a tile of the construction (``watched``) turned its z axis more than
+  ``max_tilt_deg`` from its reference;
+- ``drop``: a watched tile came down more than ``max_drop_mm`` below its reference height
+  (it dropped off its support);
 - ``table contact``: a watched tile that did not touch the table now touches it;
 - ``placed tile fell``: the placed tile touches the table when its rest pose is above it,
-  or it ends up more than ``max_shift_mm`` sideways or below its rest pose, or tilted more
-  than ``max_tilt_deg``.
+  or ends up more than ``max_drop_mm`` below its rest pose, or tilted more than
+  ``max_tilt_deg``.
 
-:func:`settle` steps until the first of: a collapse (stop at once), settled (it stood), or
+A **shift** is not a fall: the construction pushed along the table, or a tile pushed along
+its support (or the placed tile stopping away from its rest pose) without tipping or
+dropping. A watched tile that moved more than ``max_shift_mm``, or a placed tile more than
+that sideways, makes the verdict ``shifted`` (with the distance and the tile); the settle
+goes on, since a pushed construction may still fall. With the preset's
+``collapse.count_shifts = true`` a shift is a collapse (reason ``"shift"``), the reading
+before falls and pushes were told apart.
+
+:func:`settle` steps until the first of: a fall (stop at once), settled (it stood), or
 ``time_limit_s`` (not settled; judged on the criteria at that moment). The criteria are
-checked every ``check_interval_s`` of simulated time. A NaN pose or an absurd speed is an
-error verdict, never a collapse.
+checked every ``check_interval_s`` of simulated time. A NaN pose, an absurd speed or a tile
+sunk into the table is an error verdict, never a collapse.
 
 Settled means, over the last window of ``settle_hold_s``: every tile's net motion stayed
 below ``settle_speed_mm_s`` and ``settle_spin_deg_s`` times the window, and that motion is
@@ -48,6 +57,12 @@ NOISE_SHIFT_M = 1e-6
 NOISE_TURN_RAD = 1e-5
 """Net motion per window below which growth is not judged (solver noise, creep)."""
 
+SUNK_FRACTION = 0.25
+"""A tile whose centre is lower than this fraction of its thickness has gone into the table:
+no contact allows that (a tile lying flat has its centre at half its thickness)."""
+
+FALL_REASONS = ("tilt", "drop", "table contact", "placed tile fell")
+
 REPORT_SHIFT_FRACTION = 0.1
 """Tiles that moved more than this fraction of the thresholds are listed in ``moved_tiles``."""
 
@@ -61,8 +76,13 @@ class Verdict:
     collapsed : bool
         The construction fell (see the module docstring for the criteria).
     reason : str
-        ``"stood"``, ``"shift"``, ``"tilt"``, ``"table contact"``, ``"placed tile fell"``,
-        ``"time limit"`` (neither settled nor collapsed) or ``"error"``.
+        ``"stood"``, ``"shifted"`` (settled after a shift), a fall (``"tilt"``, ``"drop"``,
+        ``"table contact"``, ``"placed tile fell"``), ``"shift"`` (a shift counted as a
+        collapse by the preset), ``"time limit"`` (neither settled nor fallen) or ``"error"``.
+    shifted : bool
+        A tile moved more than ``max_shift_mm`` without falling (see the module docstring).
+    shifted_tile : int or None
+        The tile that moved farthest, when shifted.
     settled : bool
         Every tile came to rest.
     error : str or None
@@ -77,7 +97,7 @@ class Verdict:
     sim_time_s, wall_time_s : float
         Simulated and elapsed time of the settle.
     thresholds : dict
-        The thresholds used (``max_shift_mm``, ``max_tilt_deg``).
+        The thresholds used (``max_shift_mm``, ``max_tilt_deg``, ``max_drop_mm``).
     """
 
     collapsed: bool
@@ -91,6 +111,8 @@ class Verdict:
     culprit: int | None = None
     error: str | None = None
     thresholds: dict = field(default_factory=dict)
+    shifted: bool = False
+    shifted_tile: int | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -142,12 +164,14 @@ def settle(
     limits = world.preset.collapse
     max_shift = limits.max_shift
     max_tilt = limits.max_tilt
+    max_drop = limits.max_drop
     settle_speed = limits.settle_speed
     settle_spin = limits.settle_spin
     hold = limits.settle_hold
     limit = limits.time_limit if time_limit_s is None else time_limit_s
     in_file_units = limits.to_file()
-    thresholds = {k: in_file_units[k] for k in ("max_shift_mm", "max_tilt_deg")}
+    thresholds = {k: in_file_units[k] for k in ("max_shift_mm", "max_tilt_deg", "max_drop_mm")}
+    sunk_below = SUNK_FRACTION * world.size[2]
 
     world.detect_contacts()
     ref_p, ref_q = world.poses() if reference is None else reference
@@ -170,6 +194,7 @@ def settle(
     history: list[tuple[np.ndarray, np.ndarray]] = []  # poses of the moving tiles at each check
     start_time = world.time
     reason, culprit, error, settled = "time limit", None, None, False
+    shifted = None  # the first tile seen beyond max_shift without falling
     positions, quats = world.poses()
     history.append((positions[moving], quats[moving]))
     if trace is not None:
@@ -192,19 +217,27 @@ def settle(
             far = moving[int(np.argmax(np.abs(live_p).max(axis=1)))]
             reason, error = "error", f"numerical blow-up: tile {far} is more than {ABSURD_DISTANCE_M:g} m away"
             break
+        if np.any(live_p[:, 2] < sunk_below):
+            low = moving[int(np.argmin(live_p[:, 2]))]
+            reason, error = "error", f"numerical blow-up: tile {low} went into the table"
+            break
         history.append((live_p, live_q))
         if len(history) > 2 * window + 1:
             del history[0]
         if trace is not None:
             _record(trace, elapsed, watched, positions, quats, ref_p, ref_q)
-        hit = _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt)
+        hit = _fall(world, watched, lifted, positions, quats, ref_p, ref_q, max_drop, max_tilt)
         if hit is None and placed is not None:
-            hit = _placed_fell(world, placed, positions[placed], quats[placed], rest_p, rest_q, placed_on_table, max_shift, max_tilt)
+            hit = _placed_fell(world, placed, positions[placed], quats[placed], rest_p, rest_q, placed_on_table, max_drop, max_tilt)
+        if hit is None and shifted is None:
+            shifted = _shift(watched, positions, ref_p, max_shift, placed, rest_p if placed is not None else None)
+            if shifted is not None and limits.count_shifts:
+                hit = "shift", shifted
         if hit is not None:
             reason, culprit = hit
             break
         if len(history) == 2 * window + 1 and elapsed >= min_time_s and _at_rest(history, window, settle_speed * hold, settle_spin * hold):
-            reason, settled = "stood", True
+            reason, settled = ("shifted" if shifted is not None else "stood"), True
             break
         if elapsed >= limit - 1e-12:
             break
@@ -231,7 +264,11 @@ def settle(
                         "tilt_deg": round(math.degrees(float(tilts[i])), 3),
                     }
                 )
-    collapsed = error is None and reason not in ("stood", "time limit")
+    collapsed = error is None and (reason in FALL_REASONS or reason == "shift")
+    if shifted is not None and error is None:
+        # Report the tile that ended farthest away (the first one seen may have stopped short).
+        far = int(np.argmax(shifts))
+        shifted = far if shifts[far] > max_shift else shifted
     return Verdict(
         collapsed=collapsed,
         reason=reason,
@@ -244,6 +281,8 @@ def settle(
         culprit=culprit,
         error=error,
         thresholds=thresholds,
+        shifted=shifted is not None and error is None,
+        shifted_tile=shifted if error is None else None,
     )
 
 
@@ -270,31 +309,42 @@ def _at_rest(history, window, max_shift, max_turn) -> bool:
     return shift_now <= max(NOISE_SHIFT_M, GROWTH * shift_before) and turn_now <= max(NOISE_TURN_RAD, GROWTH * turn_before)
 
 
-def _collapse(world, watched, lifted, positions, quats, ref_p, ref_q, max_shift, max_tilt):
-    """(reason, tile) of the first collapse criterion met by a watched tile, or None."""
+def _fall(world, watched, lifted, positions, quats, ref_p, ref_q, max_drop, max_tilt):
+    """(reason, tile) of the first fall criterion met by a watched tile, or None."""
     if not watched:
         return None
-    shifts = np.linalg.norm(positions[watched] - ref_p[watched], axis=1)
-    worst = int(np.argmax(shifts))
-    if shifts[worst] > max_shift:
-        return "shift", watched[worst]
     tilts = tilt_angles(quats[watched], ref_q[watched])
     worst = int(np.argmax(tilts))
     if tilts[worst] > max_tilt:
         return "tilt", watched[worst]
+    drops = ref_p[watched, 2] - positions[watched, 2]
+    worst = int(np.argmax(drops))
+    if drops[worst] > max_drop:
+        return "drop", watched[worst]
     for i in lifted:
         if world.tile_touches_table(i):
             return "table contact", i
     return None
 
 
-def _placed_fell(world, placed, p, q, rest_p, rest_q, on_table, max_shift, max_tilt):
+def _placed_fell(world, placed, p, q, rest_p, rest_q, on_table, max_drop, max_tilt):
     if not on_table and world.tile_touches_table(placed):
         return "placed tile fell", placed
-    sideways = math.hypot(p[0] - rest_p[0], p[1] - rest_p[1])
-    below = rest_p[2] - p[2]
-    if sideways > max_shift or below > max_shift:
+    if rest_p[2] - p[2] > max_drop:
         return "placed tile fell", placed
     if float(tilt_angles(q[None], rest_q[None])[0]) > max_tilt:
         return "placed tile fell", placed
+    return None
+
+
+def _shift(watched, positions, ref_p, max_shift, placed, rest_p):
+    """The first tile moved beyond ``max_shift`` (a watched tile from its reference, the placed
+    tile sideways from its rest pose), or None."""
+    if watched:
+        shifts = np.linalg.norm(positions[watched] - ref_p[watched], axis=1)
+        worst = int(np.argmax(shifts))
+        if shifts[worst] > max_shift:
+            return watched[worst]
+    if placed is not None and math.hypot(positions[placed][0] - rest_p[0], positions[placed][1] - rest_p[1]) > max_shift:
+        return placed
     return None

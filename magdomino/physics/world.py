@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import Preset, colour_rgb
 from magdomino.model.tiles import colour_of, tile, tile_mesh, tile_uv_mesh
@@ -112,7 +112,7 @@ class World:
     def __init__(self, preset: Preset, *, magnets: bool = True, gui: bool = False, visuals: bool | None = None):
         if gui and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             # PyBullet's GUI would exit the process from C without a word.
-            raise InputError("command line", "--gui", "a display for PyBullet's window (DISPLAY is not set); drop --gui to run headless")
+            raise InputError(ARGUMENTS, "gui", "a display for PyBullet's window (DISPLAY is not set); drop {gui} to run headless")
         self.client, pybullet = connect(gui)
         self.preset = preset
         self.gui = gui
@@ -125,15 +125,24 @@ class World:
             numSolverIterations=solver.iterations,
             numSubSteps=0,
             deterministicOverlappingPairs=1,
+            # None: the engine's own default (the settings of earlier versions, for comparisons)
+            **({} if solver.contact_erp is None else {"contactERP": solver.contact_erp}),
         )
         self.client.setGravity(0, 0, -solver.gravity)
         tile_spec = preset.tile
         self.size = np.asarray(tile_spec.size, dtype=float)
         self.mass = float(tile_spec.mass)
         self.friction = float(tile_spec.friction)
+        # PyBullet gives a contact the product of its two bodies' friction coefficients
+        # (btManifoldResult::calculateCombinedFriction). Every contact here is tile on tile
+        # or tile on table, so every body gets √μ and every contact has the preset's μ.
+        self.body_friction = math.sqrt(self.friction)
         self.restitution = float(tile_spec.restitution)
         self.table = self.client.createMultiBody(0, self.client.createCollisionShape(pybullet.GEOM_PLANE))
-        self.client.changeDynamics(self.table, -1, lateralFriction=self.friction, restitution=self.restitution)
+        self.client.changeDynamics(
+            self.table, -1, lateralFriction=self.body_friction, restitution=self.restitution,
+            frictionAnchor=int(solver.friction_anchor),
+        )
         self._collision_shape = self._make_collision_shape()
         self._rounded_shape = None
         self.tiles: list[TileBody] = []
@@ -234,12 +243,13 @@ class World:
         self.client.changeDynamics(
             body,
             -1,
-            lateralFriction=self.friction,
+            lateralFriction=self.body_friction,
             restitution=self.restitution,
             rollingFriction=0.0,
             spinningFriction=0.0,
             linearDamping=0.0,
             angularDamping=0.0,
+            frictionAnchor=int(self.preset.solver.friction_anchor),
         )
         if self.preset.tile.collision == "mesh" or rounded:
             # Bullet pads convex hulls with a margin (about 1 mm here, an eighth of the

@@ -95,7 +95,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.presets import Preset
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
@@ -166,6 +166,7 @@ class WhatIfOdds:
     collapses: int
     errors: int
     undecided: int = 0
+    shifts: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
     error_messages: list[str] = field(default_factory=list)
     stopped_by: str = "trials"
@@ -196,6 +197,7 @@ class WhatIfOdds:
             "collapses": self.collapses,
             "errors": self.errors,
             "undecided": self.undecided,
+            "shifts": self.shifts,
             "p_collapse": self.p_collapse,
             "ci95": list(self.ci95),
             "reasons": dict(sorted(self.reasons.items())),
@@ -286,12 +288,12 @@ def check_structure_settled(scenario: Scenario, verdict: Verdict, before: str = 
 # -- noise --------------------------------------------------------------------------------
 
 
-def resolve_noise(scenario: Scenario, overrides: dict | None = None, source: str = "noise") -> dict[str, Any]:
+def resolve_noise(scenario: Scenario, overrides: dict | None = None) -> dict[str, Any]:
     """The noise of a run: defaults, then the scenario's ``[noise]``, then ``overrides``."""
     noise = {k: (list(v) if isinstance(v, list) else v) for k, v in NOISE_DEFAULTS.items()}
     noise.update(scenario.noise)
     if overrides:
-        noise.update(check_noise(dict(overrides), source, key="noise"))
+        noise.update(check_noise(dict(overrides), ARGUMENTS, key="noise"))
     return noise
 
 
@@ -376,6 +378,7 @@ def _outcome(verdict: Verdict) -> dict:
     d = verdict.to_dict()
     return {
         "collapsed": bool(verdict.collapsed),
+        "shifted": bool(verdict.shifted),
         "error": None,
         "reason": verdict.reason,
         "culprit": verdict.culprit,
@@ -458,6 +461,7 @@ class Runner:
         self.kind = "processes"
         self._owned: list = []
         self._pool = None
+        self._started = None
         self.workers = self.jobs
         if scheduler is not None:
             self._start_dask(scheduler)
@@ -474,22 +478,31 @@ class Runner:
             raise InputError("odds", "executor", f"expected None, 'processes', 'serial', a dask Client or an Executor, got {executor!r}")
 
     def _new_pool(self):
+        # The workers start now, while the caller goes on (settling the structure, say); the
+        # first submit checks that they did.
         pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context())
-        try:  # a pool whose workers cannot even start would turn every trial into an error
-            pool.submit(_ping).result()
+        self._started = pool.submit(_ping)
+        return pool
+
+    def _check_started(self) -> None:
+        """A pool whose workers cannot even start would turn every trial into an error."""
+        started, self._started = self._started, None
+        if started is None:
+            return
+        try:
+            started.result()
         except BrokenProcessPool:
-            pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=True)
             raise RuntimeError(
                 "odds: worker processes die on start-up; a script that runs trials in processes must "
                 "guard its main code with `if __name__ == '__main__':`"
             ) from None
-        return pool
 
     def _start_dask(self, scheduler: str) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise InputError("command line", "--scheduler", "dask.distributed is not installed (pip install 'magdomino[cluster]')") from None
+            raise InputError(ARGUMENTS, "scheduler", "dask.distributed is not installed (pip install 'magdomino[cluster]')") from None
         if scheduler == "local":
             cluster = LocalCluster(
                 n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
@@ -500,7 +513,7 @@ class Runner:
             try:
                 client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as exc:
-                raise InputError("command line", "--scheduler", f"cannot reach a dask scheduler at {scheduler} ({exc})") from None
+                raise InputError(ARGUMENTS, "scheduler", f"cannot reach a dask scheduler at {scheduler} ({exc})") from None
         self._owned.insert(0, client)
         self._use_client(client)
 
@@ -510,6 +523,7 @@ class Runner:
         self.workers = max(1, sum(client.nthreads().values()))
 
     def submit(self, job: _Job, what_if: int | None, trials: list[int]) -> Future:
+        self._check_started()
         return self._pool.submit(_run_chunk, job, what_if, trials)
 
     def rebuild(self) -> bool:
@@ -621,20 +635,20 @@ def _poses_digest(settled) -> str | None:
 class _Log:
     """Append-only JSON-lines file: a header line, then one line per finished trial."""
 
-    def __init__(self, path: Path, header: dict, resume: bool, key: Callable[[str], str]):
+    def __init__(self, path: Path, header: dict, resume: bool):
         self.path = path
         self.records: dict[tuple, dict] = {}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             exists = path.exists() and path.stat().st_size > 0
         except OSError as exc:
-            raise InputError(str(path.parent), "", f"cannot use as {key('out_dir')} ({exc.strerror})") from None
+            raise InputError(str(path.parent), "", f"cannot use as {{out_dir}} ({exc.strerror})") from None
         if exists and not resume:
             raise InputError(
-                str(path), "", f"already holds a run; pass {key('resume')} to continue it, or choose another {key('out_dir')}"
+                str(path), "", "already holds a run; pass {resume} to continue it, or choose another {out_dir}"
             )
         if exists:
-            self._read(header, key)
+            self._read(header)
         try:
             self.file = open(path, "a", encoding="utf-8")
             if not exists:
@@ -642,7 +656,7 @@ class _Log:
         except OSError as exc:
             raise InputError(str(path), "", f"cannot write ({exc.strerror})") from None
 
-    def _read(self, header: dict, key) -> None:
+    def _read(self, header: dict) -> None:
         try:
             data = self.path.read_bytes()
         except OSError as exc:
@@ -665,7 +679,7 @@ class _Log:
                     str(self.path),
                     k,
                     f"this run differs from the stored one ({json.dumps(want.get(k))} now, {json.dumps(stored.get(k))} stored); "
-                    f"resume only with the same settings, or choose another {key('out_dir')}",
+                    "resume only with the same settings, or choose another {out_dir}",
                 )
         for n, line in enumerate(lines[1:], start=2):
             try:
@@ -685,68 +699,101 @@ class _Log:
 # -- the estimate -------------------------------------------------------------------------
 
 
-def _keyname(source: str) -> Callable[[str], str]:
-    if source == "command line":
-        flags = {"what_ifs": "--what-if"}
-        return lambda name: flags.get(name) or "--" + name.replace("_", "-")
-    return lambda name: name
+@dataclass(frozen=True)
+class OddsSettings:
+    """How an odds run goes, shared by :func:`estimate_odds`, :func:`sweep` and the what-if
+    ranking (:func:`magdomino.studies.whatif.rank_placements`).
+
+    Attributes
+    ----------
+    trials : int
+        Trials per what-if (an upper bound with ``precision``).
+    seed : int, optional
+        Default: the scenario's ``seed``.
+    noise : dict, optional
+        Overrides of the scenario's ``[noise]`` (keys of :data:`NOISE_DEFAULTS`).
+    precision : float, optional
+        Stop a what-if once its interval's half-width is below this, checked every ``batch``.
+    batch : int
+        Trials per what-if between two precision checks.
+    executor : None, "processes", "serial", a ``distributed.Client``, an Executor or a Runner
+        Where trials run; default a local process pool of ``jobs`` workers.
+    jobs : int, optional
+        Worker processes (default all cores).
+    scheduler : str, optional
+        A dask scheduler address, or ``"local"`` for a LocalCluster of ``jobs`` processes.
+    out_dir : path, optional
+        Stream every trial to a JSON-lines log there.
+    resume : bool
+        Continue the run stored in ``out_dir`` (same settings) instead of refusing to overwrite it.
+    progress : bool
+        A tqdm bar on stderr with the running estimate.
+    """
+
+    trials: int
+    seed: int | None = None
+    noise: dict | None = None
+    precision: float | None = None
+    batch: int = DEFAULT_BATCH
+    executor: Any = None
+    jobs: int | None = None
+    scheduler: str | None = None
+    out_dir: str | Path | None = None
+    resume: bool = False
+    progress: bool = False
+
+    def checked(self, scenario: Scenario) -> "OddsSettings":
+        """These settings with the seed filled in; InputError (naming the argument) if one is bad."""
+        _check_positive_int(self.trials, "trials")
+        _check_positive_int(self.batch, "batch")
+        if self.jobs is not None:
+            _check_positive_int(self.jobs, "jobs")
+        precision = self.precision
+        if precision is not None and not (isinstance(precision, (int, float)) and 0 < precision <= 0.5):
+            raise InputError(ARGUMENTS, "precision", f"expected a half-width in (0, 0.5], got {precision!r}")
+        if self.resume and self.out_dir is None:
+            raise InputError(ARGUMENTS, "resume", "expected {out_dir} with it (the directory of the run to resume)")
+        seed = scenario.seed if self.seed is None else self.seed
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise InputError(ARGUMENTS, "seed", f"expected a whole number >= 0, got {seed!r}")
+        resolve_noise(scenario, self.noise)
+        return replace(self, seed=int(seed), trials=int(self.trials), batch=int(self.batch))
 
 
-def _check_positive_int(value, source, name, key) -> int:
+def odds_settings(settings: "OddsSettings | int", **changes) -> OddsSettings:
+    """``settings`` with ``changes``; a plain number is the number of trials."""
+    if isinstance(settings, OddsSettings):
+        return replace(settings, **changes) if changes else settings
+    return OddsSettings(settings, **changes)
+
+
+def _check_positive_int(value, name) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise InputError(source, key(name), f"expected a whole number > 0, got {value!r}")
+        raise InputError(ARGUMENTS, name, f"expected a whole number > 0, got {value!r}")
     return int(value)
 
 
 def estimate_odds(
     scenario: Scenario,
-    trials: int,
-    seed: int | None = None,
-    executor=None,
-    jobs: int | None = None,
-    precision: float | None = None,
-    batch: int = DEFAULT_BATCH,
-    out_dir: str | Path | None = None,
-    resume: bool = False,
-    noise: dict | None = None,
-    progress: bool = False,
+    settings: OddsSettings | int,
+    /,
     *,
-    scheduler: str | None = None,
     offset_mm: tuple[float, float] = (0.0, 0.0),
     what_ifs: list[int] | None = None,
     settled: tuple[np.ndarray, np.ndarray] | None = None,
-    _source: str = "odds",
     _log_name: str = "odds.jsonl",
     _log_extra: dict | None = None,
     _trial_hook: Callable | None = None,
+    **changes,
 ) -> OddsResult:
     """Probability that each what-if collapses the construction, with 95 % intervals.
 
     Parameters
     ----------
     scenario : Scenario
-    trials : int
-        Trials per what-if (an upper bound with ``precision``).
-    seed : int, optional
-        Default: the scenario's ``seed``.
-    executor : None, "processes", "serial", a ``distributed.Client``, an Executor or a Runner
-        Where trials run; default a local process pool of ``jobs`` workers.
-    jobs : int, optional
-        Worker processes (default all cores).
-    precision : float, optional
-        Stop a what-if once its interval's half-width is below this, checked every ``batch``.
-    batch : int
-        Trials per what-if between two precision checks.
-    out_dir : path, optional
-        Stream every trial to ``out_dir/odds.jsonl``.
-    resume : bool
-        Continue the run stored in ``out_dir`` (same settings) instead of refusing to overwrite it.
-    noise : dict, optional
-        Overrides of the scenario's ``[noise]`` (keys of :data:`NOISE_DEFAULTS`).
-    progress : bool
-        A tqdm bar on stderr with the running estimate.
-    scheduler : str, optional
-        A dask scheduler address, or ``"local"`` for a LocalCluster of ``jobs`` processes.
+    settings : OddsSettings or int
+        How the run goes (a number: that many trials, the rest default); keyword
+        arguments named as its attributes (``seed=``, ``jobs=``, ...) change them.
     offset_mm : (float, float)
         Nominal shift of every what-if placement (mm), before noise.
     what_ifs : list of int, optional
@@ -758,23 +805,12 @@ def estimate_odds(
     Returns
     -------
     OddsResult
-        Per what-if: ``collapses``, ``errors`` and ``undecided`` (time-limit verdicts) of
-        ``trials``; ``p_collapse = collapses / (trials - errors - undecided)``.
+        Per what-if: ``collapses``, ``shifts``, ``errors`` and ``undecided`` (time-limit
+        verdicts) of ``trials``; ``p_collapse = collapses / (trials - errors - undecided)``.
     """
-    key = _keyname(_source)
-    trials = _check_positive_int(trials, _source, "trials", key)
-    batch = _check_positive_int(batch, _source, "batch", key)
-    if jobs is not None:
-        _check_positive_int(jobs, _source, "jobs", key)
-    if precision is not None and not (isinstance(precision, (int, float)) and 0 < precision <= 0.5):
-        raise InputError(_source, key("precision"), f"expected a half-width in (0, 0.5], got {precision!r}")
-    if resume and out_dir is None:
-        raise InputError(_source, key("resume"), f"expected {key('out_dir')} with it (the directory of the run to resume)")
-    seed = scenario.seed if seed is None else seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(_source, key("seed"), f"expected a whole number >= 0, got {seed!r}")
-    seed = int(seed)
-    noise_used = resolve_noise(scenario, noise, source=_source)
+    run = odds_settings(settings, **changes).checked(scenario)
+    trials, seed, precision, batch = run.trials, run.seed, run.precision, run.batch
+    noise_used = resolve_noise(scenario, run.noise)
     offset_mm = (float(offset_mm[0]), float(offset_mm[1]))
     if what_ifs is None:
         labels: list[int | None] = list(range(len(scenario.what_if))) or [None]
@@ -782,35 +818,52 @@ def estimate_odds(
         labels = list(what_ifs)
         for w in labels:
             if not isinstance(w, int) or not 0 <= w < len(scenario.what_if):
-                raise InputError(_source, key("what_ifs"), f"expected what-if indices in 0..{len(scenario.what_if) - 1}, got {w!r}")
+                raise InputError(ARGUMENTS, "what_ifs", f"expected what-if indices in 0..{len(scenario.what_if) - 1}, got {w!r}")
     start = time.perf_counter()
+    with _runner(run.executor, run.jobs, run.scheduler) as runner:  # its workers start while the structure settles
+        if labels == [None]:
+            settled = None
+        elif settled is None:
+            verdict, settled = settle_structure(scenario)
+            check_structure_settled(scenario, verdict)
+        else:
+            settled = (np.asarray(settled[0], dtype=float), np.asarray(settled[1], dtype=float))
+        job = _Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook)
+        header = {
+            "kind": "header",
+            "format": LOG_FORMAT,
+            "seed": seed,
+            "scenario_sha256": scenario_digest(scenario),
+            "settled_sha256": _poses_digest(settled),
+            "noise": noise_used,
+            "offset_mm": list(offset_mm),
+            "what_ifs": labels,
+            "trials": trials,
+            "precision": precision,
+            "batch": batch if precision is not None else None,
+            **(_log_extra or {}),
+        }
+        log = _Log(Path(run.out_dir) / _log_name, header, run.resume) if run.out_dir is not None else None
+        final = _run_trials(runner, job, labels, trials, precision, batch, log, run.progress)
+    return OddsResult(
+        scenario=scenario.name,
+        seed=seed,
+        preset=scenario.preset.name,
+        magnets=scenario.magnets,
+        tile_size_mm=scenario.preset.size_mm,
+        noise=noise_used,
+        offset_mm=offset_mm,
+        results=[final[w] for w in labels],
+        wall_time_s=time.perf_counter() - start,
+        log_path=str(log.path) if log else None,
+    )
 
-    if labels == [None]:
-        settled = None
-    elif settled is None:
-        verdict, settled = settle_structure(scenario)
-        check_structure_settled(scenario, verdict)
-    else:
-        settled = (np.asarray(settled[0], dtype=float), np.asarray(settled[1], dtype=float))
-    job = _Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook)
 
-    header = {
-        "kind": "header",
-        "format": LOG_FORMAT,
-        "seed": seed,
-        "scenario_sha256": scenario_digest(scenario),
-        "settled_sha256": _poses_digest(settled),
-        "noise": noise_used,
-        "offset_mm": list(offset_mm),
-        "what_ifs": labels,
-        "trials": trials,
-        "precision": precision,
-        "batch": batch if precision is not None else None,
-        **(_log_extra or {}),
-    }
-    log = _Log(Path(out_dir) / _log_name, header, resume, key) if out_dir is not None else None
+def _run_trials(runner: Runner, job: _Job, labels: list, trials: int, precision, batch: int, log, progress: bool) -> dict:
+    """Run the missing trials of every what-if in ``labels`` (in batches when ``precision``
+    may stop one early); records go to ``log`` as they come. Returns the odds per label."""
+    scenario = job.scenario
     records: dict[tuple, dict] = dict(log.records) if log else {}
-
     bar = None
     if progress:
         from tqdm import tqdm
@@ -837,39 +890,27 @@ def estimate_odds(
 
     final: dict = {}
     try:
-        with _runner(executor, jobs, scheduler) as runner:
-            end = 0
-            active = list(labels)
-            while active:
-                new_end = trials if precision is None else min(trials, end + batch)
-                missing = [(w, [i for i in range(end, new_end) if (w, i) not in records]) for w in active]
-                _execute(runner, job, _chunks(missing, runner.workers), on_record)
-                end = new_end
-                for w in active:
-                    odds = _tally(scenario, w, records, end)
-                    if precision is not None and odds.half_width < precision:
-                        odds.stopped_by = "precision"
-                        final[w] = odds
-                    elif end >= trials:
-                        final[w] = odds
-                active = [w for w in active if w not in final]
+        end = 0
+        active = list(labels)
+        while active:
+            new_end = trials if precision is None else min(trials, end + batch)
+            missing = [(w, [i for i in range(end, new_end) if (w, i) not in records]) for w in active]
+            _execute(runner, job, _chunks(missing, runner.workers), on_record)
+            end = new_end
+            for w in active:
+                odds = _tally(scenario, w, records, end)
+                if precision is not None and odds.half_width < precision:
+                    odds.stopped_by = "precision"
+                    final[w] = odds
+                elif end >= trials:
+                    final[w] = odds
+            active = [w for w in active if w not in final]
     finally:
         if bar is not None:
             bar.close()
         if log:
             log.close()
-    return OddsResult(
-        scenario=scenario.name,
-        seed=seed,
-        preset=scenario.preset.name,
-        magnets=scenario.magnets,
-        tile_size_mm=scenario.preset.size_mm,
-        noise=noise_used,
-        offset_mm=offset_mm,
-        results=[final[w] for w in labels],
-        wall_time_s=time.perf_counter() - start,
-        log_path=str(log.path) if log else None,
-    )
+    return final
 
 
 def _chunks(missing: list[tuple[int | None, list[int]]], workers: int) -> list[tuple[int | None, list[int]]]:
@@ -906,6 +947,7 @@ def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> Wh
         collapses=kinds["collapses"],
         errors=kinds["errors"],
         undecided=kinds["undecided"],
+        shifts=sum(1 for r in rows if r.get("shifted") and not r.get("error")),
         reasons=dict(reasons),
         error_messages=messages,
     )
@@ -934,48 +976,37 @@ def sweep(
     scenario: Scenario,
     param: str,
     values,
-    trials: int,
-    seed: int | None = None,
-    executor=None,
-    jobs: int | None = None,
-    precision: float | None = None,
-    batch: int = DEFAULT_BATCH,
-    out_dir: str | Path | None = None,
-    resume: bool = False,
-    noise: dict | None = None,
-    progress: bool = False,
+    settings: OddsSettings | int,
+    /,
     *,
-    scheduler: str | None = None,
     what_ifs: list[int] | None = None,
-    _source: str = "odds",
+    **changes,
 ) -> SweepResult:
     """Odds as a function of one parameter (see :data:`SWEEP_PARAMS`).
 
     Every value uses the same seed, so trial ``i`` sees the same random numbers at every
     value (common random numbers: the curve's steps are the parameter's, not the dice's).
     ``polarization_scale`` also settles the structure again with the scaled magnets. With
-    ``out_dir``, value ``k`` streams to ``sweep-PARAM-k.jsonl``. Other parameters as
-    :func:`estimate_odds`; one executor serves every value.
+    ``out_dir``, value ``k`` streams to ``sweep-PARAM-k.jsonl``. ``settings`` and keyword
+    changes as :func:`estimate_odds`; one executor serves every value.
     """
-    key = _keyname(_source)
     if param not in SWEEP_PARAMS:
-        raise InputError(_source, key("param"), f"expected one of {', '.join(SWEEP_PARAMS)}, got {param!r}")
+        raise InputError(ARGUMENTS, "param", f"expected one of {', '.join(SWEEP_PARAMS)}, got {param!r}")
     try:
         values = [float(v) for v in values]
     except (TypeError, ValueError):
-        raise InputError(_source, key("values"), "expected numbers") from None
+        raise InputError(ARGUMENTS, "values", "expected numbers") from None
     if not values or not all(math.isfinite(v) for v in values):
-        raise InputError(_source, key("values"), "expected one or more finite numbers")
+        raise InputError(ARGUMENTS, "values", "expected one or more finite numbers")
     if not param.startswith("offset_") and any(v < 0 for v in values):
-        raise InputError(_source, key("values"), f"expected values >= 0 for {param}, got {min(values):g}")
+        raise InputError(ARGUMENTS, "values", f"expected values >= 0 for {param}, got {min(values):g}")
     if param.startswith("offset_") and not scenario.what_if:
         raise InputError(scenario.source, "what_if", f"expected at least one [[what_if]] to sweep {param}")
-    # Check shared settings once, before the first value runs.
-    resolve_noise(scenario, noise, source=_source)
+    run = odds_settings(settings, **changes).checked(scenario)  # checked once, before the first value
     runs = []
-    with _runner(executor, jobs, scheduler) as runner:
+    with _runner(run.executor, run.jobs, run.scheduler) as runner:
         for k, value in enumerate(values):
-            sc, run_noise, offset = scenario, dict(noise or {}), (0.0, 0.0)
+            sc, run_noise, offset = scenario, dict(run.noise or {}), (0.0, 0.0)
             if param == "polarization_scale":
                 sc = with_preset(scenario, scaled_polarization(scenario.preset, value))
             elif param == "offset_x_mm":
@@ -986,9 +1017,8 @@ def sweep(
                 run_noise[param] = value
             runs.append(
                 estimate_odds(
-                    sc, trials, seed=seed, executor=runner, precision=precision, batch=batch, out_dir=out_dir,
-                    resume=resume, noise=run_noise, progress=progress, offset_mm=offset, what_ifs=what_ifs,
-                    _source=_source, _log_name=f"sweep-{param}-{k:03d}.jsonl", _log_extra={"param": param, "value": value},
+                    sc, replace(run, executor=runner, noise=run_noise), offset_mm=offset, what_ifs=what_ifs,
+                    _log_name=f"sweep-{param}-{k:03d}.jsonl", _log_extra={"param": param, "value": value},
                 )
             )
     return SweepResult(param, values, runs)

@@ -411,27 +411,40 @@ def try_placement(
     world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
     try:
         build_structure(scenario, world, settled)
-        n = len(scenario.structure)
-        poses = [(settled[0][i], settled[1][i]) for i in range(n)]
-        shown = [pl.pips for pl in scenario.structure]
-        rest, yaw = target_pose(placement, poses, shown, world.size)
-        if placement.slide_mm is not None:
-            rest[2] = world.size[2] / 2  # a slide happens on the table, under whatever is above
-        elif placement.pos_mm is not None and len(placement.pos_mm) == 3:
-            index = scenario.what_if.index(placement) if placement in scenario.what_if else None
-            key = f"what_if[{index}].pos_mm" if index is not None else "what_if.pos_mm"
-            check_clear(rest, yaw, poses, world.size, scenario.source, key)
-        if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
-            rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, world.size)
+        rest, yaw, motion = aim_placement(scenario, settled, placement, world.size, offset_mm, yaw_offset_deg, drop_mm)
         if world_hook is not None:
             world_hook(world)
-        if placement.slide_mm is not None:
-            motion = Slide(tuple(np.array(placement.slide_mm) / 1000))
-        else:
-            motion = Drop((placement.drop_mm if drop_mm is None else drop_mm) / 1000)
-        return place(world, placement.pips, rest, yaw, motion, watched=list(range(n)), trace=trace)[1]
+        return place(world, placement.pips, rest, yaw, motion, watched=list(range(len(scenario.structure))), trace=trace)[1]
     finally:
         world.close()
+
+
+def aim_placement(
+    scenario: Scenario,
+    settled: tuple[np.ndarray, np.ndarray],
+    placement: Placement,
+    size: np.ndarray,
+    offset_mm=(0.0, 0.0),
+    yaw_offset_deg: float = 0.0,
+    drop_mm: float | None = None,
+) -> tuple[np.ndarray, float, Drop | Slide]:
+    """Where a placement should come to rest on the settled structure (position (3,) m, yaw
+    rad), missed by the offsets as a hand would, and the motion that gets it there."""
+    n = len(scenario.structure)
+    poses = [(settled[0][i], settled[1][i]) for i in range(n)]
+    shown = [pl.pips for pl in scenario.structure]
+    rest, yaw = target_pose(placement, poses, shown, size)
+    if placement.slide_mm is not None:
+        rest[2] = size[2] / 2  # a slide happens on the table, under whatever is above
+    elif placement.pos_mm is not None and len(placement.pos_mm) == 3:
+        index = scenario.what_if.index(placement) if placement in scenario.what_if else None
+        key = f"what_if[{index}].pos_mm" if index is not None else "what_if.pos_mm"
+        check_clear(rest, yaw, poses, size, scenario.source, key)
+    if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
+        rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size)
+    if placement.slide_mm is not None:
+        return rest, yaw, Slide(tuple(np.array(placement.slide_mm) / 1000))
+    return rest, yaw, Drop((placement.drop_mm if drop_mm is None else drop_mm) / 1000)
 
 
 CONTACT_SLACK_M = 1e-5

@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.geometry import (
     DIR_NAMES,
     DIRS,
@@ -71,7 +71,7 @@ from magdomino.maths.geometry import (
     relative_pose,
 )
 from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
-from magdomino.studies.odds import WhatIfOdds, check_structure_settled, estimate_odds, resolve_noise
+from magdomino.studies.odds import OddsSettings, WhatIfOdds, check_structure_settled, estimate_odds, odds_settings, resolve_noise
 from magdomino.studies.scenario import Placement, Scenario, settle_structure, target_pose
 from magdomino.model.tiles import parse_tile, tile
 
@@ -278,7 +278,6 @@ def enumerate_placements(
     *,
     rule: str = "any",
     parallel_only: bool = True,
-    _source: str = "whatif",
 ) -> list[Candidate]:
     """Every legal placement of ``tile_pips`` on the settled structure (module docstring).
 
@@ -295,9 +294,9 @@ def enumerate_placements(
     -------
     list of Candidate, in the rules' action order (flat before tower, level, x, y, d).
     """
-    t = _check_tile(scenario, tile_pips, _source)
+    t = _check_tile(scenario, tile_pips)
     if rule not in RULES:
-        raise InputError(_source, "--rule" if _source == "command line" else "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
+        raise InputError(ARGUMENTS, "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
     grid, frame = structure_grid(scenario, settled)
     positions, quats = (np.asarray(a, dtype=float) for a in settled)
     size = np.asarray(scenario.preset.tile.size, dtype=float)
@@ -392,12 +391,11 @@ def _relation(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int
     raise AssertionError(f"candidate {pose} of {t} does not meet its parent {ppose}")  # the Grid said it does
 
 
-def _check_tile(scenario: Scenario, tile_pips, source: str) -> tuple[int, int]:
-    key = "--tile" if source == "command line" else "tile"
-    t = parse_tile(tile_pips, source, key)
+def _check_tile(scenario: Scenario, tile_pips) -> tuple[int, int]:
+    t = parse_tile(tile_pips, ARGUMENTS, "tile")
     for i, pl in enumerate(scenario.structure):
         if tile(*pl.pips) == t:
-            raise InputError(source, key, f"{t[0]}-{t[1]} is already in the structure (structure[{i}]); each tile exists once")
+            raise InputError(ARGUMENTS, "tile", f"{t[0]}-{t[1]} is already in the structure (structure[{i}]); each tile exists once")
     return t
 
 
@@ -445,17 +443,13 @@ def _rank_key(r: RankedPlacement):
 def rank_placements(
     scenario: Scenario,
     tile,
-    trials: int,
-    seed: int | None = None,
+    settings: OddsSettings | int,
+    /,
     *,
     rule: str = "any",
     parallel_only: bool = True,
-    executor=None,
-    jobs: int | None = None,
-    noise: dict | None = None,
-    progress: bool = False,
     settled=None,
-    _source: str = "whatif",
+    **changes,
 ) -> list[RankedPlacement]:
     """Every legal placement of ``tile`` on the settled structure, safest first.
 
@@ -465,14 +459,12 @@ def rank_placements(
         Its what-ifs are ignored; its ``[noise]`` applies.
     tile : (int, int) or "a,b"
         Not already in the structure.
-    trials : int
-        Trials per candidate.
-    seed : int, optional
-        Default: the scenario's seed. Every candidate uses it (common random numbers).
+    settings : OddsSettings or int
+        The odds run for every candidate (a number: that many trials per candidate), with
+        keyword changes, as :func:`magdomino.studies.odds.estimate_odds`. Every candidate
+        uses the same seed (common random numbers).
     rule, parallel_only
         Which placements (see the module docstring).
-    executor, jobs, noise, progress
-        As :func:`magdomino.studies.odds.estimate_odds` (``executor="serial"`` runs in this process).
     settled : (positions, quaternions), optional
         The settled structure, if already known (the caller vouches that it settled);
         else it is settled here once, and refused unless it settles. The candidates and
@@ -483,21 +475,19 @@ def rank_placements(
     list of RankedPlacement, sorted by ``p_collapse`` (then the interval's upper end, then
     the enumeration order).
     """
-    _check_tile(scenario, tile, _source)
+    run = odds_settings(settings, **changes).checked(scenario)
+    _check_tile(scenario, tile)
     if settled is None:
         verdict, settled = settle_structure(scenario)
         check_structure_settled(scenario, verdict)
-    candidates = enumerate_placements(scenario, tile, settled, rule=rule, parallel_only=parallel_only, _source=_source)
+    candidates = enumerate_placements(scenario, tile, settled, rule=rule, parallel_only=parallel_only)
     if not candidates:
         t = tile if isinstance(tile, tuple) else parse_tile(tile)
         how = " (parallel only; --perpendicular allows perpendicular tower placements)" if parallel_only else ""
-        raise InputError(_source, "--tile" if _source == "command line" else "tile",
+        raise InputError(ARGUMENTS, "tile",
                          f"no legal placement of {t[0]}-{t[1]} on this structure under rule {rule}{how}")
     synthetic = replace(scenario, what_if=tuple(c.placement for c in candidates))
-    result = estimate_odds(
-        synthetic, trials, seed=seed, executor=executor, jobs=jobs, noise=noise, progress=progress, settled=settled,
-        _source=_source,
-    )
+    result = estimate_odds(synthetic, run, settled=settled)
     ranked = [RankedPlacement(c, o) for c, o in zip(candidates, result.results)]
     return sorted(ranked, key=_rank_key)
 

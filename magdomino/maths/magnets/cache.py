@@ -60,7 +60,8 @@ class CachedWrenches:
     move takes a magnet pair across a rule-level boundary, ``near`` or the cutoff, the
     difference also holds the stated errors of both rules (the model is discontinuous
     there by at most those). Newton's third law holds exactly (both tiles of a pair get
-    one turned force); angular momentum to ``|Δs| |F|``, as with any cached force.
+    one turned force), and so does the conservation of angular momentum (see
+    :meth:`_balance_moments`).
 
     Pairs are tracked if their magnets are within ``cutoff + margin``; when a tile's
     magnets may have moved more than ``margin / 2`` since the set was made (position change
@@ -190,6 +191,7 @@ class CachedWrenches:
         A = self._buf
         pose_matrices(poses[:, :3], poses[:, 3:], out=A[:n])
         self.last = 0
+        moved = None  # set below when cached pairs are reused
         if n != self._n or active is not None and not np.array_equal(active, self._active):
             self._build(A[:n], np.ones(n, bool) if active is None else np.asarray(active, bool))
             self.last = self._P
@@ -201,6 +203,7 @@ class CachedWrenches:
             np.take(A, self.J, axis=0, out=AJ)
             np.matmul(A.take(self.I, axis=0), self.M0h, out=AM)
             np.subtract(AJ, AM, out=AJ)
+            moved = AJ[: self._P, :, 3].copy()  # R_i (s - s0): how far j moved in i's frame, world axes
             np.multiply(AJ, AJ, out=AJ)
             np.matmul(AJ.reshape(-1, 12), self._sum_map, out=sq)
             np.sqrt(sq, out=sq)
@@ -211,9 +214,29 @@ class CachedWrenches:
                 if stale[self._P:].any():  # a tile moved more than margin / 2: a new set
                     self._build(A[:n], self._active)
                     self.last = self._P
+                    moved = None
                 else:
                     sel = np.arange(self._P) if self.magnets.free.any() else np.nonzero(stale)[0]
                     self._recompute(A[:n], sel)
                     self.last = len(sel)
+                    moved[sel] = 0.0
         out = (self._Gt @ A[:n, :, :3].transpose(0, 2, 1).reshape(3 * n, 3)).reshape(n, 2, 3)
+        if moved is not None and self._P:
+            self._balance_moments(A[:n], moved, out[:, 1])
         return out[:, 0], out[:, 1]
+
+    def _balance_moments(self, A, moved, torques) -> None:
+        """Make the cached wrenches conserve angular momentum exactly.
+
+        A pair's torques were computed to balance the moment of its force pair at the
+        relative position of then: ``T_i + T_j = -s0 × F`` (i's frame, F the force on j).
+        Reused with the tiles at ``s``, the pair's net moment is ``(s - s0) × F``; half of
+        that is taken off each tile's torque, so that ``Σ (c × F + T) = 0`` as for a fresh
+        computation. The change is within the class's stated torque bound (``|Δs| |F| / 2``
+        per tile).
+        """
+        I, J = self.I[: self._P], self.J[: self._P]
+        force_j = np.einsum("pab,pb->pa", A[I, :, :3], self.local[:, 0])
+        half = 0.5 * np.cross(moved, force_j)
+        np.subtract.at(torques, I, half)
+        np.subtract.at(torques, J, half)

@@ -1,0 +1,137 @@
+"""A validation set of placements, judged at given solver settings.
+
+A case is data: a settled structure (every tile's pips, pose and whether it is fixed) and,
+usually, one placement on it (pips, rest pose and motion), with the preset and whether the
+magnets are on. Cases come from the bundled scenarios, the statics families of the tests,
+real physics games and random structures (``scripts/make_validation_set.py`` writes them;
+``tests/data/validation_set.json`` keeps them). Judging a case builds a fresh world, spawns
+the structure at rest and runs the one placement pipeline
+(:func:`magdomino.physics.placement.place`), so a case replays exactly.
+
+It answers one question: do two solver settings give the same verdicts? The convergence
+test compares the shipped settings with a time step half as large; ``scripts/bench``
+compares their cost with the settings of earlier versions.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from magdomino.model.presets import Preset, load_preset
+from magdomino.physics.placement import Drop, Slide, build, place
+from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.world import World
+
+FORMAT = "magdomino.validation/1"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One structure and (optionally) one placement on it.
+
+    Attributes
+    ----------
+    name : str
+    source : str
+        Where it comes from (a scenario, a game and its placement number, ...).
+    preset : str
+        A bundled preset's name.
+    magnets : bool
+    tiles : tuple of (pips, position (3,) m, quaternion (4,), fixed)
+    placement : (pips, rest (3,) m, yaw rad, Drop or Slide) or None
+        None: the case is the structure settling by itself.
+    """
+
+    name: str
+    source: str
+    preset: str
+    magnets: bool
+    tiles: tuple
+    placement: tuple | None
+
+    def to_json(self) -> dict:
+        doc = {
+            "name": self.name,
+            "source": self.source,
+            "preset": self.preset,
+            "magnets": self.magnets,
+            "tiles": [
+                {"pips": list(map(int, pips)), "pos": _floats(p), "quat": _floats(q), "fixed": bool(fixed)}
+                for pips, p, q, fixed in self.tiles
+            ],
+            "placement": None,
+        }
+        if self.placement is not None:
+            pips, rest, yaw, motion = self.placement
+            doc["placement"] = {"pips": list(map(int, pips)), "rest": _floats(rest), "yaw": float(yaw)}
+            if isinstance(motion, Slide):
+                doc["placement"]["slide"] = _floats(motion.start_offset)
+            else:
+                doc["placement"]["drop"] = float(motion.height)
+        return doc
+
+    @staticmethod
+    def from_json(doc: dict) -> "Case":
+        tiles = tuple(
+            (tuple(t["pips"]), np.array(t["pos"]), np.array(t["quat"]), bool(t["fixed"])) for t in doc["tiles"]
+        )
+        placement = None
+        if doc["placement"] is not None:
+            pl = doc["placement"]
+            motion = Slide(tuple(pl["slide"])) if "slide" in pl else Drop(float(pl["drop"]))
+            placement = (tuple(pl["pips"]), np.array(pl["rest"]), float(pl["yaw"]), motion)
+        return Case(doc["name"], doc["source"], doc["preset"], bool(doc["magnets"]), tiles, placement)
+
+
+def _floats(values) -> list[float]:
+    return [float(v) for v in values]
+
+
+def save_cases(path: str | Path, cases: list[Case]) -> None:
+    Path(path).write_text(json.dumps({"format": FORMAT, "cases": [c.to_json() for c in cases]}, indent=0) + "\n")
+
+
+def load_cases(path: str | Path) -> list[Case]:
+    doc = json.loads(Path(path).read_text())
+    if doc.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a validation set ({FORMAT})")
+    return [Case.from_json(c) for c in doc["cases"]]
+
+
+def outcome(verdict: Verdict) -> str:
+    """The class a verdict falls in: ``error``, ``fall``, ``shift``, ``stood`` or ``undecided``."""
+    if verdict.error:
+        return "error"
+    if verdict.collapsed:
+        return "fall"
+    if verdict.shifted:
+        return "shift"
+    return "stood" if verdict.settled else "undecided"
+
+
+def judge(case: Case, preset: Preset) -> Verdict:
+    """The verdict on ``case`` with ``preset`` (its solver and collapse settings)."""
+    with World(preset, magnets=case.magnets) as world:
+        build(world, case.tiles)
+        if case.placement is None:
+            return settle(world, list(range(len(case.tiles))))
+        pips, rest, yaw, motion = case.placement
+        return place(world, pips, rest, yaw, motion)[1]
+
+
+def judge_all(cases: list[Case], **settings) -> tuple[list[str], float]:
+    """Outcomes of every case with the bundled presets changed by ``settings`` (file keys,
+    see :meth:`Preset.with_settings`), and the wall time it took (s)."""
+    presets: dict[str, Preset] = {}
+    outcomes = []
+    start = time.perf_counter()
+    for case in cases:
+        if case.preset not in presets:
+            presets[case.preset] = load_preset(case.preset).with_settings(**settings)
+        outcomes.append(outcome(judge(case, presets[case.preset])))
+    return outcomes, time.perf_counter() - start

@@ -1,0 +1,172 @@
+"""Write the validation set of placements (tests/data/validation_set.json).
+
+Sources (see :mod:`magdomino.studies.validation`):
+
+- every bundled scenario: its structure settling, and each what-if on the settled structure;
+- the statics families of the tests: staircases of 2, 3, 4 tiles 1.5 mm inside and beyond
+  the critical step, spawned as structures (magnets off), and the magnet-held cantilever
+  at overhangs around its critical one (magnets on);
+- real games: every placement of physics-adjudicated Défi and En quinconce games with
+  random players, magnets on and off (the structure as it stood before, the placement as
+  the adjudicator aimed it);
+- random structures: stacks of 2 to 5 tiles with random steps and turns, settled, then a
+  random placement on the top tile.
+
+A structure is recorded as it settled at the reference settings used when the set was made
+(the settings are not part of a case: the cases are the inputs). Run:
+``.venv/bin/python scripts/make_validation_set.py [--seed S] [--random N] [--games N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+
+from magdomino.model.presets import load_preset
+from magdomino.physics.placement import Drop, build
+from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+from magdomino.physics.verdict import settle
+from magdomino.physics.world import World
+from magdomino.studies.scenario import aim_placement, load_scenario, settle_structure
+from magdomino.studies.validation import Case, save_cases
+
+ROOT = Path(__file__).resolve().parents[1]
+L, H = 0.048, 0.008
+
+
+def _yaw_q(yaw: float) -> np.ndarray:
+    return np.array([0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)])
+
+
+def scenario_cases() -> list[Case]:
+    cases = []
+    for path in sorted((ROOT / "scenarios").glob("*.toml")):
+        sc = load_scenario(path)
+        tiles0 = []
+        used = None
+        from magdomino.studies.scenario import structure_poses
+
+        used = structure_poses(sc, np.asarray(sc.preset.tile.size))
+        tiles0 = tuple((pl.pips, p, q, pl.fixed) for pl, (p, q) in zip(sc.structure, used))
+        cases.append(Case(f"{sc.name}/structure", f"scenario {path.name}", sc.preset.name, sc.magnets, tiles0, None))
+        verdict, settled = settle_structure(sc)
+        if verdict.collapsed or verdict.error or not verdict.settled:
+            continue
+        tiles = tuple((pl.pips, settled[0][i], settled[1][i], pl.fixed) for i, pl in enumerate(sc.structure))
+        for k, placement in enumerate(sc.what_if):
+            rest, yaw, motion = aim_placement(sc, settled, placement, np.asarray(sc.preset.tile.size))
+            cases.append(
+                Case(f"{sc.name}/what-if {k}", f"scenario {path.name}", sc.preset.name, sc.magnets, tiles,
+                     (placement.pips, rest, yaw, motion))
+            )
+    return cases
+
+
+def statics_cases() -> list[Case]:
+    cases = []
+    for n in (2, 3, 4):
+        for margin_mm in (-1.5, 1.5):
+            step = (L / 2 + margin_mm / 1000) * 2 / n
+            tiles = tuple(((i % 7, (i + 1) % 7), np.array([i * step, 0.0, H / 2 + i * H]), _yaw_q(0.0), False) for i in range(n))
+            cases.append(Case(f"staircase n={n} margin {margin_mm:+} mm", "statics family", "plain", False, tiles, None))
+    for beyond_mm in (1.5, 2.5, 4.5, 5.5):
+        tiles = (
+            ((0, 0), np.array([0.0, 0.0, H / 2]), _yaw_q(0.0), False),
+            ((0, 1), np.array([L / 2 + beyond_mm / 1000, 0.0, 1.5 * H]), _yaw_q(0.0), False),
+        )
+        cases.append(Case(f"cantilever {beyond_mm} mm beyond", "statics family", "standard", True, tiles, None))
+    return cases
+
+
+class _Recorder(PybulletAdjudicator):
+    """A PyBullet adjudicator that records every placement it judges as a case."""
+
+    def __init__(self, label: str, **kwargs):
+        super().__init__(**kwargs)
+        self.label = label
+        self.cases: list[Case] = []
+
+    def place(self, view, action):
+        if self.world is not None and self._bodies:
+            positions, quats = self.world.poses()
+            tiles = tuple((self.world.tiles[b].pips, positions[b], quats[b], False) for b in self._bodies)
+            rest, yaw, motion = self.aim(view)
+            k = len(self.cases)
+            self.cases.append(
+                Case(f"{self.label} #{k}", self.label, self.preset.name, self.magnets, tiles, (view.tile, rest, yaw, motion))
+            )
+        return super().place(view, action)
+
+
+def game_cases(games: int, seed: int) -> list[Case]:
+    from magdomino.games import play_game
+
+    cases = []
+    rules = [("defi", 2), ("defi", 4), ("quinconce", 3), ("defi", 3)]
+    for g in range(games):
+        rule, players = rules[g % len(rules)]
+        magnets = g % 2 == 0
+        label = f"game {rule} {players}p seed {seed + g} magnets {'on' if magnets else 'off'}"
+        recorder = _Recorder(label, preset="standard", magnets=magnets)
+        play_game(rule, players=players, seed=seed + g, physics=recorder, max_placements=30)
+        recorder.close()
+        cases += recorder.cases
+    return cases
+
+
+def random_cases(n: int, seed: int) -> list[Case]:
+    rng = np.random.default_rng(seed)
+    cases = []
+    preset = load_preset("standard")
+    while len(cases) < n:
+        magnets = bool(rng.integers(2))
+        k = int(rng.integers(2, 6))
+        x, yaw = 0.0, 0.0
+        nominal = []
+        for level in range(k):
+            if level:
+                x += float(rng.uniform(-0.018, 0.018))
+                yaw = float(rng.choice([0.0, math.pi / 2])) if rng.random() < 0.3 else yaw
+            pips = (int(rng.integers(7)), int(rng.integers(7)))
+            nominal.append((pips, np.array([x, 0.0, H / 2 + level * H]), _yaw_q(yaw), False))
+        with World(preset, magnets=magnets) as world:
+            build(world, nominal)
+            verdict = settle(world, list(range(k)))
+            if verdict.collapsed or verdict.error or not verdict.settled:
+                continue
+            positions, quats = world.poses()
+        tiles = tuple((pips, positions[i], quats[i], False) for i, (pips, *_rest) in enumerate(nominal))
+        top = positions[-1]
+        top_yaw = 2 * math.atan2(quats[-1][2], quats[-1][3])
+        turn = top_yaw + float(rng.choice([0.0, math.pi / 2]))
+        along = float(rng.uniform(-0.024, 0.024))
+        rest = np.array([top[0] + along * math.cos(top_yaw), top[1] + along * math.sin(top_yaw), top[2] + H])
+        placement = ((int(rng.integers(7)), int(rng.integers(7))), rest, turn, Drop(float(rng.uniform(0.0, 0.002))))
+        cases.append(Case(f"random #{len(cases)}", f"random stack of {k}, seed {seed}", "standard", magnets, tiles, placement))
+    return cases
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--random", type=int, default=120)
+    parser.add_argument("--games", type=int, default=8)
+    parser.add_argument("--out", default=str(ROOT / "tests" / "data" / "validation_set.json"))
+    args = parser.parse_args()
+    cases = scenario_cases() + statics_cases()
+    print(f"scenarios and statics families: {len(cases)} cases", flush=True)
+    games = game_cases(args.games, args.seed)
+    print(f"games: {len(games)} cases", flush=True)
+    rand = random_cases(args.random, args.seed)
+    print(f"random structures: {len(rand)} cases", flush=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    save_cases(args.out, cases + games + rand)
+    print(f"{len(cases) + len(games) + len(rand)} cases -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
