@@ -248,3 +248,23 @@ def test_tiles_inside_each_other_or_the_table_are_refused():
     assert judge(PRESET, P, _quats(2), margin=False).stands
     with pytest.raises(InputError, match=r"statics cannot judge this: tile 0 is 2\.00 mm inside the table"):
         judge(PRESET, [[0, 0, T / 2 - 0.002]], [FLAT])
+
+
+def test_a_tile_on_a_support_stands_iff_its_centre_is_over_both_footprints():
+    # No magnets, no lateral load: a rigid tile on a fixed one stands exactly when its centre
+    # of mass is over the contact polygon, i.e. inside both footprints (a point-in-rectangle
+    # test, independent of the clipping and of the LP).
+    rng = np.random.default_rng(5)
+    checked = 0
+    while checked < 30:
+        x, y = rng.uniform(-0.035, 0.035), rng.uniform(-0.03, 0.03)
+        yaw = rng.uniform(-np.pi, np.pi)
+        centre = np.array([[x, y]])
+        inside = _inside(centre, _rect(0, 0, 0))[0] and _inside(centre, _rect(x, y, yaw))[0]
+        near_edge = _inside(centre, _rect(0, 0, 0, L + 1e-4, W + 1e-4))[0] != _inside(centre, _rect(0, 0, 0, L - 1e-4, W - 1e-4))[0]
+        overlap = _area(clip_convex(_rect(x, y, yaw), _rect(0, 0, 0))) > 1e-5
+        if near_edge or not overlap:
+            continue
+        v = judge(PRESET, [[0, 0, T / 2], [x, y, 1.5 * T]], _quats(2, [0, yaw]), magnets=False, fixed=[True, False], margin=False)
+        assert v.stands == inside, (x, y, yaw)
+        checked += 1
