@@ -370,8 +370,8 @@ def _margins(verdict, eq, w_grav, w_mag, n, placed, movable):
             continue
         if best is None or lam < best[0]:
             best = (lam, phi, d)
-    if best is None:
-        verdict.margin = -math.degrees(math.atan(LATERAL_CAP))
+    if best is None:  # no tilt saves it (or, standing, the solver failed on every direction: no margin)
+        verdict.margin = 0.0 if stands else -math.degrees(math.atan(LATERAL_CAP))
     else:
         lam, phi, d = best
         theta = math.atan(lam)
