@@ -237,21 +237,22 @@ def _stretches(occ: dict, step: int, scan: int) -> dict:
     """``{start key: (start, end, total, first pips, last pips, gap, what)}`` of the halves
     along ``step``; ``gap, what`` describe the cells after the end (see :func:`_gap`)."""
     out = {}
+    get = occ.get
     for k, v in occ.items():
         if v < 0:
             continue
-        w = occ.get(k - step)
+        w = get(k - step)
         if w is not None and w >= 0:
             continue
         s = v
         last = v
         j = k + step
-        w = occ.get(j)
+        w = get(j)
         while w is not None and w >= 0:
             s += w
             last = w
             j += step
-            w = occ.get(j)
+            w = get(j)
         if w is not None:
             out[k] = (k, j - step, s, v, last, 0, 1)
             continue
@@ -259,7 +260,7 @@ def _stretches(occ: dict, step: int, scan: int) -> dict:
         g = 1
         j += step
         while g < scan:
-            w = occ.get(j)
+            w = get(j)
             if w is not None:
                 break
             g += 1
@@ -330,6 +331,8 @@ def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:
         for start, end, s, f0, last, gr, wr in strs.values():
             if s > room:
                 continue
+            if gr == 0 and occ.get(start - step, 0) < 0:
+                continue  # markers on both sides: nothing fits (and nothing to join)
             amax = -1  # the room before the first stretch, scanned when first needed
             inner: list = []  # first cells of the slots filling the gaps between stretches
             while True:
