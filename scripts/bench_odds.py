@@ -35,7 +35,7 @@ def _machine(jobs: int, tasks: int) -> float:
     what the machine itself gives for a second worker right now, with no simulation in it."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from magdomino.studies.odds import _mp_context
+    from magdomino.studies.runner import _mp_context
 
     with ProcessPoolExecutor(jobs, mp_context=_mp_context()) as pool:
         list(pool.map(sum, [range(10)] * jobs))  # workers up before the clock starts

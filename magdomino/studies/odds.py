@@ -14,45 +14,10 @@ the denominator, never counted as standing nor as collapsing.
 
 Noise model
 -----------
-Set in the scenario's ``[noise]`` table (keys checked by :func:`magdomino.studies.scenario.check_noise`)
-and overridable from Python or the command line; unset keys take :data:`NOISE_DEFAULTS`.
-
-``pos_sigma_mm`` (1.0)
-    Position error of the hand, a Gaussian σ along x and, independently, along y.
-    For scale: Battaglia, Hamrick & Tenenbaum (2013, PNAS, "Simulation as an engine of
-    physical scene understanding") perturbed block positions by about a fifth of a block's
-    width and called a block fallen when it moved more than a quarter width. That models a
-    person *judging a picture* of a tower. Here a hand *places* a small tile it holds, looking
-    at it from close, on a target it can feel: deliberate, slow finger placement ends within
-    about a millimetre. 1 mm is 1/24 of the tile's width; the collapse threshold
-    (``max_shift_mm``, 5 mm, about a fifth of the width) keeps Battaglia's scale of "fallen".
-``yaw_sigma_deg`` (2.0)
-    Heading error, Gaussian σ. 2° moves the tile's ends (24 mm from the centre) by 0.84 mm,
-    the same size as the position error.
-``drop_mm`` ([0, 2])
-    Release height above rest, uniform in [low, high]: a tile let go just above its rest,
-    from touching (0) to a visible gap (2 mm). It replaces the what-if's own ``drop_mm``.
-``polarization_rel_sigma`` (0.05)
-    Relative σ of each magnet's polarisation J: a grade such as N35 spans 1.17-1.21 T
-    (±1.7 %), and a magnet's pull also depends on its seating in the cavity and on ageing;
-    5 % covers both.
-``friction_rel_sigma`` (0.10)
-    Relative σ of the friction coefficient: friction of nominally identical surfaces
-    varies by 10-20 % with wear, dust and humidity.
-``mass_rel_sigma`` (0.02)
-    Relative σ of the tile mass: about 0.2 g on a 10 g moulded or wooden tile.
-
-Relative factors are ``1 + σ z`` (z standard normal), clipped to at least
-:data:`MIN_FACTOR` so that a mass, a friction or a polarisation never turns negative. The
-preset describes one tile type, so a trial draws one factor per magnet of that tile (applied
-to every tile), one friction factor and one mass factor. Position, yaw and drop noise apply
-to the placed tile of a what-if. With no what-if, position and yaw noise apply to every
-tile of the structure (each spawned where the hand put it, resting on the noisy tiles
-below) and the structure is settled; **drop noise does not apply** there: the tiles are
-spawned all at once, each at rest on those below (or at its file height), and none is
-dropped. Every trial draws every number whatever the σ, in a fixed order, so trial ``i``
-sees the same standard normals for any noise setting (a sweep over a σ uses common random
-numbers and gives a smooth curve).
+Set in the scenario's ``[noise]`` table and overridable from Python or the command line;
+the model, its defaults and their rationale are in :mod:`magdomino.studies.trials`.
+With no what-if, position and yaw noise apply to every tile of the structure, and
+**drop noise does not apply** (the tiles are spawned at rest, none is dropped).
 
 Determinism
 -----------
@@ -79,17 +44,11 @@ error. A trial whose verdict is a numerical blow-up, or that raises, is counted 
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import math
-import os
 import sys
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -97,34 +56,10 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.presets import Preset
-from magdomino.physics.verdict import Verdict, settle
-from magdomino.physics.world import World
-from magdomino.studies.scenario import (
-    NOISE_KEYS,
-    Scenario,
-    build_structure,
-    check_noise,
-    settle_structure,
-    structure_poses,
-    try_placement,
-    with_preset,
-)
-
-NOISE_DEFAULTS: dict[str, Any] = {
-    "pos_sigma_mm": 1.0,
-    "yaw_sigma_deg": 2.0,
-    "drop_mm": [0.0, 2.0],
-    "polarization_rel_sigma": 0.05,
-    "friction_rel_sigma": 0.10,
-    "mass_rel_sigma": 0.02,
-}
-"""Noise of a careful human hand and of a set of tiles (rationale in the module docstring)."""
-
-MIN_FACTOR = 1e-3
-"""Smallest relative factor of a mass, friction or polarisation (clipping keeps them positive)."""
-
-MAX_ATTEMPTS = 3
-"""A trial in flight in this many broken process pools is recorded as an error."""
+from magdomino.physics.verdict import Verdict
+from magdomino.studies.runner import Runner, TrialLog, execute, poses_digest, runner_for, scenario_digest
+from magdomino.studies.scenario import NOISE_KEYS, Scenario, settle_structure, with_preset
+from magdomino.studies.trials import Job, resolve_noise, run_chunk, varied_preset
 
 DEFAULT_BATCH = 100
 """Trials per what-if between two precision checks."""
@@ -285,417 +220,6 @@ def check_structure_settled(scenario: Scenario, verdict: Verdict, before: str = 
     raise InputError(scenario.source, "structure", f"expected a structure that settles before {before}; {why}")
 
 
-# -- noise --------------------------------------------------------------------------------
-
-
-def resolve_noise(scenario: Scenario, overrides: dict | None = None) -> dict[str, Any]:
-    """The noise of a run: defaults, then the scenario's ``[noise]``, then ``overrides``."""
-    noise = {k: (list(v) if isinstance(v, list) else v) for k, v in NOISE_DEFAULTS.items()}
-    noise.update(scenario.noise)
-    if overrides:
-        noise.update(check_noise(dict(overrides), ARGUMENTS, key="noise"))
-    return noise
-
-
-def varied_preset(preset: Preset, polarization: np.ndarray, friction: float, mass: float) -> Preset:
-    """A copy of ``preset`` with each magnet's J, the friction and the mass multiplied."""
-    tile = preset.tile
-    magnets = tuple(replace(m, polarization=m.polarization * float(f)) for m, f in zip(tile.magnets, polarization))
-    return preset.with_changes(tile=replace(tile, magnets=magnets, friction=tile.friction * friction, mass=tile.mass * mass))
-
-
-def _factors(rng: np.random.Generator, n_magnets: int, noise: dict) -> tuple[np.ndarray, float, float]:
-    z = rng.standard_normal(n_magnets + 2)
-    pol = np.maximum(1 + noise["polarization_rel_sigma"] * z[:n_magnets], MIN_FACTOR)
-    friction = max(1 + noise["friction_rel_sigma"] * float(z[n_magnets]), MIN_FACTOR)
-    mass = max(1 + noise["mass_rel_sigma"] * float(z[n_magnets + 1]), MIN_FACTOR)
-    return pol, friction, mass
-
-
-def trial_stream(seed: int, trial: int) -> np.random.Generator:
-    """The random stream of trial ``trial``: child ``trial`` of ``SeedSequence(seed).spawn``."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(trial,)))
-
-
-# -- one trial (runs in a worker) ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Job:
-    """Everything a worker needs, pickled with every chunk of trials."""
-
-    scenario: Scenario
-    settled: tuple[np.ndarray, np.ndarray] | None
-    noise: dict
-    seed: int
-    offset_mm: tuple[float, float]
-    hook: Callable | None = None
-
-
-def _run_chunk(job: _Job, what_if: int | None, trials: list[int]) -> list[dict]:
-    return [run_trial(job, what_if, i) for i in trials]
-
-
-def run_trial(job: _Job, what_if: int | None, trial: int) -> dict:
-    """Run one trial; returns its record (never raises for a failing simulation)."""
-    sc, noise = job.scenario, job.noise
-    rng = trial_stream(job.seed, trial)
-    record: dict[str, Any] = {"what_if": what_if, "trial": trial}
-    try:
-        if what_if is None:
-            z = rng.standard_normal((len(sc.structure), 3))
-            pol, friction, mass = _factors(rng, len(sc.preset.tile.magnets), noise)
-            preset = varied_preset(sc.preset, pol, friction, mass)
-            if job.hook is not None:
-                job.hook(what_if, trial)
-            verdict = _structure_trial(sc, preset, z * [noise["pos_sigma_mm"], noise["pos_sigma_mm"], noise["yaw_sigma_deg"]])
-        else:
-            z = rng.standard_normal(3)
-            u = rng.random()
-            pol, friction, mass = _factors(rng, len(sc.preset.tile.magnets), noise)
-            preset = varied_preset(sc.preset, pol, friction, mass)
-            lo, hi = noise["drop_mm"]
-            dx = job.offset_mm[0] + noise["pos_sigma_mm"] * float(z[0])
-            dy = job.offset_mm[1] + noise["pos_sigma_mm"] * float(z[1])
-            dyaw = noise["yaw_sigma_deg"] * float(z[2])
-            drop = lo + (hi - lo) * u
-            record.update(dx_mm=round(dx, 6), dy_mm=round(dy, 6), dyaw_deg=round(dyaw, 6), drop_mm=round(drop, 6))
-            if job.hook is not None:
-                job.hook(what_if, trial)
-            verdict = try_placement(
-                sc, job.settled, sc.what_if[what_if], preset=preset, offset_mm=(dx, dy), yaw_offset_deg=dyaw, drop_mm=drop
-            )
-        record.update(_outcome(verdict))
-    except Exception as exc:  # a trial that raises is reported as an error, never counted
-        record.update(collapsed=False, error=f"{type(exc).__name__}: {exc}", reason="error")
-    return record
-
-
-def _outcome(verdict: Verdict) -> dict:
-    """The part of a verdict a trial keeps."""
-    if verdict.error:
-        return {"collapsed": False, "error": verdict.error, "reason": "error"}
-    d = verdict.to_dict()
-    return {
-        "collapsed": bool(verdict.collapsed),
-        "shifted": bool(verdict.shifted),
-        "error": None,
-        "reason": verdict.reason,
-        "culprit": verdict.culprit,
-        "max_shift_mm": d["max_shift_mm"],
-        "max_tilt_deg": d["max_tilt_deg"],
-        "sim_time_s": d["sim_time_s"],
-    }
-
-
-def _structure_trial(scenario: Scenario, preset: Preset, deltas: np.ndarray) -> Verdict:
-    """Spawn the structure where a noisy hand puts it (``deltas`` (n, 3): dx mm, dy mm, dyaw deg) and settle.
-
-    No drop: every tile is spawned at rest on the (noisy) tiles below it, or at its file height.
-    """
-    world = World(preset, magnets=scenario.magnets)
-    try:
-        used = structure_poses(scenario, world.size, deltas)
-        build_structure(scenario, world, (np.array([p for p, _ in used]), np.array([q for _, q in used])))
-        return settle(world, list(range(len(scenario.structure))))
-    finally:
-        world.close()
-
-
-# -- executors ----------------------------------------------------------------------------
-
-
-def _mp_context():
-    """Forkserver where there is one: workers fork from a clean server that never held a
-    PyBullet world (forking a process with live physics clients or threads is unsafe);
-    spawn elsewhere."""
-    import multiprocessing as mp
-
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["magdomino.studies.odds"])
-        return ctx
-    return mp.get_context("spawn")
-
-
-def default_jobs() -> int:
-    """All the cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _ping() -> bool:
-    return True
-
-
-class _SerialExecutor(Executor):
-    """Runs each call at once in this process (for debugging and tiny runs)."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        future: Future = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - handed over to the caller
-            future.set_exception(exc)
-        return future
-
-
-class Runner:
-    """Where trials run: a process pool (rebuilt when a worker dies), a dask cluster, this
-    process, or any :class:`concurrent.futures.Executor`. Use as a context manager.
-
-    Parameters
-    ----------
-    executor : None, "processes", "serial", a ``distributed.Client`` or an Executor
-    jobs : int or None
-        Worker processes of the local pool (default: all cores).
-    scheduler : str or None
-        A dask.distributed scheduler address, or ``"local"`` to start a LocalCluster of
-        ``jobs`` single-threaded worker processes.
-    """
-
-    def __init__(self, executor=None, jobs: int | None = None, scheduler: str | None = None):
-        self.jobs = default_jobs() if jobs is None else int(jobs)
-        self.kind = "processes"
-        self._owned: list = []
-        self._pool = None
-        self._started = None
-        self.workers = self.jobs
-        if scheduler is not None:
-            self._start_dask(scheduler)
-        elif executor is None or executor == "processes":
-            self._pool = self._new_pool()
-        elif executor == "serial":
-            self.kind, self._pool, self.workers = "serial", _SerialExecutor(), 1
-        elif _is_dask_client(executor):
-            self._use_client(executor)
-        elif isinstance(executor, Executor):
-            self.kind, self._pool = "executor", executor
-            self.workers = getattr(executor, "_max_workers", None) or self.jobs
-        else:
-            raise InputError("odds", "executor", f"expected None, 'processes', 'serial', a dask Client or an Executor, got {executor!r}")
-
-    def _new_pool(self):
-        # The workers start now, while the caller goes on (settling the structure, say); the
-        # first submit checks that they did.
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context())
-        self._started = pool.submit(_ping)
-        return pool
-
-    def _check_started(self) -> None:
-        """A pool whose workers cannot even start would turn every trial into an error."""
-        started, self._started = self._started, None
-        if started is None:
-            return
-        try:
-            started.result()
-        except BrokenProcessPool:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            raise RuntimeError(
-                "odds: worker processes die on start-up; a script that runs trials in processes must "
-                "guard its main code with `if __name__ == '__main__':`"
-            ) from None
-
-    def _start_dask(self, scheduler: str) -> None:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise InputError(ARGUMENTS, "scheduler", "dask.distributed is not installed (pip install 'magdomino[cluster]')") from None
-        if scheduler == "local":
-            cluster = LocalCluster(
-                n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-            )
-            self._owned.append(cluster)
-            client = Client(cluster)
-        else:
-            try:
-                client = Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise InputError(ARGUMENTS, "scheduler", f"cannot reach a dask scheduler at {scheduler} ({exc})") from None
-        self._owned.insert(0, client)
-        self._use_client(client)
-
-    def _use_client(self, client) -> None:
-        self.kind = "dask"
-        self._pool = client.get_executor(pure=False)
-        self.workers = max(1, sum(client.nthreads().values()))
-
-    def submit(self, job: _Job, what_if: int | None, trials: list[int]) -> Future:
-        self._check_started()
-        return self._pool.submit(_run_chunk, job, what_if, trials)
-
-    def rebuild(self) -> bool:
-        """Replace a broken process pool; False when this runner cannot."""
-        if self.kind != "processes":
-            return False
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = self._new_pool()
-        return True
-
-    def close(self) -> None:
-        if self.kind == "processes" and self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-        for thing in self._owned:
-            with contextlib.suppress(Exception):
-                thing.close()
-        self._owned.clear()
-        self._pool = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-def _is_dask_client(obj) -> bool:
-    return type(obj).__name__ == "Client" and type(obj).__module__.startswith("distributed")
-
-
-@contextlib.contextmanager
-def _runner(executor, jobs, scheduler):
-    if isinstance(executor, Runner):
-        yield executor
-        return
-    with Runner(executor, jobs, scheduler) as runner:
-        yield runner
-
-
-def _execute(runner: Runner, job: _Job, tasks: list[tuple[int | None, list[int]]], on_record) -> None:
-    """Run chunks of trials; hand each record to ``on_record`` as its chunk finishes."""
-    pending = {runner.submit(job, w, trials): (w, trials) for w, trials in tasks}
-    attempts: Counter = Counter()
-    while pending:
-        done, _ = wait(pending, return_when=FIRST_COMPLETED)
-        broken = []
-        for future in done:
-            _collect(future, pending.pop(future), on_record, broken)
-        if not broken:
-            continue
-        # A worker died: the whole pool is gone. Take what finished, resubmit the rest.
-        if pending:
-            wait(pending)
-            for future in list(pending):
-                _collect(future, pending.pop(future), on_record, broken)
-        if not runner.rebuild():
-            raise RuntimeError("a worker died and this executor cannot be rebuilt")
-        for w, trials in broken:
-            for i in trials:
-                attempts[w, i] += 1
-                if attempts[w, i] >= MAX_ATTEMPTS:
-                    on_record({"what_if": w, "trial": i, "collapsed": False, "reason": "error",
-                               "error": f"worker died {MAX_ATTEMPTS} times while running this trial"})
-                else:
-                    pending[runner.submit(job, w, [i])] = (w, [i])
-
-
-def _collect(future, task, on_record, broken) -> None:
-    try:
-        records = future.result()
-    except BrokenProcessPool:
-        broken.append(task)
-        return
-    except Exception as exc:
-        if type(exc).__name__ != "KilledWorker":  # dask gave up on a worker that keeps dying
-            raise
-        w, trials = task
-        records = [
-            {"what_if": w, "trial": i, "collapsed": False, "reason": "error", "error": f"worker died: {exc}"}
-            for i in trials
-        ]
-    for record in records:
-        on_record(record)
-
-
-# -- the trial log (JSON lines) -----------------------------------------------------------
-
-
-def scenario_digest(scenario: Scenario) -> str:
-    """SHA-256 of what makes a scenario's physics: preset, magnets, structure, what-ifs."""
-    doc = {
-        "preset": scenario.preset.to_dict(),
-        "magnets": scenario.magnets,
-        "structure": [asdict(p) for p in scenario.structure],
-        "what_if": [asdict(p) for p in scenario.what_if],
-    }
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
-
-
-def _poses_digest(settled) -> str | None:
-    if settled is None:
-        return None
-    h = hashlib.sha256()
-    for a in settled:
-        h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
-    return h.hexdigest()
-
-
-class _Log:
-    """Append-only JSON-lines file: a header line, then one line per finished trial."""
-
-    def __init__(self, path: Path, header: dict, resume: bool):
-        self.path = path
-        self.records: dict[tuple, dict] = {}
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            exists = path.exists() and path.stat().st_size > 0
-        except OSError as exc:
-            raise InputError(str(path.parent), "", f"cannot use as {{out_dir}} ({exc.strerror})") from None
-        if exists and not resume:
-            raise InputError(
-                str(path), "", "already holds a run; pass {resume} to continue it, or choose another {out_dir}"
-            )
-        if exists:
-            self._read(header)
-        try:
-            self.file = open(path, "a", encoding="utf-8")
-            if not exists:
-                self.write(header)
-        except OSError as exc:
-            raise InputError(str(path), "", f"cannot write ({exc.strerror})") from None
-
-    def _read(self, header: dict) -> None:
-        try:
-            data = self.path.read_bytes()
-        except OSError as exc:
-            raise InputError(str(self.path), "", f"cannot read ({exc.strerror})") from None
-        end = data.rfind(b"\n") + 1
-        if end < len(data):  # a line cut short by the interruption: drop it
-            with open(self.path, "r+b") as f:
-                f.truncate(end)
-        lines = data[:end].decode("utf-8", "replace").splitlines()
-        try:
-            stored = json.loads(lines[0]) if lines else None
-        except json.JSONDecodeError:
-            stored = None
-        if not isinstance(stored, dict) or stored.get("kind") != "header":
-            raise InputError(str(self.path), "", "not a magdomino odds log (no header line)")
-        want = json.loads(json.dumps(header))
-        for k in sorted(set(want) | set(stored)):
-            if stored.get(k) != want.get(k):
-                raise InputError(
-                    str(self.path),
-                    k,
-                    f"this run differs from the stored one ({json.dumps(want.get(k))} now, {json.dumps(stored.get(k))} stored); "
-                    "resume only with the same settings, or choose another {out_dir}",
-                )
-        for n, line in enumerate(lines[1:], start=2):
-            try:
-                record = json.loads(line)
-                self.records[record["what_if"], int(record["trial"])] = record
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                raise InputError(str(self.path), f"line {n}", "expected a trial record (the log is damaged)") from None
-
-    def write(self, record: dict) -> None:
-        self.file.write(json.dumps(record) + "\n")
-        self.file.flush()
-
-    def close(self) -> None:
-        self.file.close()
-
-
 # -- the estimate -------------------------------------------------------------------------
 
 
@@ -711,7 +235,7 @@ class OddsSettings:
     seed : int, optional
         Default: the scenario's ``seed``.
     noise : dict, optional
-        Overrides of the scenario's ``[noise]`` (keys of :data:`NOISE_DEFAULTS`).
+        Overrides of the scenario's ``[noise]`` (keys of :data:`magdomino.studies.trials.NOISE_DEFAULTS`).
     precision : float, optional
         Stop a what-if once its interval's half-width is below this, checked every ``batch``.
     batch : int
@@ -820,7 +344,7 @@ def estimate_odds(
             if not isinstance(w, int) or not 0 <= w < len(scenario.what_if):
                 raise InputError(ARGUMENTS, "what_ifs", f"expected what-if indices in 0..{len(scenario.what_if) - 1}, got {w!r}")
     start = time.perf_counter()
-    with _runner(run.executor, run.jobs, run.scheduler) as runner:  # its workers start while the structure settles
+    with runner_for(run.executor, run.jobs, run.scheduler) as runner:  # its workers start while the structure settles
         if labels == [None]:
             settled = None
         elif settled is None:
@@ -828,13 +352,13 @@ def estimate_odds(
             check_structure_settled(scenario, verdict)
         else:
             settled = (np.asarray(settled[0], dtype=float), np.asarray(settled[1], dtype=float))
-        job = _Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook)
+        job = Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook)
         header = {
             "kind": "header",
             "format": LOG_FORMAT,
             "seed": seed,
             "scenario_sha256": scenario_digest(scenario),
-            "settled_sha256": _poses_digest(settled),
+            "settled_sha256": poses_digest(settled),
             "noise": noise_used,
             "offset_mm": list(offset_mm),
             "what_ifs": labels,
@@ -843,7 +367,7 @@ def estimate_odds(
             "batch": batch if precision is not None else None,
             **(_log_extra or {}),
         }
-        log = _Log(Path(run.out_dir) / _log_name, header, run.resume) if run.out_dir is not None else None
+        log = TrialLog(Path(run.out_dir) / _log_name, header, run.resume) if run.out_dir is not None else None
         final = _run_trials(runner, job, labels, trials, precision, batch, log, run.progress)
     return OddsResult(
         scenario=scenario.name,
@@ -859,7 +383,7 @@ def estimate_odds(
     )
 
 
-def _run_trials(runner: Runner, job: _Job, labels: list, trials: int, precision, batch: int, log, progress: bool) -> dict:
+def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, batch: int, log, progress: bool) -> dict:
     """Run the missing trials of every what-if in ``labels`` (in batches when ``precision``
     may stop one early); records go to ``log`` as they come. Returns the odds per label."""
     scenario = job.scenario
@@ -895,7 +419,7 @@ def _run_trials(runner: Runner, job: _Job, labels: list, trials: int, precision,
         while active:
             new_end = trials if precision is None else min(trials, end + batch)
             missing = [(w, [i for i in range(end, new_end) if (w, i) not in records]) for w in active]
-            _execute(runner, job, _chunks(missing, runner.workers), on_record)
+            execute(runner, run_chunk, job, _chunks(missing, runner.workers), on_record)
             end = new_end
             for w in active:
                 odds = _tally(scenario, w, records, end)
@@ -1004,7 +528,7 @@ def sweep(
         raise InputError(scenario.source, "what_if", f"expected at least one [[what_if]] to sweep {param}")
     run = odds_settings(settings, **changes).checked(scenario)  # checked once, before the first value
     runs = []
-    with _runner(run.executor, run.jobs, run.scheduler) as runner:
+    with runner_for(run.executor, run.jobs, run.scheduler) as runner:
         for k, value in enumerate(values):
             sc, run_noise, offset = scenario, dict(run.noise or {}), (0.0, 0.0)
             if param == "polarization_scale":

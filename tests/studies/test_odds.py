@@ -20,15 +20,8 @@ import pytest
 from scipy.stats import binomtest, norm
 
 from magdomino.errors import InputError
-from magdomino.studies.odds import (
-    NOISE_DEFAULTS,
-    _outcome,
-    estimate_odds,
-    resolve_noise,
-    sweep,
-    trial_stream,
-    wilson_interval,
-)
+from magdomino.studies.odds import estimate_odds, sweep, wilson_interval
+from magdomino.studies.trials import NOISE_DEFAULTS, _outcome, resolve_noise, trial_stream
 from magdomino.studies.scenario import load_scenario, scenario_from_dict
 from magdomino.physics.verdict import Verdict
 
@@ -81,7 +74,8 @@ def test_noise_defaults_scenario_and_overrides(statics):
 
 
 def test_varied_preset_multiplies_and_clips_positive():
-    from magdomino.studies.odds import MIN_FACTOR, _factors, scaled_polarization, varied_preset
+    from magdomino.studies.odds import scaled_polarization
+    from magdomino.studies.trials import MIN_FACTOR, _factors, varied_preset
     from magdomino.model.presets import load_preset
 
     preset = load_preset("standard")  # data only: no magnet model is used here
@@ -410,7 +404,7 @@ def test_structure_trials_ignore_drop_noise_as_documented():
 
 def test_settled_poses_given_are_used_and_the_structure_not_settled_again(statics, monkeypatch, tmp_path):
     import magdomino.studies.odds
-    from magdomino.studies.odds import _poses_digest
+    from magdomino.studies.runner import poses_digest as _poses_digest
     from magdomino.studies.scenario import settle_structure
 
     _, poses = settle_structure(statics)
