@@ -29,8 +29,9 @@ The model
 - **Margin** (:func:`judge` with ``margin=True``): the largest tilt of the table that the
   structure survives, in degrees, worst of :data:`TILT_DIRECTIONS` downhill directions
   (each a parametric LP: the largest lateral load factor ``λ``, tilt ``atan λ``; with
-  magnets, whose wrenches do not scale with gravity, refined on the worst direction by the
-  fixed point ``θ = atan2(λ(cos θ), cos θ)``). Negative for a structure that does not
+  magnets, whose wrenches do not scale with gravity, the true tilt ``s = λ(c)`` on the
+  circle ``c = cos θ, s = sin θ`` by secants of the piecewise-linear ``λ(c)``, on the
+  pseudo-static worst direction and on any other that fails at its tilt). Negative for a structure that does not
   stand: minus the smallest tilt that would make it stand. Also, when a placed tile is
   named, ``load_factor``: the largest factor on that tile's weight the structure survives
   (a ratio; :data:`LOAD_CAP` means "at least that").
@@ -70,7 +71,7 @@ bench, 500 placements, found 12 disagreements, all of the first class.) The clas
 Cost (``scripts/bench_statics.py``): a yes/no check takes about 4 ms for 3-8 tiles and
 12 ms for a tile on a settled 28-tile tower (one LP of 174 rows and about 1000 columns:
 HiGHS ~7 ms, scipy's wrapper ~3 ms, contacts and magnets the rest), 0.036 of that
-placement's dynamic verdict (0.34 s); with the margin (about 10 more LPs) 140 ms. Perturbed
+placement's dynamic verdict (0.34 s); with the margin (10-20 more LPs) 140-200 ms. Perturbed
 rest poses of one placement on a small structure: about 330 checks per second.
 
 Poses the statics cannot model raise :class:`~magdomino.errors.InputError` ("statics cannot
@@ -367,34 +368,58 @@ def _lateral_factor(eq, w_grav, w_mag, direction, n, cos_scale, stands):
     return lam if ok else None
 
 
+def _true_tilt(eq, w_grav, w_mag, direction, n, lam, stands) -> float:
+    """The tilt (rad) along ``direction`` at which the structure starts (or stops) standing,
+    gravity keeping its magnitude: the circle ``(cos θ, sin θ)`` meets the LP's parametric
+    boundary ``s = λ(c)`` (lateral factor ``λ`` at vertical gravity scaled by ``c``). ``λ(c)``
+    is piecewise linear in ``c`` (one optimal basis per piece): a secant through two points
+    of the same piece meets the circle exactly, so this converges in one or two steps."""
+    c0, s0 = 1.0, lam
+    theta = math.atan(lam)
+    c1 = math.cos(theta)
+    s1 = _lateral_factor(eq, w_grav, w_mag, direction, n, c1, stands)
+    for _ in range(8):
+        if s1 is None or abs(c1 - c0) < 1e-12:
+            break
+        slope = (s1 - s0) / (c1 - c0)
+        offset = s1 - slope * c1
+        theta = math.atan(slope) + math.asin(max(-1.0, min(1.0, offset / math.hypot(1.0, slope))))
+        c2 = math.cos(theta)
+        s2 = _lateral_factor(eq, w_grav, w_mag, direction, n, c2, stands)
+        if s2 is None or abs(s2 - math.sin(theta)) < 1e-9:
+            break
+        c0, s0, c1, s1 = c1, s1, c2, s2
+    return theta
+
+
 def _margins(verdict, eq, w_grav, w_mag, n, placed, movable):
     """Fill the tilt margin (and load factor) of ``verdict``: see the module docstring."""
     stands = verdict.stands
-    best = None
+    found = []
     for k in range(TILT_DIRECTIONS):
         phi = 2 * math.pi * k / TILT_DIRECTIONS
         d = np.array([math.cos(phi), math.sin(phi)])
         lam = _lateral_factor(eq, w_grav, w_mag, d, n, 1.0, stands)
-        if lam is None:
-            continue
-        if best is None or lam < best[0]:
-            best = (lam, phi, d)
-    if best is None:  # no tilt saves it (or, standing, the solver failed on every direction: no margin)
+        if lam is not None:
+            found.append((math.atan(lam), phi, d, lam))
+    if not found:  # no tilt saves it (or, standing, the solver failed on every direction: no margin)
         verdict.margin = 0.0 if stands else -math.degrees(math.atan(LATERAL_CAP))
     else:
-        lam, phi, d = best
-        theta = math.atan(lam)
-        if verdict.magnets:  # magnets do not scale with gravity: the true tilt by a fixed point
-            for _ in range(6):
-                c = math.cos(theta)
-                lam_c = _lateral_factor(eq, w_grav, w_mag, d, n, c, stands)
-                if lam_c is None:
-                    break
-                new = math.atan2(lam_c, c)
-                done = abs(new - theta) < math.radians(0.01)
-                theta = new
-                if done:
-                    break
+        found.sort(key=lambda f: f[0])
+        theta, phi = found[0][0], found[0][1]
+        if verdict.magnets:
+            # Magnets do not scale with gravity: the true tilt of the pseudo-static worst
+            # direction (there gravity grows with the lateral load), then of every other
+            # direction that does not survive (stands) or is not saved (falls) at that tilt.
+            theta = _true_tilt(eq, w_grav, w_mag, found[0][2], n, found[0][3], stands)
+            for _, phi_k, d, lam in found[1:]:
+                lat = np.zeros((n, 3))
+                lat[:, :2] = d * math.sin(theta)
+                ok, _ = eq.solve(math.cos(theta) * w_grav + w_mag + eq.load(lat, np.zeros((n, 3))))
+                if ok != stands:
+                    theta_k = _true_tilt(eq, w_grav, w_mag, d, n, lam, stands)
+                    if theta_k < theta:
+                        theta, phi = theta_k, phi_k
         verdict.margin = math.degrees(theta) if stands else -math.degrees(theta)
         verdict.tilt_direction_deg = math.degrees(phi)
     if placed is not None and movable[placed]:

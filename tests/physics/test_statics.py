@@ -268,3 +268,25 @@ def test_a_tile_on_a_support_stands_iff_its_centre_is_over_both_footprints():
         v = judge(PRESET, [[0, 0, T / 2], [x, y, 1.5 * T]], _quats(2, [0, yaw]), magnets=False, fixed=[True, False], margin=False)
         assert v.stands == inside, (x, y, yaw)
         checked += 1
+
+
+def test_tilt_margin_with_magnets_is_the_true_sliding_tilt():
+    # A tile right on top of a fixed one: the magnets press it on with F (perpendicular to the
+    # faces, magpylib), so on a table tilted by θ it slides when
+    # m g sin θ = μ (m g cos θ + F), i.e. θ = atan μ + asin(μ F / (m g √(1 + μ²))).
+    mu = PRESET.tile.friction
+    j = PRESET.tile.magnets[0].polarization
+    weight = PRESET.tile.mass * 9.81
+    m = PRESET.tile.magnets[0]
+    lower = [magpy.magnet.Cylinder(dimension=m.dimensions, polarization=(0, 0, j), position=(s.position[0], 0, T / 2)) for s in PRESET.tile.magnets]
+    force = 0.0
+    for s in PRESET.tile.magnets:
+        target = magpy.magnet.Cylinder(dimension=m.dimensions, polarization=(0, 0, j), position=(s.position[0], 0, 1.5 * T))
+        F, _ = magpy.getFT(lower, target, meshing=(48, 14, 12))
+        force += float(np.sum(np.asarray(F).reshape(-1, 3)[:, 2]))
+    assert force < 0  # pulled down onto the tile below
+    expected = math.degrees(math.atan(mu) + math.asin(mu * -force / (weight * math.hypot(1, mu))))
+    v = judge(PRESET, [[0, 0, T / 2], [0, 0, 1.5 * T]], _quats(2), placed=1, fixed=[True, False])
+    assert v.stands
+    assert v.margin == pytest.approx(expected, abs=0.1)  # 0.1°: the magnet model is within 1 % of magpylib
+    assert v.margin > math.degrees(math.atan(mu)) + 10  # far from the plain sliding angle
