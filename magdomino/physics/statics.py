@@ -314,7 +314,7 @@ def judge(
     fixed : array_like of bool, shape (n,), or None
         Tiles that never move (supports; scenario ``fixed = true``).
     margin : bool
-        Also compute the tilt margin and the load factor (about 10 more LPs); False for the
+        Also compute the tilt margin and the load factor (10-20 more LPs); False for the
         yes/no answer only (one LP).
 
     Returns
@@ -324,7 +324,9 @@ def judge(
     Raises
     ------
     InputError
-        A tile not lying flat: "statics cannot judge this: tile N is tilted by X°".
+        A pose it cannot model, one line: "statics cannot judge this: tile N is tilted by
+        X°" (not lying flat), "... tiles I and J overlap by X mm", "... tile N is X mm inside
+        the table"; also poses and flags of different lengths, ``placed`` out of range.
     """
     start = time.perf_counter()
     P = np.asarray(positions, float).reshape(-1, 3)
