@@ -44,6 +44,33 @@ def _machine(jobs: int, tasks: int) -> float:
         return time.perf_counter() - t0
 
 
+def _whole_process(trials: int, jobs: int) -> float:
+    """Wall time of ``magdomino odds`` as a user runs it: a fresh process, its pool started
+    inside, on a 2-tile what-if (scenarios/cantilever.toml, what-if 0)."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "magdomino", "odds", str(ROOT / "scenarios" / "cantilever.toml"), "--what-if", "0",
+         "--trials", str(trials), "--jobs", str(jobs), "--seed", "1"],
+        check=True, capture_output=True,
+    )
+    return time.perf_counter() - t0
+
+
+def small_runs(quick: bool) -> dict[str, float]:
+    out = {}
+    for trials in (40,) if quick else (40, 160):
+        best = {1: float("inf"), 2: float("inf")}
+        for _ in range(1 if quick else 2):
+            for jobs in (1, 2):
+                best[jobs] = min(best[jobs], _whole_process(trials, jobs))
+        suffix = "" if trials == 40 else f"_{trials}"
+        out[f"odds_small{suffix}_2_workers_over_1"] = best[2] / best[1]
+        out[f"odds_small{suffix}_1_worker_s"] = best[1]
+    return out
+
+
 def run(quick: bool) -> dict[str, float]:
     from magdomino.studies.scenario import load_scenario
 
@@ -61,6 +88,7 @@ def run(quick: bool) -> dict[str, float]:
             machine[jobs] = min(machine[jobs], _machine(jobs, 4))
     assert docs[1] == docs[2], "2 workers gave another result than 1"
     return {
+        **small_runs(quick),
         "odds_2_workers_over_1": best[2] / best[1],
         "odds_machine_2_workers_over_1": machine[2] / machine[1],  # the best this machine allows now
         "odds_load_average_1min": os.getloadavg()[0],  # other processes on the machine, for context

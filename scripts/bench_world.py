@@ -12,6 +12,15 @@
   recomputed every few steps, the others stay cached).
 - ``aligned28_drift_mm``: largest displacement of a tile of an aligned 28-tile stack over
   5 s simulated, magnets on and off (the worse of the two). Goal ≤ 0.5.
+- ``validation_time_over_reference_settings``: wall time of the whole validation set
+  (tests/data/validation_set.json: scenarios, statics families, game placements, random
+  structures) at the shipped solver settings ÷ the same set, same code, at the settings of
+  earlier versions (1/4000 s, 50 iterations, PyBullet's contact ERP, no friction anchors).
+  Goal ≤ 0.33. ``validation_differences_vs_half_step`` counts the cases whose verdict (fall or
+  not, error) changes with half the shipped time step (must be 0);
+  ``validation_outcome_differences_vs_half_step`` also counts stood ↔ shifted.
+- ``step_with_magnets_over_bare_median_of_5``: the step ratio measured five times, the median
+  (each of the five in ``step_with_magnets_over_bare_runs``).
 """
 
 from __future__ import annotations
@@ -158,10 +167,42 @@ def drift(seconds: float) -> dict:
     return out
 
 
+def validation_ratio(quick: bool) -> dict:
+    from pathlib import Path
+
+    from magdomino.studies.validation import judge_all, load_cases
+
+    cases = load_cases(Path(__file__).resolve().parents[1] / "tests" / "data" / "validation_set.json")
+    if quick:
+        cases = cases[::6]
+    step = load_preset("standard").solver.time_step
+    shipped, t_shipped = judge_all(cases)
+    reference, t_reference = judge_all(cases, time_step_s=1 / 4000, iterations=50, contact_erp=None, friction_anchor=False)
+    halved, _ = judge_all(cases, time_step_s=step / 2)
+    fell = [(a == "fall", a == "error") for a in shipped]
+    fell_half = [(a == "fall", a == "error") for a in halved]
+    return {
+        "validation_cases": len(cases),
+        "validation_time_over_reference_settings": t_shipped / t_reference,
+        "validation_shipped_s": t_shipped,
+        "validation_reference_s": t_reference,
+        "validation_differences_vs_half_step": sum(a != b for a, b in zip(fell, fell_half)),
+        "validation_outcome_differences_vs_half_step": sum(a != b for a, b in zip(shipped, halved)),
+        "validation_differences_vs_reference_settings": sum(
+            (a == "fall") != (b == "fall") for a, b in zip(shipped, reference)
+        ),
+    }
+
+
 def run(quick: bool = False) -> dict[str, float]:
     figures = {}
-    figures.update(step_ratio(repeats=5 if quick else 31, steps=200 if quick else 250))
+    five = [step_ratio(repeats=5 if quick else 31, steps=200 if quick else 250) for _ in range(5)]
+    figures.update(five[2])
+    ratios = [f["step_with_magnets_over_bare"] for f in five]
+    figures["step_with_magnets_over_bare_median_of_5"] = statistics.median(ratios)
+    figures.update({f"step_with_magnets_over_bare_run{k + 1}": r for k, r in enumerate(ratios)})
     figures.update(slide_ratio(repeats=1 if quick else 3))
     figures.update(verdict_ratio(repeats=1 if quick else 3))
     figures.update(drift(1.0 if quick else 5.0))
+    figures.update(validation_ratio(quick))
     return figures

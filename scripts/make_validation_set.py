@@ -12,6 +12,11 @@ Sources (see :mod:`magdomino.studies.validation`):
 - random structures: stacks of 2 to 5 tiles with random steps and turns, settled, then a
   random placement on the top tile.
 
+Placements that would start inside a tile at their own level are left out (no hand can
+do that; see :func:`starts_inside_a_tile`), and so are knife-edge placements, whose verdict
+changes when the placement moves by half a millimetre
+(:func:`magdomino.studies.validation.robust`).
+
 A structure is recorded as it settled at the reference settings used when the set was made
 (the settings are not part of a case: the cases are the inputs). Run:
 ``.venv/bin/python scripts/make_validation_set.py [--seed S] [--random N] [--games N]``.
@@ -31,7 +36,7 @@ from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
 from magdomino.studies.scenario import aim_placement, load_scenario, settle_structure
-from magdomino.studies.validation import Case, save_cases
+from magdomino.studies.validation import Case, robust, save_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 L, H = 0.048, 0.008
@@ -149,6 +154,22 @@ def random_cases(n: int, seed: int) -> list[Case]:
     return cases
 
 
+def starts_inside_a_tile(case: Case, size=np.array([L, 0.024, H])) -> bool:
+    """Would the placement start inside a tile at its own level? No hand can put it there; the
+    game adjudicator aims at the rules' grid relative to the parent, and a construction that
+    magnets have turned off the grid can put that aim inside a neighbour."""
+    from magdomino.maths.geometry import footprints_overlap
+    from magdomino.maths.poses import quaternion_yaw
+
+    if case.placement is None:
+        return False
+    _, rest, yaw, _ = case.placement
+    return any(
+        abs(p[2] - rest[2]) < 0.9 * size[2] and footprints_overlap(rest[:2], yaw, p[:2], quaternion_yaw(q), size, 0.0005)
+        for _, p, q, _ in case.tiles
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=2026)
@@ -162,9 +183,18 @@ def main() -> int:
     print(f"games: {len(games)} cases", flush=True)
     rand = random_cases(args.random, args.seed)
     print(f"random structures: {len(rand)} cases", flush=True)
+    every = cases + games + rand
+    kept = [c for c in every if not starts_inside_a_tile(c)]
+    print(f"left out {len(every) - len(kept)} placements that would start inside a tile", flush=True)
+    presets = {name: load_preset(name) for name in {c.preset for c in kept}}
+    is_robust = [robust(c, presets[c.preset]) for c in kept]
+    edge = [c for c, ok in zip(kept, is_robust) if not ok]
+    kept = [c for c, ok in zip(kept, is_robust) if ok]
+    print(f"left out {len(edge)} knife-edge placements (verdict changes with a 0.5 mm move): "
+          f"{', '.join(c.name for c in edge)}", flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    save_cases(args.out, cases + games + rand)
-    print(f"{len(cases) + len(games) + len(rand)} cases -> {args.out}")
+    save_cases(args.out, kept)
+    print(f"{len(kept)} cases -> {args.out}")
     return 0
 
 

@@ -66,7 +66,7 @@ itself (0.3-0.6); restitution 0 because the tiles do not bounce noticeably."""
 
 SOLVER_DEFAULTS = {
     "time_step_s": 1 / 2500,
-    "iterations": 20,
+    "iterations": 30,
     "gravity_m_s2": 9.81,
     "magnet_model": "finite",
     "magnet_update_mm": 0.01,

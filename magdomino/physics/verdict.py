@@ -205,21 +205,9 @@ def settle(
         positions, quats = world.poses()
         live_p = positions[moving]
         live_q = quats[moving]
-        if not np.all(np.isfinite(live_p)) or not np.all(np.isfinite(live_q)):
-            reason, error = "error", "numerical blow-up: a tile's pose is not finite"
-            break
-        speeds = np.linalg.norm(live_p - history[-1][0], axis=1) / check_dt
-        if np.any(speeds > ABSURD_SPEED_M_S):
-            fast = moving[int(np.argmax(speeds))]
-            reason, error = "error", f"numerical blow-up: tile {fast} reached {speeds.max():.3g} m/s"
-            break
-        if np.any(np.abs(live_p) > ABSURD_DISTANCE_M):
-            far = moving[int(np.argmax(np.abs(live_p).max(axis=1)))]
-            reason, error = "error", f"numerical blow-up: tile {far} is more than {ABSURD_DISTANCE_M:g} m away"
-            break
-        if np.any(live_p[:, 2] < sunk_below):
-            low = moving[int(np.argmin(live_p[:, 2]))]
-            reason, error = "error", f"numerical blow-up: tile {low} went into the table"
+        error = _blow_up(live_p, live_q, history[-1][0], moving, check_dt, sunk_below)
+        if error is not None:
+            reason = "error"
             break
         history.append((live_p, live_q))
         if len(history) > 2 * window + 1:
@@ -252,18 +240,7 @@ def settle(
     if placed is not None and error is None:
         shifts[placed] = float(np.linalg.norm(positions[placed] - rest_p))
         tilts[placed] = float(tilt_angles(quats[placed][None], rest_q[None])[0])
-    moved = []
-    if error is None:
-        for i in judged:
-            if shifts[i] > REPORT_SHIFT_FRACTION * max_shift or tilts[i] > REPORT_SHIFT_FRACTION * max_tilt:
-                moved.append(
-                    {
-                        "tile": int(i),
-                        "pips": list(world.tiles[i].pips),
-                        "shift_mm": round(float(shifts[i]) * 1000, 3),
-                        "tilt_deg": round(math.degrees(float(tilts[i])), 3),
-                    }
-                )
+    moved = [] if error is not None else _moved_tiles(world, judged, shifts, tilts, max_shift, max_tilt)
     collapsed = error is None and (reason in FALL_REASONS or reason == "shift")
     if shifted is not None and error is None:
         # Report the tile that ended farthest away (the first one seen may have stopped short).
@@ -284,6 +261,35 @@ def settle(
         shifted=shifted is not None and error is None,
         shifted_tile=shifted if error is None else None,
     )
+
+
+def _blow_up(live_p, live_q, previous_p, moving, check_dt, sunk_below) -> str | None:
+    """What makes these poses (of the moving tiles) a numerical blow-up, or None."""
+    if not np.all(np.isfinite(live_p)) or not np.all(np.isfinite(live_q)):
+        return "numerical blow-up: a tile's pose is not finite"
+    speeds = np.linalg.norm(live_p - previous_p, axis=1) / check_dt
+    if np.any(speeds > ABSURD_SPEED_M_S):
+        return f"numerical blow-up: tile {moving[int(np.argmax(speeds))]} reached {speeds.max():.3g} m/s"
+    if np.any(np.abs(live_p) > ABSURD_DISTANCE_M):
+        far = moving[int(np.argmax(np.abs(live_p).max(axis=1)))]
+        return f"numerical blow-up: tile {far} is more than {ABSURD_DISTANCE_M:g} m away"
+    if np.any(live_p[:, 2] < sunk_below):
+        return f"numerical blow-up: tile {moving[int(np.argmin(live_p[:, 2]))]} went into the table"
+    return None
+
+
+def _moved_tiles(world, judged, shifts, tilts, max_shift, max_tilt) -> list[dict]:
+    """The judged tiles that moved more than a tenth of a threshold, for the report."""
+    return [
+        {
+            "tile": int(i),
+            "pips": list(world.tiles[i].pips),
+            "shift_mm": round(float(shifts[i]) * 1000, 3),
+            "tilt_deg": round(math.degrees(float(tilts[i])), 3),
+        }
+        for i in judged
+        if shifts[i] > REPORT_SHIFT_FRACTION * max_shift or tilts[i] > REPORT_SHIFT_FRACTION * max_tilt
+    ]
 
 
 def _record(trace, t, watched, positions, quats, ref_p, ref_q) -> None:

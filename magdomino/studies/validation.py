@@ -124,6 +124,30 @@ def judge(case: Case, preset: Preset) -> Verdict:
         return place(world, pips, rest, yaw, motion)[1]
 
 
+ROBUST_MOVE_M = 0.0005
+"""A case is robust when its verdict stays the same with the placement moved this far (m)."""
+
+
+def moved(case: Case, dx: float, dy: float) -> Case:
+    """The same case with the placement's rest pose moved by (dx, dy) m."""
+    pips, rest, yaw, motion = case.placement
+    return Case(case.name, case.source, case.preset, case.magnets, case.tiles, (pips, rest + [dx, dy, 0.0], yaw, motion))
+
+
+def robust(case: Case, preset: Preset) -> bool:
+    """Does the case's verdict (fall or not) stay the same with the placement moved by
+    :data:`ROBUST_MOVE_M` along x and y, both ways? A placement on a knife edge (a tile
+    balanced right over an edge, a drop onto a corner) has no answer that a step size, or a
+    hand, could keep; the convergence check is about the others. Structures alone are robust."""
+    if case.placement is None:
+        return True
+    fell = outcome(judge(case, preset)) == "fall"
+    d = ROBUST_MOVE_M
+    return all(
+        (outcome(judge(moved(case, dx, dy), preset)) == "fall") == fell for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d))
+    )
+
+
 def judge_all(cases: list[Case], **settings) -> tuple[list[str], float]:
     """Outcomes of every case with the bundled presets changed by ``settings`` (file keys,
     see :meth:`Preset.with_settings`), and the wall time it took (s)."""
