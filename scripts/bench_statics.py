@@ -7,7 +7,10 @@
   and the load factor.
 - ``statics_trials_per_s``: static checks per second of a perturbed rest pose (the hand's
   noise: position σ 1 mm, yaw σ 2°) of a tile on a settled structure (scenarios/cantilever.toml's
-  what-if 0 with magnets), as ``odds --engine statics`` would run them.
+  what-if 0 with magnets), as ``odds --engine statics`` would run them, one :func:`judge`
+  each; ``statics_batch_trials_per_s`` the same trials through
+  :func:`~magdomino.physics.statics.judge_many`, 50 to an LP (``statics_batch_same_answers``:
+  the share of equal answers).
 - The confusion matrix: random structures (2-7 tiles stacked with random offsets and turns,
   some beside on the table), settled by the dynamics; placements on them with random
   offsets, each judged by the statics at its rest pose and by the dynamics after a 1 mm
@@ -36,11 +39,12 @@ from magdomino.maths.geometry import footprints_overlap
 from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import load_preset
 from magdomino.physics.placement import Drop, build, place
-from magdomino.physics.statics import judge
+from magdomino.physics.statics import judge, judge_many
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
 
 DROP_M = 0.001
+BATCH = 50
 
 
 def _settled(preset, magnets, tiles):
@@ -105,13 +109,26 @@ def trials_per_s(trials: int) -> dict:
     aim = P[1] + [-0.024, 0.0, size[2]]  # cantilever what-if 0: a counterweight on the inner half
     rng = np.random.default_rng(1)
     start = time.perf_counter()
-    stood = 0
+    stood = []
+    batch_p, batch_q = [], []
     for _ in range(trials):
         centre = aim[:2] + rng.normal(0.0, 0.001, 2)
         yaw = math.pi + math.radians(rng.normal(0.0, 2.0))
-        stood += _static(preset, True, P, Q, _rest(P, Q, centre, yaw, size), yaw).stands
+        rest = _rest(P, Q, centre, yaw, size)
+        stood.append(_static(preset, True, P, Q, rest, yaw).stands)
+        batch_p.append(np.vstack([P, rest]))
+        batch_q.append(np.vstack([Q, yaw_quaternion(yaw)]))
     elapsed = time.perf_counter() - start
-    return {"statics_trials_per_s": trials / elapsed, "statics_trials_stood": stood / trials}
+    # The same trials through judge_many, BATCH at a time (one LP each).
+    start = time.perf_counter()
+    batched = np.concatenate([judge_many(preset, batch_p[k : k + BATCH], batch_q[k : k + BATCH]) for k in range(0, trials, BATCH)])
+    elapsed_batch = time.perf_counter() - start
+    return {
+        "statics_trials_per_s": trials / elapsed,
+        "statics_batch_trials_per_s": trials / elapsed_batch,
+        "statics_batch_same_answers": float(np.mean(batched == np.array(stood))),
+        "statics_trials_stood": float(np.mean(stood)),
+    }
 
 
 def _random_structure(rng, size):

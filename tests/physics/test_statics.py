@@ -15,7 +15,7 @@ import pytest
 
 from magdomino.errors import InputError
 from magdomino.model.presets import load_preset
-from magdomino.physics.statics import clip_convex, find_contacts, judge
+from magdomino.physics.statics import clip_convex, find_contacts, judge, judge_many
 
 import magpylib as magpy  # a test dependency: missing is a failure, not a skip
 
@@ -290,3 +290,37 @@ def test_tilt_margin_with_magnets_is_the_true_sliding_tilt():
     assert v.stands
     assert v.margin == pytest.approx(expected, abs=0.1)  # 0.1°: the magnet model is within 1 % of magpylib
     assert v.margin > math.degrees(math.atan(mu)) + 10  # far from the plain sliding angle
+
+
+def test_many_trials_in_one_lp_against_the_point_in_rectangle_test():
+    # The tile-on-support cases of the test above, judged as one batch.
+    rng = np.random.default_rng(8)
+    poses, quats, expected = [], [], []
+    while len(poses) < 40:
+        x, y, yaw = rng.uniform(-0.035, 0.035), rng.uniform(-0.03, 0.03), rng.uniform(-np.pi, np.pi)
+        centre = np.array([[x, y]])
+        near_edge = _inside(centre, _rect(0, 0, 0, L + 1e-4, W + 1e-4))[0] != _inside(centre, _rect(0, 0, 0, L - 1e-4, W - 1e-4))[0]
+        if near_edge or _area(clip_convex(_rect(x, y, yaw), _rect(0, 0, 0))) < 1e-5:
+            continue
+        poses.append([[0, 0, T / 2], [x, y, 1.5 * T]])
+        quats.append(_quats(2, [0, yaw]))
+        expected.append(bool(_inside(centre, _rect(0, 0, 0))[0]))
+    got = judge_many(PRESET, poses, quats, magnets=False, fixed=[True, False])
+    assert got.tolist() == expected
+    assert 0 < sum(expected) < len(expected)
+
+
+def test_many_trials_with_magnets_match_one_by_one_and_name_a_bad_trial():
+    # The cantilever about its critical overhang (3.6 mm at the standard polarisation):
+    # batch and single answers agree.
+    overhangs = np.linspace(0.002, 0.005, 13)
+    poses = [[[0, 0, T / 2], [L / 2 + d, 0, 1.5 * T]] for d in overhangs]
+    quats = [_quats(2)] * len(poses)
+    single = [judge(PRESET, p, q, margin=False).stands for p, q in zip(poses, quats)]
+    assert judge_many(PRESET, poses, quats).tolist() == single
+    assert single[0] and not single[-1]
+    bad = [q.copy() for q in quats]
+    tilt = math.radians(5)
+    bad[3][1] = [0, math.sin(tilt / 2), 0, math.cos(tilt / 2)]
+    with pytest.raises(InputError, match=r"trial 3: tile 1: statics cannot judge this: tile 1 is tilted by 5\.0°"):
+        judge_many(PRESET, poses, bad)
