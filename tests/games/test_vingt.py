@@ -641,3 +641,15 @@ def test_greedy_plays_the_turn_with_the_most_markers():
         assert play_turn(s.clone(), GreedyPlayer(budget=10_000)) == want
         checked += 1
     assert checked == 25
+
+
+def test_legal_order_does_not_depend_on_the_history():
+    a, b = ("place", 1, ((0, -2, 3, 8),)), ("place", 1, ((3, -2, 5, 8),))
+    s1, s2 = replay_position(), replay_position()
+    for m in (a, b):
+        place(s1, m)
+    for m in (b, a):
+        place(s2, m)
+    assert list(s1.occ) != list(s2.occ)  # the same table, filled in another order
+    assert s1.occ == s2.occ and s1.legal_actions() == s2.legal_actions()
+    assert list(s1.legal_actions()[:-1]) == sorted(s1.legal_actions()[:-1])
