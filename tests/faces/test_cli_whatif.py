@@ -1,0 +1,46 @@
+"""`magdomino whatif` from the command line: the ranking, its JSON and plot, bad input."""
+
+import json
+
+import pytest
+
+from conftest import ROOT
+
+SC = ROOT / "scenarios"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["whatif_step.toml", "--tile", "1,2"], "already in the structure"),
+        (["whatif_step.toml", "--tile", "7,1"], "--tile: expected a double-six tile"),
+        (["whatif_step.toml", "--tile", "0,5"], "no legal placement"),
+        (["bridge.toml", "--tile", "2,4"], "off the nearest grid place"),
+        (["nothing.toml", "--tile", "2,4"], "no such scenario file"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(cli, args, message):
+    r = cli("whatif", SC / args[0], *args[1:], "--trials", "1")
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_cli_ranks_writes_json_and_plot(cli, tmp_path):
+    out, png = tmp_path / "w.json", tmp_path / "w.png"
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--rule", "defi", "--trials", "2", "--jobs", "1",
+            "--json", out, "--plot", png)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stdout.splitlines() if line.strip()[:3] in ("1. ", "2. ")]
+    assert "bridging to #3" in lines[0] and "p = 0.000" in lines[0] and "p = 1.000" in lines[1]
+    doc = json.loads(out.read_text())
+    ps = [c["p_collapse"] for c in doc["candidates"]]
+    assert ps == sorted(ps) and doc["tile"] == [2, 4]
+    assert png.stat().st_size > 5000
+
+
+def test_unwritable_outputs_are_refused_before_the_run(cli, tmp_path):
+    for flag in ("--json", "--plot"):
+        r = cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--trials", "1", flag, tmp_path / "nowhere" / "w.out")
+        assert r.returncode == 2 and f"{flag}: expected a file in an existing directory" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
