@@ -1,0 +1,151 @@
+"""20 sur 20 test helpers: an independent reading of the table and a brute-force move
+enumerator (slow: for small boards), written from RULES.md without the generator's ideas."""
+
+from __future__ import annotations
+
+from itertools import permutations, product
+
+
+# -- independent reference: the grid as {(x, y): pips} and {(x, y): seat} ---------------------
+
+
+def grid_of(state):
+    """Halves and markers rebuilt from the public table and marker lists (not ``occ``)."""
+    halves = {}
+    for t in state.table():
+        for (x, y), v in zip(t["cells"], t["pips"]):
+            assert (x, y) not in halves, "two halves on one cell"
+            halves[(x, y)] = v
+    marks = {}
+    for seat, cells in enumerate(state.markers_placed):
+        for c in cells:
+            assert c not in halves and c not in marks, "a marker on an occupied cell"
+            marks[c] = seat
+    return halves, marks
+
+
+def runs_of(halves):
+    """Every run (maximal line of >= 2 consecutive halves), as lists of cells, rows then columns."""
+    out = []
+    for axis in (0, 1):
+        lines = {}
+        for c in halves:
+            lines.setdefault(c[1 - axis], []).append(c[axis])
+        for fixed, coords in lines.items():
+            coords.sort()
+            group = [coords[0]]
+            for v in coords[1:] + [None]:
+                if v is not None and v == group[-1] + 1:
+                    group.append(v)
+                    continue
+                if len(group) >= 2:
+                    out.append([(g, fixed) if axis == 0 else (fixed, g) for g in group])
+                if v is not None:
+                    group = [v]
+    return out
+
+
+def new_cells(move):
+    d = move[1]
+    out = []
+    for x, y, p, q in move[2]:
+        out += [((x, y), p), (((x + 1, y) if d == 0 else (x, y + 1)), q)]
+    return out
+
+
+def run_through(halves, c, d):
+    """The maximal run of halves along direction d (0: x, 1: y) through cell c."""
+    dx, dy = (1, 0) if d == 0 else (0, 1)
+    x, y = c
+    while (x - dx, y - dy) in halves:
+        x, y = x - dx, y - dy
+    run = []
+    while (x, y) in halves:
+        run.append((x, y))
+        x, y = x + dx, y + dy
+    return run
+
+
+# -- brute force: every window of every line, every tiling and arrangement, full-rule check ----
+
+
+def brute_moves(state, seat, kmax=5):
+    """Every legal move by trying all arrangements in all windows and checking each result
+    against the rules with :func:`runs_of` (slow: small boards only)."""
+    halves, marks = grid_of(state)
+    rack = state.racks[seat]
+    first = not halves
+    found = set()
+    if first:
+        lines = [(0, 0, 0, 10)]  # canonical: row 0 from x = 0 (see the module docstring)
+    else:
+        xs = [c[0] for c in halves] + [c[0] for c in marks]
+        ys = [c[1] for c in halves] + [c[1] for c in marks]
+        lines = [(0, y, min(xs) - 11, max(xs) + 11) for y in {c[1] for c in halves}]
+        lines += [(1, x, min(ys) - 11, max(ys) + 11) for x in {c[0] for c in halves}]
+    for d, fixed, lo, hi in lines:
+        at = (lambda i: (i, fixed)) if d == 0 else (lambda i: (fixed, i))
+        starts = [0] if first else range(lo, hi + 1)
+        for s in starts:
+            for e in range(s + 1, hi + 1):
+                window = [at(i) for i in range(s, e + 1)]
+                if any(c in marks for c in window):
+                    break
+                empty = [c for c in window if c not in halves]
+                if not empty or len(empty) > 2 * kmax or len(empty) % 2:
+                    continue
+                # tile the empty cells with dominoes along the line (greedy left to right is the
+                # only tiling of a line; check that each pair is two neighbouring cells)
+                pairs = [(empty[i], empty[i + 1]) for i in range(0, len(empty), 2)]
+                if any(abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1 for a, b in pairs):
+                    continue
+                old = sum(halves[c] for c in window if c in halves)
+                k = len(pairs)
+                for sub in permutations(rack, k):
+                    if old + sum(a + b for a, b in sub) != 20:
+                        continue
+                    for flips in product((0, 1), repeat=k):
+                        placed = []
+                        for (c1, _), (a, b), f in zip(pairs, sub, flips):
+                            if f and a == b:
+                                break
+                            placed.append((c1[0], c1[1], b, a) if f else (c1[0], c1[1], a, b))
+                        else:
+                            move = ("place", d, tuple(placed))
+                            if is_legal_by_rules(halves, marks, move, first):
+                                found.add(move)
+    return found
+
+
+def is_legal_by_rules(halves, marks, move, first):
+    after = dict(halves)
+    for c, v in new_cells(move):
+        if c in after or c in marks:
+            return False
+        after[c] = v
+    for run in runs_of(after):
+        vals = [after[c] for c in run]
+        if sum(vals) > 20 or 0 in vals[1:-1]:
+            return False
+    cells = new_cells(move)
+    run = run_through(after, cells[0][0], move[1])
+    if not {c for c, _ in cells} <= set(run) or sum(after[c] for c in run) != 20:
+        return False
+    if first:
+        return 2 <= len(move[2]) <= 5
+    return any(c in halves for c in run)
+
+
+# -- random play ----------------------------------------------------------------------------
+
+
+def check_lines(halves, cells):
+    """No run above 20 and no blank inside one, on every row and column through ``cells``
+    (the only lines a move changes; the test's grid is its own dict)."""
+    for x, y in cells:
+        for d in (0, 1):
+            run = run_through(halves, (x, y), d)
+            if len(run) >= 2:
+                vals = [halves[c] for c in run]
+                assert sum(vals) <= 20, f"run {run} worth {sum(vals)}"
+                assert 0 not in vals[1:-1], f"blank inside run {run}"
