@@ -39,29 +39,33 @@ The model
 Where it disagrees with the dynamics (:func:`magdomino.physics.verdict.settle`)
 ------------------------------------------------------------------------------
 The statics judges the *rest pose* of a placement; the dynamics drops the tile from 1 mm
-above it and watches what happens. Measured by ``scripts/bench_statics.py`` (full run) on
-500 placements on 156 random settled structures of 2-7 tiles (magnets on for half): 490
-agree (98.0 %; 478 of the 483 whose dynamic verdict does not change under ±0.5 mm moves,
-99.0 %). All 10 disagreements were "statics: stands, dynamics: collapsed"; 9 of them stood
-in the dynamics too when the tile was released at rest in its rest pose (no drop). (The
-dynamics was changing that day, contact friction among it: an earlier run of the same
-bench, 500 placements, found 12 disagreements, all of the first class.) The classes:
+above it and watches what happens. Measured by ``scripts/bench_statics.py`` (full run,
+dynamics of commit bd49d76: contact μ = the preset's μ, falls apart from pushes, 1/2500 s
+× 30 iterations) on 500 placements on 163 random settled structures of 2-7 tiles (magnets
+on for half): 484 agree (96.8 %; 468 of the 481 whose dynamic verdict does not change
+under ±0.5 mm moves, 97.3 %). All 16 disagreements were "statics: stands, dynamics:
+collapsed"; 15 of them stood in the dynamics too when the tile was released at rest in its
+rest pose (no drop). (The dynamics changed during the day; earlier runs of the same bench
+found 10 and 12 disagreements, of the same two classes.) The classes:
 
-1. **Impacts of a drop** (9 of 10): a placement that can stand is knocked over by its own
-   landing. Most had a small margin (tilt margin under 5° in 7 of 9, load factor under
-   1.4 in 7 of 9: the structure below carries the tile's weight but not the impulse of its
-   landing). Statics: stands; dynamics: collapsed. The load factor flags the risk.
-2. **Pushes** (collapse criterion ``shift``): a landing or a magnet snap may slide a tile
-   of the construction by more than ``max_shift_mm`` without anything falling. Statics
-   judges equilibrium, not displacement: stands; dynamics: collapsed. (Not seen.)
+1. **Impacts of a drop** (15 of 16, 11 of them with magnets): a placement that can stand
+   is knocked over by its own landing, the magnets speeding the tile up as it comes down.
+   Most had a small margin (tilt margin under 5° in 11 of 15, load factor under 1.3 in 9
+   and under 1.8 in 13 of 15: the structure below carries the tile's weight but not the
+   impulse of its landing). Statics: stands; dynamics: collapsed. The load factor flags
+   the risk.
+2. **Pushes**: a landing or a magnet snap may slide a tile of the construction by more
+   than ``max_shift_mm`` without anything falling. Statics judges equilibrium, not
+   displacement: stands. The verdict reports such a shift apart and calls it a collapse
+   only with ``collapse.count_shifts``; compared here with ``collapsed``. (Not seen.)
 3. **Magnets pulling a tile into place**: a placement whose rest pose cannot stand may be
    drawn by the magnets into a nearby pose that can (a tile snapping back over its
    support). Statics: falls; dynamics: stood. (Not seen.)
-4. **Marginal balance** (1 of 10: a tile's centre of mass 0.01 mm inside its support's
-   edge, a tilt margin of 0.16°, fell in the dynamics even released at rest): within a
-   fraction of a millimetre of the tipping point the dynamics' contact penetration, its
-   manifold of at most four points per contact and the settle rule decide; the statics is
-   exact for the rigid geometry. Either way.
+4. **Marginal balance** (1 of 16: a tile's centre of mass 0.01 mm inside its support's
+   edge, a tilt margin of 0.16°, no magnets, fell in the dynamics even released at rest):
+   within a fraction of a millimetre of the tipping point the dynamics' contact
+   penetration, its manifold of at most four points per contact and the settle rule
+   decide; the statics is exact for the rigid geometry. Either way.
 5. **Static indeterminacy**: the LP asks whether *some* set of contact forces holds the
    tiles (the lower-bound theorem for rigid blocks with associated friction); with
    friction the actual forces depend on the history, so a structure that needs wedged,
@@ -69,9 +73,9 @@ bench, 500 placements, found 12 disagreements, all of the first class.) The clas
    dynamics never builds that prestress. Statics: stands; dynamics: collapsed. (Not seen.)
 
 Cost (``scripts/bench_statics.py``): a yes/no check takes about 4 ms for 3-8 tiles and
-12 ms for a tile on a settled 28-tile tower (one LP of 174 rows and about 1000 columns:
-HiGHS ~7 ms, scipy's wrapper ~3 ms, contacts and magnets the rest), 0.036 of that
-placement's dynamic verdict (0.34 s); with the margin (10-20 more LPs) 140-200 ms. Perturbed
+11-12 ms for a tile on a settled 28-tile tower (one LP of 174 rows and about 1000
+columns: HiGHS ~7 ms, scipy's wrapper ~3 ms, contacts and magnets the rest), 0.04 of that
+placement's dynamic verdict (0.29 s); with the margin (10-20 more LPs) 140-210 ms. Perturbed
 rest poses of one placement on a small structure: about 330 checks per second one by one,
 1300 through :func:`judge_many` (one LP for 30-100 trials).
 
