@@ -173,7 +173,7 @@ def starts_inside_a_tile(case: Case, size=np.array([L, 0.024, H])) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--random", type=int, default=120)
+    parser.add_argument("--random", type=int, default=150)
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--out", default=str(ROOT / "tests" / "data" / "validation_set.json"))
     args = parser.parse_args()
