@@ -118,35 +118,61 @@ class Job:
     seed: int
     offset_mm: tuple[float, float]
     hook: Callable | None = None
+    engine: str = "dynamics"
 
 
 def run_chunk(job: Job, what_if: int | None, trials: list[int]) -> list[dict]:
+    if job.engine == "statics":  # many trials in one LP (magdomino.studies.statics_engine)
+        from magdomino.studies.statics_engine import statics_chunk
+
+        return statics_chunk(job, what_if, trials)
     return [run_trial(job, what_if, i) for i in trials]
+
+
+def trial_draws(job: Job, what_if: int | None, trial: int) -> tuple[Preset, np.ndarray]:
+    """The random numbers of one trial, drawn in their fixed order (the one place they are
+    drawn: trial ``i`` sees the same hand and the same tiles whatever the engine).
+
+    Returns
+    -------
+    preset : Preset
+        ``job.scenario.preset`` with this trial's magnets, friction and mass.
+    miss : ndarray
+        No what-if: shape (n, 3), each structure tile's (dx mm, dy mm, dyaw deg). A what-if:
+        shape (4,), the placed tile's (dx mm, dy mm, dyaw deg, drop mm), ``job.offset_mm`` included.
+    """
+    sc, noise = job.scenario, job.noise
+    rng = trial_stream(job.seed, trial)
+    n_magnets = len(sc.preset.tile.magnets)
+    if what_if is None:
+        z = rng.standard_normal((len(sc.structure), 3))
+        preset = varied_preset(sc.preset, *_factors(rng, n_magnets, noise))
+        return preset, z * [noise["pos_sigma_mm"], noise["pos_sigma_mm"], noise["yaw_sigma_deg"]]
+    z = rng.standard_normal(3)
+    u = rng.random()
+    preset = varied_preset(sc.preset, *_factors(rng, n_magnets, noise))
+    lo, hi = noise["drop_mm"]
+    return preset, np.array([
+        job.offset_mm[0] + noise["pos_sigma_mm"] * float(z[0]),
+        job.offset_mm[1] + noise["pos_sigma_mm"] * float(z[1]),
+        noise["yaw_sigma_deg"] * float(z[2]),
+        lo + (hi - lo) * u,
+    ])
 
 
 def run_trial(job: Job, what_if: int | None, trial: int) -> dict:
     """Run one trial; returns its record (never raises for a failing simulation)."""
-    sc, noise = job.scenario, job.noise
-    rng = trial_stream(job.seed, trial)
+    sc = job.scenario
     record: dict[str, Any] = {"what_if": what_if, "trial": trial}
     try:
         if what_if is None:
-            z = rng.standard_normal((len(sc.structure), 3))
-            pol, friction, mass = _factors(rng, len(sc.preset.tile.magnets), noise)
-            preset = varied_preset(sc.preset, pol, friction, mass)
+            preset, deltas = trial_draws(job, None, trial)
             if job.hook is not None:
                 job.hook(what_if, trial)
-            verdict = _structure_trial(sc, preset, z * [noise["pos_sigma_mm"], noise["pos_sigma_mm"], noise["yaw_sigma_deg"]])
+            verdict = _structure_trial(sc, preset, deltas)
         else:
-            z = rng.standard_normal(3)
-            u = rng.random()
-            pol, friction, mass = _factors(rng, len(sc.preset.tile.magnets), noise)
-            preset = varied_preset(sc.preset, pol, friction, mass)
-            lo, hi = noise["drop_mm"]
-            dx = job.offset_mm[0] + noise["pos_sigma_mm"] * float(z[0])
-            dy = job.offset_mm[1] + noise["pos_sigma_mm"] * float(z[1])
-            dyaw = noise["yaw_sigma_deg"] * float(z[2])
-            drop = lo + (hi - lo) * u
+            preset, miss = trial_draws(job, what_if, trial)
+            dx, dy, dyaw, drop = (float(v) for v in miss)
             record.update(dx_mm=round(dx, 6), dy_mm=round(dy, 6), dyaw_deg=round(dyaw, 6), drop_mm=round(drop, 6))
             if job.hook is not None:
                 job.hook(what_if, trial)
