@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.model.checks import _Checker, check_number  # noqa: F401 - check_number is used by scenarios
 
 PRESET_DIR = Path(__file__).resolve().parent / "preset_files"
 
@@ -124,6 +125,38 @@ COLLAPSE_DEFAULTS = {
 """
 
 SHAPES = {"cylinder": 2, "cuboid": 3}
+
+LIMITS: dict[str, tuple[float, float]] = {
+    "size_mm": (1.0, 500.0),
+    "mass_g": (0.0, 1000.0),
+    "friction": (0.0, 5.0),
+    "polarization_T": (0.0, 2.0),
+    "solver.time_step_s": (1e-5, 1 / 240),
+    "solver.iterations": (1, 1000),
+    "solver.magnet_idle_steps": (1, 1000),
+    "solver.gravity_m_s2": (0.0, 100.0),
+    "solver.magnet_update_mm": (0.0, 10.0),
+    "solver.magnet_update_deg": (0.0, 45.0),
+    "solver.contact_erp": (0.0, 1.0),
+    "collapse.max_shift_mm": (0.0, 1000.0),
+    "collapse.max_tilt_deg": (0.0, 180.0),
+    "collapse.max_drop_mm": (0.0, 1000.0),
+    "collapse.settle_speed_mm_s": (0.0, 1000.0),
+    "collapse.settle_spin_deg_s": (0.0, 3600.0),
+    "collapse.settle_hold_s": (0.0, 60.0),
+    "collapse.time_limit_s": (0.0, 60.0),
+}
+"""What makes physical sense, as (low, high) in file units; a bound of 0 is exclusive (the
+value must be > 0) except for gravity (0: no gravity), every other bound inclusive. A tile of 1 mm to half a metre and at most a
+kilogram, friction up to 5 (rubber on rubber is about 1-2), NdFeB magnets below 1.5 T; a
+time step from 10 µs to PyBullet's default 1/240 s (beyond it these small tiles tunnel and
+topple); at most a minute of simulated time per settle."""
+
+MAX_STEPS = 2_000_000
+"""Most solver steps in one settle (``time_limit_s / time_step_s``): a run always ends (2e6
+steps of a small structure take a few minutes)."""
+
+_INTEGER_KEYS = {"solver.iterations", "solver.magnet_idle_steps"}
 
 
 def _file_value(x: float) -> float:
@@ -421,7 +454,8 @@ def load_preset(name_or_path: str | Path, relative_to: Path | None = None) -> Pr
 def read_toml(path: Path, what: str) -> dict[str, Any]:
     """The data of a TOML file; InputError naming the file when it cannot be read as one."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        # utf-8-sig: a byte-order mark, as some editors write, is not part of the TOML.
+        return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise InputError(str(path), "", f"no such {what} file") from None
     except tomllib.TOMLDecodeError as exc:
@@ -454,9 +488,11 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         required={"size_mm", "mass_g"},
         optional={"friction", "restitution", "collision", "colours", "magnets"},
     )
-    size = np.array(c.vector(tile, "tile.size_mm", "size_mm", 3, positive=True)) / 1000
-    mass = c.number(tile, "tile.mass_g", "mass_g", positive=True) / 1000
-    friction = c.number(tile, "tile.friction", "friction", minimum=0.0, default=TILE_DEFAULTS["friction"])
+    size = np.array(c.vector(tile, "tile.size_mm", "size_mm", 3, minimum=LIMITS["size_mm"][0], maximum=LIMITS["size_mm"][1])) / 1000
+    mass = c.number(tile, "tile.mass_g", "mass_g", positive=True, maximum=LIMITS["mass_g"][1]) / 1000
+    friction = c.number(
+        tile, "tile.friction", "friction", minimum=0.0, maximum=LIMITS["friction"][1], default=TILE_DEFAULTS["friction"]
+    )
     restitution = c.number(
         tile, "tile.restitution", "restitution", minimum=0.0, maximum=1.0, default=TILE_DEFAULTS["restitution"]
     )
@@ -486,7 +522,7 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         pos = np.array(c.vector(m, f"{key}.pos_mm", "pos_mm", 3)) / 1000
         shape = c.choice(m, f"{key}.shape", "shape", tuple(SHAPES), None)
         dims = tuple(v / 1000 for v in c.vector(m, f"{key}.size_mm", "size_mm", SHAPES[shape], positive=True))
-        polarization = c.number(m, f"{key}.polarization_T", "polarization_T", minimum=0.0)
+        polarization = c.number(m, f"{key}.polarization_T", "polarization_T", minimum=0.0, maximum=LIMITS["polarization_T"][1])
         axis = np.array(c.vector(m, f"{key}.axis", "axis", 3, default=[0.0, 0.0, 1.0]))
         norm = float(np.linalg.norm(axis))
         if not np.isfinite(norm) or norm < 1e-9:
@@ -510,19 +546,10 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         for k in table:
             if k == "magnet_model":
                 solver[k] = c.choice(table, "solver.magnet_model", k, ("finite", "dipole"), None)
-            elif k in ("iterations", "magnet_idle_steps"):
-                solver[k] = int(c.number(table, f"solver.{k}", k, positive=True, integer=True))
             elif k == "friction_anchor":
                 solver[k] = c.boolean(table, f"solver.{k}", k, default=True)
-            elif k == "contact_erp":
-                solver[k] = c.number(table, f"solver.{k}", k, positive=True, maximum=1.0)
-            elif k == "gravity_m_s2":
-                solver[k] = c.number(table, f"solver.{k}", k, minimum=0.0)
-            elif k == "time_step_s":
-                # Beyond PyBullet's own default (1/240 s) these small tiles tunnel and topple.
-                solver[k] = c.number(table, f"solver.{k}", k, positive=True, maximum=1 / 240)
             else:
-                solver[k] = c.number(table, f"solver.{k}", k, positive=True)
+                solver[k] = c.bounded(table, f"solver.{k}", k, *LIMITS[f"solver.{k}"], integer=f"solver.{k}" in _INTEGER_KEYS, zero=k == "gravity_m_s2")
     collapse = dict(COLLAPSE_DEFAULTS)
     if "collapse" in data:
         table = c.table(data, "collapse")
@@ -531,9 +558,17 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
             if k == "count_shifts":
                 collapse[k] = c.boolean(table, f"collapse.{k}", k, default=False)
             else:
-                collapse[k] = c.number(table, f"collapse.{k}", k, positive=True)
+                collapse[k] = c.bounded(table, f"collapse.{k}", k, *LIMITS[f"collapse.{k}"], integer=f"collapse.{k}" in _INTEGER_KEYS)
         if collapse["settle_hold_s"] >= collapse["time_limit_s"]:
             c.fail("collapse.settle_hold_s", f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
+    steps = collapse["time_limit_s"] / solver["time_step_s"]
+    if steps > MAX_STEPS:
+        key = "collapse.time_limit_s" if "time_limit_s" in data.get("collapse", {}) else "solver.time_step_s"
+        c.fail(
+            key,
+            f"at most {MAX_STEPS:,} steps per settle (collapse.time_limit_s / solver.time_step_s), got "
+            f"{collapse['time_limit_s']:g} s / {solver['time_step_s']:g} s = {steps:,.0f}",
+        )
 
     spec = TileSpec(size, mass, friction, restitution, collision, colours, tuple(magnets))
     return Preset(name, description, spec, SolverSettings.from_file(solver), CollapseSettings.from_file(collapse), source)
@@ -545,105 +580,7 @@ def colour_rgb(colour: Any) -> tuple[float, float, float] | None:
         return None
     if colour in COLOUR_RGB:
         return COLOUR_RGB[colour]
-    if len(colour) == 7 and colour[0] == "#":
-        try:
-            return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
-        except ValueError:
-            return None
+    # Exactly six hex digits: int(..., 16) alone would take "#-1-1-1" or "# 1 2 3".
+    if len(colour) == 7 and colour[0] == "#" and all(ch in "0123456789abcdefABCDEF" for ch in colour[1:]):
+        return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
     return None
-
-
-class _Checker:
-    """Checks values of one file; every failure names the file and the key."""
-
-    def __init__(self, source: str):
-        self.source = source
-
-    def fail(self, key: str, expected: str):
-        raise InputError(self.source, key, f"expected {expected}")
-
-    def keys(self, table: dict, where: str, required: set[str], optional: set[str]):
-        prefix = f"{where}." if where else ""
-        for k in table:
-            if k not in required | optional:
-                allowed = ", ".join(sorted(required | optional))
-                raise InputError(self.source, prefix + k, f"unknown key; expected one of {allowed}")
-        for k in sorted(required):
-            if k not in table:
-                raise InputError(self.source, prefix + k, "missing required key")
-
-    def table(self, data: dict, key: str) -> dict:
-        value = data[key]
-        if not isinstance(value, dict):
-            self.fail(key, "a table")
-        return value
-
-    def string(self, data: dict, key: str) -> str:
-        value = data[key]
-        if not isinstance(value, str):
-            self.fail(key, "a string")
-        return value
-
-    def boolean(self, data: dict, path: str, key: str, default: bool) -> bool:
-        value = data.get(key, default)
-        if not isinstance(value, bool):
-            self.fail(path, "true or false")
-        return value
-
-    def choice(self, data: dict, path: str, key: str, options: tuple[str, ...], default: str | None) -> str:
-        value = data.get(key, default)
-        if value not in options:
-            self.fail(path, f"one of {', '.join(repr(o) for o in options)}, got {value!r}")
-        return value
-
-    def number(
-        self,
-        data: dict,
-        path: str,
-        key: str,
-        *,
-        positive: bool = False,
-        minimum: float | None = None,
-        maximum: float | None = None,
-        integer: bool = False,
-        default: float | None = None,
-    ) -> float:
-        value = data.get(key, default)
-        return check_number(self.source, path, value, positive=positive, minimum=minimum, maximum=maximum, integer=integer)
-
-    def vector(
-        self, data: dict, path: str, key: str, n: int, *, positive: bool = False, default: list | None = None
-    ) -> list[float]:
-        value = data.get(key, default)
-        if not isinstance(value, list) or len(value) != n:
-            self.fail(path, f"a list of {n} numbers")
-        return [
-            check_number(self.source, f"{path}[{i}]", v, positive=positive) for i, v in enumerate(value)
-        ]
-
-
-def check_number(
-    source: str,
-    key: str,
-    value: Any,
-    *,
-    positive: bool = False,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    integer: bool = False,
-) -> float:
-    """Check one number from a file; raise :class:`InputError` naming ``source`` and ``key``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(source, key, "expected a number")
-    if integer and not float(value).is_integer():
-        raise InputError(source, key, f"expected a whole number, got {value}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise InputError(source, key, f"expected a finite number, got {value}")
-    if positive and value <= 0:
-        raise InputError(source, key, f"expected a number > 0, got {value:g}")
-    if minimum is not None and value < minimum:
-        raise InputError(source, key, f"expected a number >= {minimum:g}, got {value:g}")
-    if maximum is not None and value > maximum:
-        raise InputError(source, key, f"expected a number <= {maximum:g}, got {value:g}")
-    return value
