@@ -67,6 +67,22 @@ WHAT_IF_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "drop_mm", "slide_mm"}
 DEFAULT_DROP_MM = 1.0
 POS_LIMIT_MM = 5000.0
 """Positions beyond 5 m are typing mistakes, not towers on a table."""
+DROP_LIMIT_MM = 100.0
+"""A hand releases a tile at most 10 cm above its rest (higher is throwing it)."""
+SLIDE_LIMIT_MM = 500.0
+"""A slide starts at most half a metre away (at the hand's 5 cm/s, 10 s of simulated time)."""
+YAW_LIMIT_DEG = 360.0
+
+NOISE_LIMITS = {
+    "pos_sigma_mm": 50.0,
+    "yaw_sigma_deg": 180.0,
+    "drop_mm": DROP_LIMIT_MM,
+    "polarization_rel_sigma": 1.0,
+    "friction_rel_sigma": 1.0,
+    "mass_rel_sigma": 1.0,
+}
+"""Largest value of each ``[noise]`` key: a hand that misses by more than 5 cm, or tiles that
+differ by more than 100 % (sigma), are not the careful player the odds describe."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +143,8 @@ def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         raise InputError(source, "name", "expected a string")
+    if not isinstance(data.get("description", ""), str):
+        raise InputError(source, "description", "expected a string")
     preset_ref = data.get("preset", "standard")
     if not isinstance(preset_ref, str):
         raise InputError(source, "preset", "expected a preset name or a path to a preset file")
@@ -157,7 +175,23 @@ def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None
         for i, entry in enumerate(what_if_raw)
     ]
     noise = check_noise(data.get("noise", {}), source)
-    return Scenario(name, preset, magnets, seed, tuple(structure), tuple(what_if), noise, source)
+    scenario = Scenario(name, preset, magnets, seed, tuple(structure), tuple(what_if), noise, source)
+    check_scenario(scenario)
+    return scenario
+
+
+def check_scenario(scenario: Scenario) -> None:
+    """Refuse (InputError naming the key) what no command can run: a structure tile or a
+    what-if that starts inside a tile of the structure. Every command calls this (through
+    :func:`load_scenario`) before any work, so that ``simulate``, ``odds``, ``sweep`` and
+    ``whatif`` refuse the same files. The what-ifs are aimed at the structure as written;
+    :func:`simulate` aims them again at the settled structure.
+    """
+    size = scenario.preset.tile.size
+    poses = structure_poses(scenario, size)
+    nominal = (np.array([p for p, _ in poses]), np.array([q for _, q in poses]))
+    for placement in scenario.what_if:
+        aim_placement(scenario, nominal, placement, size)
 
 
 def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
@@ -171,12 +205,14 @@ def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
         if k == "drop_mm":
             if not isinstance(v, list) or len(v) != 2:
                 raise InputError(source, f"{key}.drop_mm", "expected a range [low, high] in mm")
-            lo, hi = (check_number(source, f"{key}.drop_mm[{j}]", x, minimum=0.0) for j, x in enumerate(v))
+            lo, hi = (
+                check_number(source, f"{key}.drop_mm[{j}]", x, minimum=0.0, maximum=NOISE_LIMITS[k]) for j, x in enumerate(v)
+            )
             if hi < lo:
                 raise InputError(source, f"{key}.drop_mm", f"expected low <= high, got [{lo:g}, {hi:g}]")
             out[k] = [lo, hi]
         else:
-            out[k] = check_number(source, f"{key}.{k}", v, minimum=0.0)
+            out[k] = check_number(source, f"{key}.{k}", v, minimum=0.0, maximum=NOISE_LIMITS[k])
     return out
 
 
@@ -220,7 +256,7 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
         t, h = value["tile"], value["half"]
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < earlier:
             raise InputError(source, f"{key}.on.tile", f"expected the index of an earlier structure tile (0..{earlier - 1}), got {t!r}")
-        if h not in (0, 1) or isinstance(h, bool):
+        if isinstance(h, bool) or not isinstance(h, int) or h not in (0, 1):
             raise InputError(source, f"{key}.on.half", f"expected 0 or 1, got {h!r}")
         below = used[t].pips[h]
         if below not in pips:
@@ -228,19 +264,21 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
                 source, f"{key}.on", f"expected a tile with a half of {below} pips to lie on tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
             )
         on = (t, h)
-    yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0))
+    yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0), minimum=-YAW_LIMIT_DEG, maximum=YAW_LIMIT_DEG)
     fixed = entry.get("fixed", False)
     if not isinstance(fixed, bool):
         raise InputError(source, f"{key}.fixed", "expected true or false")
-    drop = check_number(source, f"{key}.drop_mm", entry.get("drop_mm", DEFAULT_DROP_MM), minimum=0.0)
+    drop = check_number(source, f"{key}.drop_mm", entry.get("drop_mm", DEFAULT_DROP_MM), minimum=0.0, maximum=DROP_LIMIT_MM)
     slide = None
     if "slide_mm" in entry:
         value = entry["slide_mm"]
         if not isinstance(value, list) or len(value) != 2:
             raise InputError(source, f"{key}.slide_mm", "expected [dx, dy] in mm: where the slide starts, from the target")
         slide = tuple(check_number(source, f"{key}.slide_mm[{j}]", v) for j, v in enumerate(value))
-        if math.hypot(*slide) < 1.0:
-            raise InputError(source, f"{key}.slide_mm", "expected a start at least 1 mm from the target")
+        if not 1.0 <= math.hypot(*slide) <= SLIDE_LIMIT_MM:
+            raise InputError(
+                source, f"{key}.slide_mm", f"expected a start 1 to {SLIDE_LIMIT_MM:g} mm from the target, got {math.hypot(*slide):g} mm"
+            )
     return Placement(pips, pos, yaw, on, fixed, drop, slide)
 
 
@@ -511,6 +549,7 @@ def simulate(scenario: Scenario, *, gui: bool = False, trace: bool = False) -> S
     With ``trace``, ``result.traces`` holds each what-if's settle series (see :func:`settle`).
     """
     start = time.perf_counter()
+    check_scenario(scenario)
     verdict, settled = settle_structure(scenario, gui=gui)
     outcomes: list[Verdict | None] = []
     traces: list[list | None] = []

@@ -1,0 +1,60 @@
+"""Scenario values that would hang a run or make no physical sense are refused on load, the
+bound named; a scenario no command can run is refused by every loader (issue 12)."""
+
+import pytest
+
+from magdomino.errors import InputError
+from magdomino.studies.scenario import load_scenario, scenario_from_dict
+
+BASE = [{"pips": [6, 6], "pos_mm": [0, 0]}]
+
+
+def _refused(data) -> str:
+    with pytest.raises(InputError) as info:
+        scenario_from_dict(data, source="S.toml")
+    return str(info.value)
+
+
+def test_a_slide_from_a_kilometre_away_is_refused():
+    message = _refused({"structure": BASE, "what_if": [{"pips": [6, 5], "pos_mm": [60, 0], "slide_mm": [1e9, 0]}]})
+    assert message.startswith("S.toml: what_if[0].slide_mm:") and "500 mm" in message
+
+
+@pytest.mark.parametrize("key, value, bound", [
+    ("mass_rel_sigma", 1e300, "[0, 1]"),
+    ("pos_sigma_mm", 1e6, "[0, 50]"),
+    ("drop_mm", [0, 1e9], "[0, 100]"),
+])
+def test_absurd_noise_is_refused_with_the_bound(key, value, bound):
+    message = _refused({"structure": BASE, "noise": {key: value}})
+    assert f"noise.{key}" in message and bound in message
+
+
+def test_a_drop_from_a_metre_is_refused():
+    message = _refused({"structure": BASE, "what_if": [{"pips": [6, 5], "on": {"tile": 0, "half": 1}, "drop_mm": 1000}]})
+    assert "what_if[0].drop_mm" in message and "100" in message
+
+
+def test_a_float_half_is_refused_in_one_line():
+    message = _refused({"structure": [*BASE, {"pips": [6, 5], "on": {"tile": 0, "half": 1.0}}]})
+    assert message == "S.toml: structure[1].on.half: expected 0 or 1, got 1.0"
+
+
+def test_a_description_must_be_text():
+    assert _refused({"structure": BASE, "description": 5}) == "S.toml: description: expected a string"
+
+
+def test_a_structure_tile_inside_another_is_refused_on_load():
+    message = _refused({"structure": [*BASE, {"pips": [6, 5], "pos_mm": [0, 0, 4]}]})
+    assert message.startswith("S.toml: structure[1].pos_mm:") and "inside structure[0]" in message
+
+
+def test_a_what_if_inside_a_tile_is_refused_on_load():
+    message = _refused({"structure": BASE, "what_if": [{"pips": [6, 5], "pos_mm": [5, 0, 4]}]})
+    assert message.startswith("S.toml: what_if[0].pos_mm:") and "inside structure[0]" in message
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'name = "bom"\n[[structure]]\npips = [6, 6]\npos_mm = [0, 0]\n')
+    assert load_scenario(path).name == "bom"
