@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.faces.running import Terminated, interruptible, json_alone_on_stdout, json_stdout
 
 FLAG_OF = {
     "what_ifs": "--what-if",
@@ -40,7 +41,7 @@ class _Parser(argparse.ArgumentParser):
 def _write_json(path: str, document: dict) -> None:
     text = json.dumps(document, indent=2) + "\n"
     if path == "-":
-        sys.stdout.write(text)
+        json_stdout().write(text)
         return
     try:
         Path(path).write_text(text)
@@ -48,12 +49,26 @@ def _write_json(path: str, document: dict) -> None:
         raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
 
 
+_SUFFIXES = {"--gif": (".gif",), "--out": (".png", ".gif")}
+"""Outputs whose format is fixed; the figures (``--plot``, ``--png``) take any format
+matplotlib writes."""
+
+
 def _check_output(path, flag: str) -> None:
     """Refuse, before any work, an output file that cannot be written: its directory must
-    exist and be writable (a long run must not find out at its end)."""
+    exist and be writable, its suffix a format we write (a long run must not find out at its end)."""
     if path is None or (flag == "--json" and path == "-"):
         return
     p = Path(path)
+    suffix = p.suffix.lower()
+    if flag in ("--plot", "--png") and suffix:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        formats = sorted(FigureCanvasBase.get_supported_filetypes())
+        if suffix[1:] not in formats:
+            raise InputError("command line", flag, f"expected a figure file ({', '.join('.' + f for f in formats)}), got {path}")
+    if flag in _SUFFIXES and suffix and suffix not in _SUFFIXES[flag]:
+        raise InputError("command line", flag, f"expected a {' or '.join(_SUFFIXES[flag])} file, got {path}")
     parent = p.parent
     if p.is_dir():
         raise InputError("command line", flag, f"expected a file to write, got the directory {path}")
@@ -233,10 +248,19 @@ def _cmd_play(args) -> int:
     if args.seed < 0:
         raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
     physics = None
+    if args.physics != "pybullet" and (args.preset is not None or args.no_magnets):
+        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet (without physics nothing is simulated)")
     if args.physics == "pybullet":
+        from magdomino.model.presets import load_preset
         from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 
-        physics = PybulletAdjudicator(args.preset, magnets=not args.no_magnets)
+        try:
+            preset = load_preset(args.preset or "standard")
+        except InputError as exc:  # not found: in the command line's words, never as a file
+            if exc.key != "preset":
+                raise
+            raise InputError("command line", "--preset", f"{exc.expected}, got {args.preset!r}") from None
+        physics = PybulletAdjudicator(preset, magnets=not args.no_magnets)
     max_placements = args.max_placements
     if max_placements is None and physics is not None:
         max_placements = 300
@@ -275,7 +299,7 @@ def _add_play(sub) -> None:
     p.add_argument("--record", metavar="FILE", help="vingt: draw a saved record (--png) instead of playing")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--physics", choices=["pybullet", "none"], default="none", help="who decides collapses (default none)")
-    p.add_argument("--preset", default="standard", help="physical preset for --physics pybullet")
+    p.add_argument("--preset", help="physical preset for --physics pybullet (default standard)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--variant", choices=["extremities"], help="Défi magnétique: place on extremities only")
     p.add_argument("--perpendicular", action="store_true", help="allow perpendicular tower placements")
@@ -536,19 +560,24 @@ _COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep, _add
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. Exit status: 0 done, 2 bad input (one line), 130 interrupted by
+    SIGINT (Ctrl-C), 143 by SIGTERM; an interruption prints one line, ends the workers and
+    leaves the trial log ready for ``--resume``."""
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-        if not getattr(args, "func", None):
-            parser.print_help()
+    with interruptible():
+        try:
+            args = parser.parse_args(argv)
+            if not getattr(args, "func", None):
+                parser.print_help()
+                return 2
+            with json_alone_on_stdout(args):
+                return int(args.func(args) or 0)
+        except InputError as exc:
+            print(f"magdomino: {exc.for_command_line(flag_of)}", file=sys.stderr)
             return 2
-        return int(args.func(args) or 0)
-    except InputError as exc:
-        print(f"magdomino: {exc.for_command_line(flag_of)}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. piped into head: not an error of ours
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        print("magdomino: interrupted", file=sys.stderr)
-        return 130
+        except BrokenPipeError:  # e.g. piped into head: not an error of ours
+            sys.stderr.close()
+            return 0
+        except KeyboardInterrupt as exc:
+            print("magdomino: interrupted", file=sys.stderr)
+            return 143 if isinstance(exc, Terminated) else 130

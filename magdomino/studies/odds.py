@@ -57,8 +57,8 @@ import numpy as np
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.presets import Preset
 from magdomino.physics.verdict import Verdict
-from magdomino.studies.runner import Runner, TrialLog, execute, poses_digest, runner_for, scenario_digest
-from magdomino.studies.scenario import NOISE_KEYS, Scenario, settle_structure, with_preset
+from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest
+from magdomino.studies.scenario import NOISE_KEYS, SLIDE_LIMIT_MM, Scenario, check_noise, check_scenario, settle_structure, with_preset
 from magdomino.studies.trials import Job, resolve_noise, run_chunk, varied_preset
 
 DEFAULT_BATCH = 100
@@ -73,6 +73,9 @@ SWEEP_PARAMS = {
 """Parameters :func:`sweep` can vary, with what they mean."""
 
 LOG_FORMAT = 1
+
+SCALE_LIMIT = 10.0
+"""Largest ``polarization_scale`` of a sweep (10 × 1.2 T is far past any magnet)."""
 
 UNDECIDED_REASON = "time limit"
 """The verdict reason of a trial that neither settled nor collapsed in time (see the module docstring)."""
@@ -291,6 +294,17 @@ def odds_settings(settings: "OddsSettings | int", **changes) -> OddsSettings:
     return OddsSettings(settings, **changes)
 
 
+def _jobs_for(run: OddsSettings, work: int) -> int | None:
+    """The local pool's size: ``run.jobs`` capped at the ``work`` (trials), said on stderr when
+    the caller asked for more (other executors size themselves)."""
+    if run.executor not in (None, "processes") or run.scheduler is not None:
+        return run.jobs
+    jobs = capped_jobs(run.jobs, work)
+    if run.jobs is not None and run.jobs > jobs:
+        print(f"magdomino: {run.jobs} workers asked for {work} trials; starting {jobs}", file=sys.stderr)
+    return jobs
+
+
 def _check_positive_int(value, name) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
         raise InputError(ARGUMENTS, name, f"expected a whole number > 0, got {value!r}")
@@ -307,6 +321,7 @@ def estimate_odds(
     settled: tuple[np.ndarray, np.ndarray] | None = None,
     _log_name: str = "odds.jsonl",
     _log_extra: dict | None = None,
+    _log_required: bool = True,
     _trial_hook: Callable | None = None,
     **changes,
 ) -> OddsResult:
@@ -333,6 +348,7 @@ def estimate_odds(
         verdicts) of ``trials``; ``p_collapse = collapses / (trials - errors - undecided)``.
     """
     run = odds_settings(settings, **changes).checked(scenario)
+    check_scenario(scenario)  # what simulate refuses, odds refuses, before any work
     trials, seed, precision, batch = run.trials, run.seed, run.precision, run.batch
     noise_used = resolve_noise(scenario, run.noise)
     offset_mm = (float(offset_mm[0]), float(offset_mm[1]))
@@ -343,8 +359,12 @@ def estimate_odds(
         for w in labels:
             if not isinstance(w, int) or not 0 <= w < len(scenario.what_if):
                 raise InputError(ARGUMENTS, "what_ifs", f"expected what-if indices in 0..{len(scenario.what_if) - 1}, got {w!r}")
+    log_path = Path(run.out_dir) / _log_name if run.out_dir is not None else None
+    if run.resume and _log_required and not log_path.is_file():  # before any work
+        raise InputError(str(log_path.parent), "", f"nothing to resume: no run stored here ({_log_name}); leave out {{resume}} to start one")
+    jobs = _jobs_for(run, trials * len(labels))
     start = time.perf_counter()
-    with runner_for(run.executor, run.jobs, run.scheduler) as runner:  # its workers start while the structure settles
+    with runner_for(run.executor, jobs, run.scheduler) as runner:  # its workers start while the structure settles
         if labels == [None]:
             settled = None
         elif settled is None:
@@ -367,7 +387,7 @@ def estimate_odds(
             "batch": batch if precision is not None else None,
             **(_log_extra or {}),
         }
-        log = TrialLog(Path(run.out_dir) / _log_name, header, run.resume) if run.out_dir is not None else None
+        log = TrialLog(log_path, header, run.resume, _log_required) if log_path is not None else None
         final = _run_trials(runner, job, labels, trials, precision, batch, log, run.progress)
     return OddsResult(
         scenario=scenario.name,
@@ -526,9 +546,20 @@ def sweep(
         raise InputError(ARGUMENTS, "values", f"expected values >= 0 for {param}, got {min(values):g}")
     if param.startswith("offset_") and not scenario.what_if:
         raise InputError(scenario.source, "what_if", f"expected at least one [[what_if]] to sweep {param}")
+    if param == "polarization_scale" and max(values) > SCALE_LIMIT:
+        raise InputError(ARGUMENTS, "values", f"expected factors in [0, {SCALE_LIMIT:g}] for {param}, got {max(values):g}")
+    if param.startswith("offset_") and max(abs(v) for v in values) > SLIDE_LIMIT_MM:
+        raise InputError(ARGUMENTS, "values", f"expected offsets within ±{SLIDE_LIMIT_MM:g} mm, got {max(values, key=abs):g}")
+    if param in NOISE_KEYS:
+        for v in values:  # each value as the noise table would take it, said in terms of --values
+            try:
+                check_noise({param: v}, ARGUMENTS)
+            except InputError as exc:
+                raise InputError(ARGUMENTS, "values", exc.expected + f" for {param}") from None
     run = odds_settings(settings, **changes).checked(scenario)  # checked once, before the first value
+    n_what_ifs = len(what_ifs) if what_ifs is not None else max(1, len(scenario.what_if))
     runs = []
-    with runner_for(run.executor, run.jobs, run.scheduler) as runner:
+    with runner_for(run.executor, _jobs_for(run, run.trials * n_what_ifs), run.scheduler) as runner:
         for k, value in enumerate(values):
             sc, run_noise, offset = scenario, dict(run.noise or {}), (0.0, 0.0)
             if param == "polarization_scale":
@@ -542,7 +573,7 @@ def sweep(
             runs.append(
                 estimate_odds(
                     sc, replace(run, executor=runner, noise=run_noise), offset_mm=offset, what_ifs=what_ifs,
-                    _log_name=f"sweep-{param}-{k:03d}.jsonl", _log_extra={"param": param, "value": value},
+                    _log_name=f"sweep-{param}-{k:03d}.jsonl", _log_extra={"param": param, "value": value}, _log_required=k == 0,
                 )
             )
     return SweepResult(param, values, runs)

@@ -13,6 +13,8 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
+import sys
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -57,6 +59,39 @@ def default_jobs() -> int:
 
 def _ping() -> bool:
     return True
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _worker_init() -> None:
+    """First thing in every pool worker.
+
+    - Ignore SIGINT: Ctrl-C reaches the whole foreground process group, and the parent
+      handles it (ends the workers, closes the log, prints one line); a worker that raised
+      KeyboardInterrupt would print its own traceback.
+    - Die with its parent (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``): a worker's parent
+      is the forkserver, which exits when the main process goes, however it goes (SIGKILL
+      included), so no worker outlives the run.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # no prctl: the parent still ends its workers on close
+        return
+    if os.getppid() == 1:  # the parent went before prctl took effect
+        os._exit(1)
+
+
+def capped_jobs(jobs: int | None, work: int) -> int:
+    """Worker processes for ``work`` trials: ``jobs`` (default all cores), never more than the
+    trials (a worker with nothing to do still costs a process and its memory)."""
+    wanted = default_jobs() if jobs is None else int(jobs)
+    return max(1, min(wanted, int(work)))
 
 
 class _SerialExecutor(Executor):
@@ -109,7 +144,7 @@ class Runner:
     def _new_pool(self):
         # The workers start now, while the caller goes on (settling the structure, say); the
         # first submit checks that they did.
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context())
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context(), initializer=_worker_init)
         self._started = pool.submit(_ping)
         return pool
 
@@ -164,20 +199,33 @@ class Runner:
         self._pool = self._new_pool()
         return True
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Shut the workers down: after their running trials, or at once with ``abort`` (an
+        interruption: nothing they would still compute is wanted)."""
         if self.kind == "processes" and self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            if abort:
+                self._kill_workers()
+            self._pool.shutdown(wait=not abort, cancel_futures=True)
         for thing in self._owned:
             with contextlib.suppress(Exception):
                 thing.close()
         self._owned.clear()
         self._pool = None
 
+    def _kill_workers(self) -> None:
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.kill()
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.join(5)
+
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, *exc):
+        self.close(abort=exc_type is not None)
 
 
 def _is_dask_client(obj) -> bool:
@@ -265,9 +313,15 @@ def poses_digest(settled) -> str | None:
 
 
 class TrialLog:
-    """Append-only JSON-lines file: a header line, then one line per finished trial."""
+    """Append-only JSON-lines file: a header line, then one line per finished trial.
 
-    def __init__(self, path: Path, header: dict, resume: bool):
+    ``resume``: read the trials of the run stored there (same header) and append to it; with
+    ``require`` a missing log is refused (nothing to resume). The file is changed only once
+    every check has passed: an incomplete last line (cut short, or garbage after the last
+    trial, as an interruption leaves it) is dropped; damage before it is refused.
+    """
+
+    def __init__(self, path: Path, header: dict, resume: bool, require: bool = True):
         self.path = path
         self.records: dict[tuple, dict] = {}
         try:
@@ -279,28 +333,30 @@ class TrialLog:
             raise InputError(
                 str(path), "", "already holds a run; pass {resume} to continue it, or choose another {out_dir}"
             )
-        if exists:
-            self._read(header)
+        if resume and require and not exists:
+            raise InputError(str(path.parent), "", f"nothing to resume: no run stored here ({path.name}); leave out {{resume}} to start one")
+        keep = self._read(header) if exists else None
         try:
+            if keep is not None and keep < path.stat().st_size:
+                with open(path, "r+b") as f:
+                    f.truncate(keep)
             self.file = open(path, "a", encoding="utf-8")
             if not exists:
                 self.write(header)
         except OSError as exc:
             raise InputError(str(path), "", f"cannot write ({exc.strerror})") from None
 
-    def _read(self, header: dict) -> None:
+    def _read(self, header: dict) -> int:
+        """Check the stored run and read its trials; returns how many bytes of the file to keep."""
         try:
             data = self.path.read_bytes()
         except OSError as exc:
             raise InputError(str(self.path), "", f"cannot read ({exc.strerror})") from None
-        end = data.rfind(b"\n") + 1
-        if end < len(data):  # a line cut short by the interruption: drop it
-            with open(self.path, "r+b") as f:
-                f.truncate(end)
-        lines = data[:end].decode("utf-8", "replace").splitlines()
+        keep = data.rfind(b"\n") + 1  # after it: a line cut short by the interruption
+        lines = data[:keep].split(b"\n")[:-1]
         try:
             stored = json.loads(lines[0]) if lines else None
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, UnicodeDecodeError):
             stored = None
         if not isinstance(stored, dict) or stored.get("kind") != "header":
             raise InputError(str(self.path), "", "not a magdomino odds log (no header line)")
@@ -316,9 +372,13 @@ class TrialLog:
         for n, line in enumerate(lines[1:], start=2):
             try:
                 record = json.loads(line)
-                self.records[record["what_if"], int(record["trial"])] = record
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                key = record["what_if"], int(record["trial"])
+            except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+                if n == len(lines):  # the last line: a record the interruption left incomplete
+                    return keep - len(line) - 1
                 raise InputError(str(self.path), f"line {n}", "expected a trial record (the log is damaged)") from None
+            self.records[key] = record
+        return keep
 
     def write(self, record: dict) -> None:
         self.file.write(json.dumps(record) + "\n")

@@ -1,0 +1,82 @@
+"""How a command runs: interruptions (SIGINT, SIGTERM) and ``--json -`` (stdout for the JSON alone).
+
+Used by :func:`magdomino.faces.cli.main` around every command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+
+_JSON_STDOUT: list = []
+"""The real stdout while a command runs with ``--json -`` (see :func:`json_alone_on_stdout`)."""
+
+
+def json_stdout():
+    """Where ``--json -`` writes: the real stdout, also while everything else goes to stderr."""
+    return _JSON_STDOUT[-1] if _JSON_STDOUT else sys.stdout
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it ends as on Ctrl-C (workers ended,
+    logs closed) with its own exit status."""
+
+
+def _on_signal(signum, frame):
+    # One interruption is enough: a second Ctrl-C must not break the cleanup of the first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+@contextlib.contextmanager
+def interruptible():
+    """SIGINT and SIGTERM end a command cleanly (see :func:`main`); the handlers are put back after."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def json_alone_on_stdout(args):
+    """With ``--json -``, stdout holds the JSON document alone: every other line (ours, the
+    physics engine's own prints, the workers') goes to stderr, at the file-descriptor level."""
+    if getattr(args, "json", None) != "-":
+        yield
+        return
+    sys.stdout.flush()
+    try:
+        fd, err = sys.stdout.fileno(), sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # captured in-process: Python's streams only
+        fd = None
+    if fd is None:
+        _JSON_STDOUT.append(sys.stdout)
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                yield
+        finally:
+            _JSON_STDOUT.pop()
+        return
+    saved = os.dup(fd)
+    json_out = os.fdopen(os.dup(saved), "w")
+    os.dup2(err, fd)
+    _JSON_STDOUT.append(json_out)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _JSON_STDOUT.pop()
+        sys.stdout.flush()
+        json_out.close()
+        os.dup2(saved, fd)
+        os.close(saved)
