@@ -1,7 +1,10 @@
 """The rules layer: the three Magnetic Domino rules as games with an OpenSpiel-like State API.
 
-- :class:`Game`, :class:`State` (:mod:`magdomino.games.game`): traditional, defi, quinconce;
-  choices made where RULES.md is silent are listed in that module's docstring.
+- :class:`Game` and the rule registry (:mod:`magdomino.games.core`; choices made where
+  RULES.md is silent are listed in its docstring), :class:`State`
+  (:mod:`magdomino.games.state`); each rule in a module of its own, registered below:
+  :mod:`~magdomino.games.traditional`, :mod:`~magdomino.games.defi`,
+  :mod:`~magdomino.games.quinconce`. (20 sur 20 is :mod:`magdomino.games.vingt`.)
 - :class:`Action`, :class:`Deal`, :data:`DRAW`, :data:`PASS`, :data:`DEAL`
   (:mod:`magdomino.games.actions`).
 - The adjudicator interface and the ``none`` and scripted adjudicators
@@ -23,8 +26,16 @@ from magdomino.physics.adjudicator import (
     ScriptedAdjudicator,
     make_adjudicator,
 )
-from magdomino.games.game import CHANCE, RULES, TERMINAL, Game, IllegalActionError, State
+from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_rule
+from magdomino.games.defi import Defi
+from magdomino.games.quinconce import Quinconce
 from magdomino.games.record import format_record, play_game
+from magdomino.games.state import State
+from magdomino.games.traditional import Traditional
+
+register_rule(Traditional())
+register_rule(Defi())
+register_rule(Quinconce())
 
 __all__ = [
     "Action",
@@ -48,4 +59,5 @@ __all__ = [
     "format_record",
     "make_adjudicator",
     "play_game",
+    "register_rule",
 ]

@@ -33,7 +33,7 @@ import numpy as np
 from magdomino.errors import InputError
 from magdomino.maths.geometry import DIR_NAMES
 from magdomino.games.actions import DEAL
-from magdomino.games.game import CHANCE, TERMINAL, Game
+from magdomino.games.core import CHANCE, TERMINAL, Game
 
 RECORD_VERSION = 1
 MAX_ACTIONS = 200_000

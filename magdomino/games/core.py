@@ -1,0 +1,253 @@
+"""The shared core of the Magnetic Domino rules: :class:`Game`, :class:`State` and the rule registry.
+
+Each rule is a module of its own (:mod:`~magdomino.games.traditional`,
+:mod:`~magdomino.games.defi`, :mod:`~magdomino.games.quinconce`) holding its legality and its
+consequences as a :class:`Rule`; this core deals, draws, passes, scores, asks the
+adjudicator and keeps the record. Adding a rule = one module + one :func:`register_rule`
+line in :mod:`magdomino.games`.
+
+In the spirit of OpenSpiel: ``Game(rule, players, seed, options)`` →
+``game.new_initial_state()`` → a :class:`State` that starts at a chance node (the deal).
+``current_player()`` is a seat (0, 1, …), :data:`CHANCE` or :data:`TERMINAL`;
+``legal_actions()`` lists the actions in :attr:`Action.sort_key` order (a single
+:data:`DRAW` or :data:`PASS` when nothing can be placed; the single forced double when a
+construction starts); ``apply_action`` plays one. At a chance node the only action is
+:data:`DEAL`, which shuffles with the state's own ``numpy.random.Generator`` (seeded from
+the game's seed, carried by the state so clones and JSON copies continue identically), or
+a scripted :class:`Deal`. Drawing takes the next tile of the shuffled, face-down stock, so
+every chance event comes from that one seeded stream.
+
+Choices made where RULES.md is silent (a family at the table would expect these):
+
+- **Who starts** a deal or a new construction: the highest double in any hand; with no
+  double in any hand, the highest tile by pip total (ties: higher top half). The starting
+  tile is forced and lies flat at grid square (0, 0), half 0 towards −x.
+- **Traditional** chain: a straight line along x on the grid; both ends of the first tile
+  are open (so with a double start a matching tile has two placements, left and right).
+- **Extremities** (Défi variant, quinconce): a placement attaches to one parent, the
+  lowest-numbered eligible tile it rests on / touches end to end / slides under; only that
+  parent must be an extremity. Placements with the same tile and pose are one action.
+- **Quinconce**: the tower mode places on top of an extremity (``parallel_only`` applies
+  as in Défi); the flat mode places end to end against a table-level extremity (in line)
+  or slides under an extremity lying at level 1. A collapsing placement was a placement
+  (every attempt is final), so it switches the mode like any other; the restarting double
+  then counts as a flat placement (3–4 players: the next tile goes on top; 2 players: the
+  restarter owes "tower", the other player keeps what they owed).
+- **Collapse**: the first tile of a construction never collapses; an adjudicator error is
+  recorded and never counted as a collapse; the traditional rule has no collapse.
+- **Scores**: per deal, winners 0 and every other player their pips (kids: tiles) in hand;
+  a blocked deal's winners are those with the fewest pips (kids: tiles), ties shared.
+  ``scores()`` are the match totals; ``winners()`` are the deal's winners for a one-deal
+  match, else the seats with the lowest total (ties shared); ``returns()`` gives each
+  winner ``1/len(winners)`` and the others 0.
+- The deal after a blocked or won deal starts by the same rule (highest double).
+- **Deal**: a hand of a single colour makes the whole deal be shuffled again from the same
+  stream; with a one-colour palette that rule cannot hold and is skipped. A scripted
+  :class:`Deal` is taken as given.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.actions import Action
+from magdomino.maths import geometry as geo
+from magdomino.model.tiles import ALL_TILES, colour_of
+from magdomino.physics.adjudicator import make_adjudicator
+
+if TYPE_CHECKING:
+    from magdomino.games.state import State
+
+CHANCE = -1
+TERMINAL = -4
+VARIANTS = (None, "extremities")
+STATE_FORMAT = "magdomino.state/1"
+
+_TILE_INDEX = {t: i for i, t in enumerate(ALL_TILES)}
+_START_RANK = {t: ((1, t[0], 0) if t[0] == t[1] else (0, t[0] + t[1], t[1])) for t in ALL_TILES}
+_COLOUR_MAPS: dict = {}
+_ACTION_CACHE: dict = {}
+"""Actions are immutable values, shared by every game (bounded: cleared when it grows big)."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is not in ``legal_actions()`` was applied."""
+
+
+class Rule(Protocol):
+    """What a rule module provides to the core (one object per rule, stateless).
+
+    ``name``; ``uses_grid`` (the construction lives on the rules' square grid);
+    ``can_collapse`` (a physics collapse has a consequence); ``variants`` (the names the
+    game's ``variant`` option may take); ``always_extremities`` (placements only on
+    extremities); ``own_modes_at_two`` (with two players each keeps their own mode); ``mode(state, player)`` (the
+    mode the player must place in); ``legal(state, hand, mode)`` (the placements, in the
+    rules' action order); ``placed(state, player, action, number)`` (what a placement
+    changes besides the hand: open ends, the grid, modes); ``restart(state)`` (when a new
+    construction starts after a collapse).
+    """
+
+    name: str
+    uses_grid: bool
+    can_collapse: bool
+    variants: tuple
+    always_extremities: bool
+    own_modes_at_two: bool
+
+    def mode(self, state: "State", player: int) -> str: ...
+
+    def legal(self, state: "State", hand: list, mode: str) -> list: ...
+
+    def placed(self, state: "State", player: int, action: Action, number: int) -> None: ...
+
+    def restart(self, state: "State") -> None: ...
+
+
+RULES: dict[str, Rule] = {}
+"""The registered rules, by name (:func:`register_rule`)."""
+
+
+def register_rule(rule: Rule) -> None:
+    """Make ``Game(rule.name, ...)`` play ``rule``."""
+    RULES[rule.name] = rule
+
+
+def _default_colours():
+    from magdomino.model.presets import DEFAULT_COLOURS
+
+    return list(DEFAULT_COLOURS)
+
+
+class Game:
+    """One match's settings.
+
+    Parameters
+    ----------
+    rule : "traditional" | "defi" | "quinconce"
+    players : 2, 3 or 4
+    seed : int
+        Seeds the deal stream (``numpy.random.default_rng(seed)``).
+    options : dict, optional (or keyword arguments)
+        ``parallel_only`` (True), ``variant`` (None or ``"extremities"``, Défi only;
+        quinconce always plays on extremities), ``kids`` (False: count tiles instead of
+        pips), ``deals`` (1), ``adjudicator`` (None / ``"none"`` / an object with
+        ``start``/``place``), ``colours`` (a preset's colour list, default
+        :data:`magdomino.model.presets.DEFAULT_COLOURS`), ``tile_size`` (m; default the
+        adjudicator's ``tile_size`` or the standard 48 × 24 × 8 mm), ``max_placements``
+        (None: no limit; an int: a deal with that many placements, collapses included, ends
+        and is scored like a blocked one, reason ``"placement limit"``; physics games need
+        it, since with magnets too weak for the players' staircases a deal can collapse for
+        ever).
+    """
+
+    def __init__(self, rule: str, players: int, seed: int = 0, options: dict | None = None, **kwargs):
+        opts = dict(options or {})
+        opts.update(kwargs)
+        if rule not in RULES:
+            raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
+        self.rules = RULES[rule]
+        if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 4:
+            raise InputError(ARGUMENTS, "players", f"2, 3 or 4 players, got {players!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise InputError(ARGUMENTS, "seed", f"a non-negative integer, got {seed!r}")
+        self.rule = rule
+        self.players = int(players)
+        self.seed = int(seed)
+        self.parallel_only = bool(opts.pop("parallel_only", True))
+        self.variant = opts.pop("variant", None)
+        if self.variant not in VARIANTS:
+            raise InputError(ARGUMENTS, "variant", f"'extremities' or nothing, got {self.variant!r}")
+        if self.variant is not None and self.variant not in self.rules.variants:
+            raise InputError(
+                ARGUMENTS,
+                "variant",
+                "'extremities' is a variant of the defi rule (quinconce always plays on extremities)",
+            )
+        self.kids = bool(opts.pop("kids", False))
+        deals = opts.pop("deals", 1)
+        if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+            raise InputError(ARGUMENTS, "deals", f"a positive number of deals, got {deals!r}")
+        self.deals = int(deals)
+        adj = opts.pop("adjudicator", opts.pop("physics", None))
+        self.adjudicator = make_adjudicator(adj)
+        colours = opts.pop("colours", None)
+        self.colours = _default_colours() if colours is None else list(colours)
+        if not self.colours or not all(isinstance(c, str) for c in self.colours):
+            raise InputError("options", "colours", f"a non-empty list of colour names, got {colours!r}")
+        size = opts.pop("tile_size", None)
+        if size is None:
+            size = getattr(self.adjudicator, "tile_size", None)
+        if size is None:
+            size = geo.STANDARD_TILE_SIZE
+        self.tile_size = geo.check_tile_size(size)
+        limit = opts.pop("max_placements", None)
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
+            raise InputError(ARGUMENTS, "max_placements", f"a positive number of placements, got {limit!r}")
+        self.max_placements = None if limit is None else int(limit)
+        if opts:
+            raise InputError(
+                "options",
+                sorted(opts)[0],
+                "a known option: parallel_only, variant, kids, deals, adjudicator, colours, tile_size, max_placements",
+            )
+        self.hand_size = 7 if self.players == 2 else 6
+        self.extremities_only = self.rules.always_extremities or self.variant == "extremities"
+        self.per_player_modes = self.rules.own_modes_at_two and self.players == 2
+        self.trivial = bool(getattr(self.adjudicator, "trivial", False))
+        key = tuple(self.colours)
+        colour = _COLOUR_MAPS.get(key)
+        if colour is None:
+            colour = _COLOUR_MAPS[key] = {t: colour_of(t, self.colours) for t in ALL_TILES}
+        self.colour = colour
+        self._cache = _ACTION_CACHE
+
+    def new_initial_state(self):
+        """A :class:`~magdomino.games.state.State` at the start of the match (a chance node)."""
+        from magdomino.games.state import State
+
+        return State(self)
+
+    def to_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "players": self.players,
+            "seed": self.seed,
+            "parallel_only": self.parallel_only,
+            "variant": self.variant,
+            "kids": self.kids,
+            "deals": self.deals,
+            "colours": list(self.colours),
+            "tile_size": list(self.tile_size),
+            "max_placements": self.max_placements,
+            "adjudicator": getattr(self.adjudicator, "name", type(self.adjudicator).__name__),
+        }
+
+    @staticmethod
+    def from_json(data: dict, adjudicator=None) -> "Game":
+        return Game(
+            data["rule"],
+            data["players"],
+            data["seed"],
+            parallel_only=data["parallel_only"],
+            variant=data["variant"],
+            kids=data["kids"],
+            deals=data["deals"],
+            colours=data["colours"],
+            tile_size=data["tile_size"],
+            max_placements=data.get("max_placements"),
+            adjudicator=adjudicator,
+        )
+
+    def __repr__(self) -> str:
+        extra = "".join(
+            [
+                f", variant={self.variant!r}" if self.variant else "",
+                ", kids=True" if self.kids else "",
+                f", deals={self.deals}" if self.deals > 1 else "",
+                ", parallel_only=False" if not self.parallel_only else "",
+            ]
+        )
+        return f"Game({self.rule!r}, {self.players}, seed={self.seed}{extra})"
