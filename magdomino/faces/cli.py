@@ -60,6 +60,13 @@ def _check_output(path, flag: str) -> None:
     if path is None or (flag == "--json" and path == "-"):
         return
     p = Path(path)
+    parent = p.parent
+    if p.is_dir():
+        raise InputError("command line", flag, f"expected a file to write, got the directory {path}")
+    if not parent.is_dir():
+        raise InputError("command line", flag, f"expected a file in an existing directory, got {path} ({parent} does not exist)")
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise InputError("command line", flag, f"expected a file that can be written, got {path} (permission denied)")
     suffix = p.suffix.lower()
     if flag in ("--plot", "--png") and suffix:
         from matplotlib.backend_bases import FigureCanvasBase
@@ -69,13 +76,6 @@ def _check_output(path, flag: str) -> None:
             raise InputError("command line", flag, f"expected a figure file ({', '.join('.' + f for f in formats)}), got {path}")
     if flag in _SUFFIXES and suffix and suffix not in _SUFFIXES[flag]:
         raise InputError("command line", flag, f"expected a {' or '.join(_SUFFIXES[flag])} file, got {path}")
-    parent = p.parent
-    if p.is_dir():
-        raise InputError("command line", flag, f"expected a file to write, got the directory {path}")
-    if not parent.is_dir():
-        raise InputError("command line", flag, f"expected a file in an existing directory, got {path} ({parent} does not exist)")
-    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise InputError("command line", flag, f"expected a file that can be written, got {path} (permission denied)")
 
 
 def _check_outputs(args, *flags: str) -> None:

@@ -521,10 +521,12 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         c.keys(m, key, required={"pos_mm", "shape", "size_mm", "polarization_T"}, optional={"axis", "free"})
         pos = np.array(c.vector(m, f"{key}.pos_mm", "pos_mm", 3)) / 1000
         shape = c.choice(m, f"{key}.shape", "shape", tuple(SHAPES), None)
-        dims = tuple(v / 1000 for v in c.vector(m, f"{key}.size_mm", "size_mm", SHAPES[shape], positive=True))
+        dims = tuple(
+            v / 1000 for v in c.vector(m, f"{key}.size_mm", "size_mm", SHAPES[shape], positive=True, maximum=LIMITS["size_mm"][1])
+        )
         polarization = c.number(m, f"{key}.polarization_T", "polarization_T", minimum=0.0, maximum=LIMITS["polarization_T"][1])
         axis = np.array(c.vector(m, f"{key}.axis", "axis", 3, default=[0.0, 0.0, 1.0]))
-        norm = float(np.linalg.norm(axis))
+        norm = math.hypot(*axis)  # never overflows (a 1e300 component is refused, not warned about)
         if not np.isfinite(norm) or norm < 1e-9:
             c.fail(f"{key}.axis", "a non-zero direction [x, y, z]")
         free = c.boolean(m, f"{key}.free", "free", default=False)

@@ -404,27 +404,42 @@ def _check_tile(scenario: Scenario, tile_pips) -> tuple[int, int]:
 
 @dataclass
 class RankedPlacement:
-    """A candidate with its odds."""
+    """A candidate with its odds (None: judged by the statics alone, see ``--screen``) and
+    the statics' verdict when it was screened (None: not screened)."""
 
     candidate: Candidate
-    odds: WhatIfOdds
+    odds: WhatIfOdds | None
+    statics: object = None
+
+    @property
+    def engine(self) -> str:
+        """Who answered: "dynamics" (the odds trials) or "statics" (screened out)."""
+        return "statics" if self.odds is None else "dynamics"
 
     @property
     def p_collapse(self) -> float | None:
-        return self.odds.p_collapse
+        return None if self.odds is None else self.odds.p_collapse
 
     @property
-    def ci95(self) -> tuple[float, float]:
-        return self.odds.ci95
+    def ci95(self) -> tuple[float, float] | None:
+        return None if self.odds is None else self.odds.ci95
 
     @property
     def trials(self) -> int:
-        return self.odds.trials
+        return 0 if self.odds is None else self.odds.trials
 
     def to_dict(self) -> dict:
         o = self.odds
+        screened = None if self.statics is None else (
+            self.statics if isinstance(self.statics, dict) else
+            {k: self.statics.to_dict()[k] for k in ("stands", "margin", "margin_unit", "load_factor", "tilt_direction_deg")}
+        )
+        if o is None:
+            return {"placement": self.candidate.to_dict(), "engine": "statics", "statics": screened, "p_collapse": None}
         return {
             "placement": self.candidate.to_dict(),
+            "engine": "dynamics",
+            "statics": screened,
             "p_collapse": o.p_collapse,
             "ci95": list(o.ci95),
             "trials": o.trials,
@@ -449,6 +464,7 @@ def rank_placements(
     rule: str = "any",
     parallel_only: bool = True,
     settled=None,
+    screen: int | None = None,
     **changes,
 ) -> list[RankedPlacement]:
     """Every legal placement of ``tile`` on the settled structure, safest first.
@@ -469,6 +485,11 @@ def rank_placements(
         The settled structure, if already known (the caller vouches that it settled);
         else it is settled here once, and refused unless it settles. The candidates and
         every trial start from these same poses.
+    screen : int, optional
+        The statics ranks every candidate by its tilt margin and the odds trials run only
+        on the best ``screen`` ones and those within a band of them
+        (:func:`magdomino.studies.statics_engine.screen_placements`); the others are
+        ranked after them by margin, ``engine`` "statics".
 
     Returns
     -------
@@ -476,6 +497,9 @@ def rank_placements(
     the enumeration order).
     """
     run = odds_settings(settings, **changes).checked(scenario)
+    from magdomino.studies.statics_engine import check_screen, screen_placements
+
+    screen = check_screen(screen)
     _check_tile(scenario, tile)
     if settled is None:
         verdict, settled = settle_structure(scenario)
@@ -486,14 +510,22 @@ def rank_placements(
         how = " (parallel only; --perpendicular allows perpendicular tower placements)" if parallel_only else ""
         raise InputError(ARGUMENTS, "tile",
                          f"no legal placement of {t[0]}-{t[1]} on this structure under rule {rule}{how}")
+    if screen is not None:
+        return screen_placements(scenario, candidates, settled, run, screen, _rank_key)
     synthetic = replace(scenario, what_if=tuple(c.placement for c in candidates))
     result = estimate_odds(synthetic, run, settled=settled)
     ranked = [RankedPlacement(c, o) for c, o in zip(candidates, result.results)]
     return sorted(ranked, key=_rank_key)
 
 
+def _screen_band() -> float:
+    from magdomino.studies.statics_engine import SCREEN_BAND_DEG
+
+    return SCREEN_BAND_DEG
+
+
 def whatif_document(scenario: Scenario, tile, ranked: list[RankedPlacement], seed: int | None = None, *, rule: str = "any",
-                    parallel_only: bool = True, noise: dict | None = None) -> dict:
+                    parallel_only: bool = True, noise: dict | None = None, screen: int | None = None) -> dict:
     """The JSON document of a ranking: ``{"version", "seed", "preset", "tile_size_mm", "candidates", ...}``."""
     from magdomino import __version__
 
@@ -505,6 +537,8 @@ def whatif_document(scenario: Scenario, tile, ranked: list[RankedPlacement], see
         "preset": scenario.preset.name,
         "magnets": scenario.magnets,
         "tile_size_mm": scenario.preset.size_mm,
+        "engine": "dynamics" if screen is None else "statics, then dynamics",
+        "screen": None if screen is None else {"best": int(screen), "band_deg": _screen_band()},
         "tile": list(t),
         "rule": rule,
         "parallel_only": parallel_only,

@@ -16,6 +16,7 @@ import io
 import json
 import math
 import re
+import warnings
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -172,11 +173,17 @@ def steps_needed(directory: Path) -> float:
 def run_case(directory: Path, preset: dict, scenario: dict) -> str:
     """Write the files, run ``simulate`` in this process; returns ``"refused"``, ``"ran"`` or
     ``"loaded"`` (too long to simulate, loaded and checked); raises AssertionError otherwise."""
+    (directory / "p.toml").write_text(to_toml(preset))
+    (directory / "s.toml").write_text(to_toml(scenario))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # an overflow warning would be a second line on stderr
+        return _run_case(directory)
+
+
+def _run_case(directory: Path) -> str:
     from magdomino.faces.cli import main
     from magdomino.model.presets import LIMITS
 
-    (directory / "p.toml").write_text(to_toml(preset))
-    (directory / "s.toml").write_text(to_toml(scenario))
     steps = steps_needed(directory)
     if math.isfinite(steps) and steps > STEP_BUDGET:
         from magdomino.studies.scenario import load_scenario

@@ -1,0 +1,410 @@
+"""The statics as an engine of the studies: ``simulate``, odds trials and what-if screening.
+
+:mod:`magdomino.physics.statics` answers "can these poses stand?" by a linear program in a
+few milliseconds. This module puts it where the dynamics (:func:`magdomino.physics.verdict.settle`)
+answers today:
+
+- :func:`simulate_statics` (``magdomino simulate --engine statics``): the structure is judged
+  at its **nominal poses** (:func:`magdomino.studies.scenario.structure_poses`: each tile
+  where the file puts it, resting on those below; nothing is settled), and each what-if at
+  its **rest pose** on them (:func:`magdomino.studies.scenario.aim_placement`: no drop, no
+  slide; a slid tile is judged where the slide ends), with the tilt margin and the placed
+  tile's load factor.
+- :func:`statics_chunk` (``magdomino odds --engine statics``): the trials of the odds with
+  the **same noise model and the same random numbers** as the dynamic trials (trial ``i``
+  of both engines draws through :func:`magdomino.studies.trials.trial_draws`), each a static
+  check of the perturbed rest pose. The release height is drawn (so the streams stay
+  aligned) but not used: the statics has no drop. Every varied quantity is used: the hand's
+  miss, each magnet's polarisation, the friction (the μ of every contact) and the mass (the
+  weight against the magnets). The what-ifs are tried on the nominal structure, which must
+  stand by the statics (:func:`statics_structure`). A trial the statics refuses (tiles
+  inside each other after the noise, a tile inside the table) is an **error**, counted in
+  ``errors`` and left out of the odds, never a collapse.
+- :func:`screen_placements` (``magdomino whatif --screen K``): the statics ranks every
+  candidate by its tilt margin, the dynamics (the odds trials) confirms the best ``K`` and
+  every candidate whose margin is within :data:`SCREEN_BAND_DEG` of the ``K``-th, and any
+  candidate the statics refuses.
+
+The trials of one chunk are judged in one LP (:func:`batch_stands`, the idea of
+:func:`magdomino.physics.statics.judge_many`, with each trial's own friction, mass and
+magnets): thousands of trials per second on small structures.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from magdomino.errors import ARGUMENTS, InputError
+from magdomino.maths.poses import yaw_quaternion
+from magdomino.studies.scenario import Scenario, aim_placement, structure_poses
+
+ENGINES = ("dynamics", "statics")
+
+SCREEN_BAND_DEG = 5.0
+"""Candidates whose tilt margin is within this of the K-th best are confirmed too. 5° is about
+what one σ of the default hand (1 mm) changes in a margin: moving a centre of mass 1 mm
+towards the edge it stands over, 12 mm above that edge (a tile on a tile), changes the
+tipping angle by atan(1/12) = 4.8°; and 11 of the 15 drop impacts that the statics misses
+(its module docstring) had a margin under 5°."""
+
+STATICS_CHUNK = 100
+"""Trials per LP (and per chunk of work shipped to a worker). A batched LP's fixed costs
+(magnet model calls, the solver's start) are paid once per chunk."""
+
+
+def check_engine(engine) -> str:
+    if engine not in ENGINES:
+        raise InputError(ARGUMENTS, "engine", f"expected statics or dynamics, got {engine!r}")
+    return engine
+
+
+def check_screen(screen) -> int | None:
+    if screen is None:
+        return None
+    if isinstance(screen, bool) or not isinstance(screen, (int, np.integer)) or screen <= 0:
+        raise InputError(ARGUMENTS, "screen", f"expected a whole number of candidates > 0, got {screen!r}")
+    return int(screen)
+
+
+# -- poses and one judgement --------------------------------------------------------------
+
+
+def nominal_structure(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
+    """The structure's nominal poses: positions (n, 3) m, quaternions (n, 4)."""
+    used = structure_poses(scenario, np.asarray(scenario.preset.tile.size, float))
+    return np.array([p for p, _ in used]), np.array([q for _, q in used])
+
+
+def _fixed(scenario: Scenario, placed: bool) -> np.ndarray:
+    return np.array([pl.fixed for pl in scenario.structure] + ([False] if placed else []), bool)
+
+
+def with_placement(scenario: Scenario, structure, what_if: int, miss=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
+    """The structure's poses plus what-if ``what_if`` at its rest pose, missed by ``miss``
+    (dx mm, dy mm, dyaw deg) as the hand of :func:`aim_placement` misses; shapes (n+1, 3), (n+1, 4)."""
+    size = np.asarray(scenario.preset.tile.size, float)
+    rest, yaw, _ = aim_placement(scenario, structure, scenario.what_if[what_if], size, (miss[0], miss[1]), miss[2])
+    return np.vstack([structure[0], rest]), np.vstack([structure[1], yaw_quaternion(yaw)])
+
+
+def judge_poses(scenario: Scenario, positions, quaternions, key: str, *, placed: bool, preset=None, margin: bool = True):
+    """:func:`magdomino.physics.statics.judge` of these poses; a refusal names the scenario
+    file and ``key`` ("statics cannot judge this: tile N is tilted by X°", one line)."""
+    from magdomino.physics.statics import judge
+
+    try:
+        return judge(
+            preset or scenario.preset, positions, quaternions, placed=len(positions) - 1 if placed else None,
+            magnets=scenario.magnets, fixed=_fixed(scenario, placed), margin=margin,
+        )
+    except InputError as exc:
+        raise InputError(scenario.source, key, exc.expected) from None
+
+
+# -- simulate -----------------------------------------------------------------------------
+
+
+@dataclass
+class StaticsSimulation:
+    """The statics' verdicts of a scenario (the counterpart of ``SimulationResult``)."""
+
+    scenario: Scenario
+    structure: object
+    what_if: list
+    poses: tuple[np.ndarray, np.ndarray]
+    wall_time_s: float = 0.0
+    engine: str = "statics"
+
+    def to_dict(self) -> dict:
+        from magdomino import __version__
+
+        sc = self.scenario
+        what_ifs = []
+        for placement, verdict in zip(sc.what_if, self.what_if):
+            entry = {"placement": placement.describe()}
+            if verdict is None:
+                entry.update(collapsed=None, engine="statics", reason="not tried: the structure does not stand (statics)")
+            else:
+                entry.update(verdict.to_dict())
+            what_ifs.append(entry)
+        return {
+            "version": __version__,
+            "name": sc.name,
+            "seed": sc.seed,
+            "preset": sc.preset.name,
+            "magnets": sc.magnets,
+            "tile_size_mm": sc.preset.size_mm,
+            "engine": "statics",
+            "structure": {"tiles": len(sc.structure), **self.structure.to_dict()},
+            "what_if": what_ifs,
+        }
+
+
+def simulate_statics(scenario: Scenario) -> StaticsSimulation:
+    """Judge the structure at its nominal poses, then each what-if at its rest pose on them
+    (not tried when the structure does not stand). Refusals raise InputError."""
+    start = time.perf_counter()
+    structure = nominal_structure(scenario)
+    verdict = judge_poses(scenario, *structure, "structure", placed=False)
+    outcomes = []
+    for i in range(len(scenario.what_if)):
+        if not verdict.stands:
+            outcomes.append(None)
+            continue
+        outcomes.append(judge_poses(scenario, *with_placement(scenario, structure, i), f"what_if[{i}]", placed=True))
+    return StaticsSimulation(scenario, verdict, outcomes, structure, time.perf_counter() - start)
+
+
+def statics_structure(scenario: Scenario, before: str = "the what-ifs") -> tuple[np.ndarray, np.ndarray]:
+    """The nominal structure, refused (InputError on ``structure``) unless the statics says it stands."""
+    structure = nominal_structure(scenario)
+    verdict = judge_poses(scenario, *structure, "structure", placed=False, margin=False)
+    if not verdict.stands:
+        raise InputError(scenario.source, "structure", f"expected a structure that stands before {before}; the statics says it falls")
+    return structure
+
+
+# -- many trials in one LP ----------------------------------------------------------------
+
+
+def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed) -> tuple[np.ndarray, list]:
+    """Does each trial stand, each with its own preset (friction, mass, polarisations)?
+
+    Parameters
+    ----------
+    presets : list of Preset, length B
+        Variations of one preset (same tile size and magnet layout).
+    positions : ndarray, shape (B, n, 3), m
+    quaternions : ndarray, shape (B, n, 4)
+    magnets : bool
+    fixed : ndarray of bool, shape (n,)
+
+    Returns
+    -------
+    stands : ndarray of bool, shape (B,)
+    refused : list of (str or None), length B
+        The statics' refusal of a trial ("statics cannot judge this: ..."), else None
+        (``stands`` is then False but means nothing).
+    """
+    from magdomino.physics.contact_polygons import find_contacts
+
+    P, Q = np.asarray(positions, float), np.asarray(quaternions, float)
+    B, n = P.shape[:2]
+    size = np.asarray(presets[0].tile.size, float)
+    refused: list = [None] * B
+    try:
+        find_contacts(_side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), size, fixed=np.tile(fixed, B))
+        ok = np.arange(B)
+    except InputError:  # find the trials the statics refuses, judge the others
+        for b in range(B):
+            try:
+                find_contacts(P[b], Q[b], size, fixed=fixed)
+            except InputError as exc:
+                refused[b] = f"{exc.key}: {exc.expected}" if exc.key else exc.expected
+        ok = np.array([b for b in range(B) if refused[b] is None], int)
+    stands = np.zeros(B, bool)
+    if len(ok):
+        stands[ok] = _lp_stands([presets[b] for b in ok], P[ok], Q[ok], magnets, fixed)
+    return stands, refused
+
+
+def _side_by_side(P: np.ndarray) -> np.ndarray:
+    from magdomino.physics.statics import BATCH_SPACING_M
+
+    return P + np.arange(len(P))[:, None, None] * np.array([BATCH_SPACING_M, 0.0, 0.0])
+
+
+def _lp_stands(presets, P, Q, magnets, fixed) -> np.ndarray:
+    """One residual LP for B trials laid side by side (see :func:`magdomino.physics.statics.judge_many`).
+
+    Each trial's friction enters its own columns: the pyramid edge ``n + μ d`` is linear in
+    ``μ``, so the matrix is ``A(0) + (A(1) - A(0)) diag(μ)`` over the columns."""
+    from scipy.optimize import linprog
+    from scipy.sparse import csc_matrix, diags, hstack, identity
+
+    from magdomino.physics.contact_polygons import find_contacts
+    from magdomino.physics.statics import BATCH_RESIDUAL, FRICTION_DIRECTIONS, Equilibrium
+
+    B, n = P.shape[:2]
+    base = presets[0]
+    size = np.asarray(base.tile.size, float)
+    flat_p, flat_q = _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4)
+    all_fixed = np.tile(fixed, B)
+    movable = ~all_fixed
+    contacts = find_contacts(flat_p, flat_q, size, fixed=all_fixed)
+    eq0 = Equilibrium(flat_p, contacts, movable, 0.0, float(size[0]))
+    if eq0.m == 0:
+        return np.ones(B, bool)
+    mu = np.array([p.tile.friction for p in presets], float)
+    trial_of_vertex = np.repeat([max(c.a, c.b) // n for c in contacts], [len(c.points) for c in contacts]).astype(int)
+    mu_col = np.repeat(mu[trial_of_vertex], FRICTION_DIRECTIONS) if len(contacts) else np.zeros(0)
+    eq1 = Equilibrium(flat_p, contacts, movable, 1.0, float(size[0]))
+    A = csc_matrix(eq0.A + (eq1.A - eq0.A) @ diags(mu_col))
+    down = np.zeros((B * n, 3))
+    down[:, 2] = -1.0
+    w = eq0.load(down, np.zeros((B * n, 3)))
+    if magnets and base.tile.magnets:
+        force, torque = _batch_magnets(presets, flat_p, flat_q, n)
+        weight = np.repeat([p.tile.mass * p.solver.gravity for p in presets], n)[:, None]
+        w = w + eq0.load(force / weight, torque / weight)
+    rows = 6 * eq0.m
+    eye = identity(rows, format="csc")
+    res = linprog(
+        np.concatenate([np.zeros(eq0.k), np.ones(2 * rows)]), A_eq=hstack([A, eye, -eye], format="csc"), b_eq=-w,
+        bounds=(0.0, None), method="highs", options={"presolve": False},
+    )
+    if res.status != 0:  # cannot happen (the residuals make every system feasible): say so
+        raise RuntimeError(f"statics: the batch LP failed ({res.message})")
+    residual = res.x[eq0.k : eq0.k + rows] + res.x[eq0.k + rows :]
+    per_tile = np.zeros(B * n)
+    per_tile[movable] = residual.reshape(-1, 6).sum(axis=1)
+    return per_tile.reshape(B, n).sum(axis=1) < BATCH_RESIDUAL
+
+
+def _batch_magnets(presets, flat_p, flat_q, n) -> tuple[np.ndarray, np.ndarray]:
+    """Magnet force and torque (B n, 3) on every tile, each trial with its own polarisations.
+
+    A magnet pair's wrench is proportional to the product of its two polarisations, so with
+    factors ``f_k`` on magnet ``k`` of every tile the wrench is ``Σ_k f_k² W_kk + Σ_{k<l}
+    f_k f_l W_kl``, where ``W_kk`` is the wrench with only magnet ``k`` on and ``W_kl`` that
+    with ``k`` and ``l`` on, minus ``W_kk`` and ``W_ll``: K(K+1)/2 calls of the magnet model
+    for all the trials. Free magnets turn with the field (not bilinear): one call per trial.
+    """
+    from magdomino.maths.magnets import TileMagnets
+
+    base = presets[0]
+    specs = base.tile.magnets
+    K = len(specs)
+    model = base.solver.magnet_model
+    B = len(presets)
+    if any(s.free for s in specs):
+        out = [TileMagnets.from_specs(p.tile.magnets, model=model).wrenches(flat_p[b * n : (b + 1) * n], flat_q[b * n : (b + 1) * n])
+               for b, p in enumerate(presets)]
+        return np.vstack([f for f, _ in out]), np.vstack([t for _, t in out])
+    J0 = np.array([s.polarization for s in specs], float)
+    J = np.array([[m.polarization for m in p.tile.magnets] for p in presets], float)  # (B, K)
+    f = np.divide(J, J0, out=np.ones_like(J), where=J0 != 0)
+    f = np.repeat(f, n, axis=0)  # (B n, K): per tile row
+
+    def wrench(on):
+        tm = TileMagnets(
+            [s.position for s in specs], [s.axis for s in specs], [s.shape for s in specs],
+            [s.dimensions for s in specs], J0 * on, [False] * K, model=model,
+        )
+        return np.hstack(tm.wrenches(flat_p, flat_q))  # (B n, 6)
+
+    single = [wrench(np.eye(K)[k]) for k in range(K)]
+    total = sum(f[:, k : k + 1] ** 2 * single[k] for k in range(K))
+    for k in range(K):
+        for l in range(k + 1, K):
+            both = wrench(np.eye(K)[k] + np.eye(K)[l]) - single[k] - single[l]
+            total = total + f[:, k : k + 1] * f[:, l : l + 1] * both
+    return total[:, :3], total[:, 3:]
+
+
+def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
+    """The records of these trials (as :func:`magdomino.studies.trials.run_trial` writes
+    them, ``engine`` "statics"), judged in one LP per :data:`STATICS_CHUNK` trials."""
+    from magdomino.studies.trials import trial_draws
+
+    sc = job.scenario
+    size = np.asarray(sc.preset.tile.size, float)
+    records, presets, poses, judged = [], [], [], []
+    for i in trials:
+        record: dict = {"what_if": what_if, "trial": i, "engine": "statics"}
+        records.append(record)
+        try:
+            preset, miss = trial_draws(job, what_if, i)
+            if what_if is None:
+                used = structure_poses(sc, size, miss)
+                P, Q = np.array([p for p, _ in used]), np.array([q for _, q in used])
+            else:
+                dx, dy, dyaw, drop = (float(v) for v in miss)
+                record.update(dx_mm=round(dx, 6), dy_mm=round(dy, 6), dyaw_deg=round(dyaw, 6), drop_mm=round(drop, 6))
+                P, Q = with_placement(sc, job.settled, what_if, (dx, dy, dyaw))
+            if job.hook is not None:
+                job.hook(what_if, i)
+        except Exception as exc:  # as a dynamic trial: an error, never counted
+            record.update(collapsed=False, error=f"{type(exc).__name__}: {exc}", reason="error")
+            continue
+        presets.append(preset)
+        poses.append((P, Q))
+        judged.append(record)
+    fixed = _fixed(sc, what_if is not None)
+    for start in range(0, len(judged), STATICS_CHUNK):
+        part = slice(start, start + STATICS_CHUNK)
+        P = np.array([p for p, _ in poses[part]])
+        Q = np.array([q for _, q in poses[part]])
+        try:
+            stands, refused = batch_stands(presets[part], P, Q, sc.magnets, fixed)
+        except Exception as exc:  # the LP failed: every trial of the batch is an error
+            for record in judged[part]:
+                record.update(collapsed=False, error=f"{type(exc).__name__}: {exc}", reason="error")
+            continue
+        for record, ok, why in zip(judged[part], stands, refused):
+            if why is not None:
+                record.update(collapsed=False, error=why, reason="statics refused")
+            else:
+                record.update(collapsed=not bool(ok), shifted=False, error=None, reason="stands" if ok else "falls")
+    return records
+
+
+# -- what-if screening --------------------------------------------------------------------
+
+
+def screen_placements(scenario: Scenario, candidates: list, settled, run, screen: int, rank_key) -> list:
+    """Rank candidates by the statics, confirm the best with the dynamics.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    candidates : list of :class:`magdomino.studies.whatif.Candidate`
+    settled : (positions (n, 3), quaternions (n, 4))
+        The settled structure (dynamics) the candidates were enumerated on.
+    run : OddsSettings
+        The odds trials of the confirmed candidates (always the dynamics).
+    screen : int
+        Confirm the ``screen`` candidates of largest tilt margin, every candidate whose
+        margin is within :data:`SCREEN_BAND_DEG` of the ``screen``-th, and every candidate
+        the statics refuses.
+    rank_key : callable
+        The order of the confirmed candidates (by their odds).
+
+    Returns
+    -------
+    list of RankedPlacement: the confirmed ones by ``rank_key``, then the others by margin
+    (largest first), ``odds`` None.
+
+    Raises
+    ------
+    InputError
+        The statics cannot model the settled structure ("statics cannot judge this: tile N
+        is tilted by X°", on ``structure``): no candidate is ranked rather than a wrong one.
+    """
+    from dataclasses import replace
+
+    from magdomino.studies.odds import estimate_odds
+    from magdomino.studies.whatif import RankedPlacement
+
+    structure = (np.asarray(settled[0], float), np.asarray(settled[1], float))
+    judge_poses(scenario, *structure, "structure", placed=False, margin=False)  # refuses a structure it cannot model
+    synthetic = replace(scenario, what_if=tuple(c.placement for c in candidates))
+    verdicts: list = []
+    for i, c in enumerate(candidates):
+        try:
+            verdicts.append(judge_poses(synthetic, *with_placement(synthetic, structure, i), f"candidate {i}", placed=True))
+        except InputError as exc:  # this pose only: the dynamics answers for it
+            verdicts.append({"stands": None, "margin": None, "refused": exc.expected})
+    margins = [None if isinstance(v, dict) else v.margin for v in verdicts]
+    judged = sorted((m for m in margins if m is not None), reverse=True)
+    bar = judged[min(screen, len(judged)) - 1] - SCREEN_BAND_DEG if judged else math.inf
+    confirm = [i for i, m in enumerate(margins) if m is None or m >= bar]
+    odds = estimate_odds(synthetic, replace(run, engine="dynamics"), settled=structure, what_ifs=confirm).results if confirm else []
+    confirmed = sorted((RankedPlacement(candidates[i], o, verdicts[i]) for i, o in zip(confirm, odds)), key=rank_key)
+    rest = [RankedPlacement(candidates[i], None, verdicts[i]) for i in range(len(candidates)) if i not in set(confirm)]
+    rest.sort(key=lambda r: (-r.statics.margin, r.candidate.index))
+    return confirmed + rest

@@ -1,0 +1,189 @@
+"""The statics as an engine of the studies: simulate, odds trials, what-if screening.
+
+References: the dynamics on the scenarios whose verdict is robust (documented in each file),
+the closed form of a tile laid half on half (it tips exactly when the hand puts its centre
+past the lower tile's edge: P = Φ(offset / σ)), the documented random streams
+(``SeedSequence(seed, spawn_key=(i,))``), and :func:`magdomino.physics.statics.judge` called
+trial by trial.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, norm
+
+from magdomino.errors import InputError
+from magdomino.physics.statics import judge
+from magdomino.studies.odds import estimate_odds
+from magdomino.studies.scenario import load_scenario, scenario_from_dict, simulate
+from magdomino.studies.statics_engine import (
+    SCREEN_BAND_DEG,
+    batch_stands,
+    nominal_structure,
+    simulate_statics,
+    with_placement,
+)
+from magdomino.studies.trials import Job, resolve_noise, trial_draws, trial_stream
+from magdomino.studies.whatif import rank_placements
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "scenarios"
+EDGE = 2  # odds_statics: 6-3 laid half on half, its centre right over the lower tile's edge
+
+
+def _records(path: Path) -> list[dict]:
+    return sorted((json.loads(line) for line in path.read_text().splitlines()[1:]), key=lambda r: r["trial"])
+
+
+# -- simulate -------------------------------------------------------------------------------
+
+ROBUST = [  # (scenario, None for the structure or a what-if index): verdicts far from any edge
+    ("staircase_edge", None), ("staircase_edge", 0), ("staircase_edge", 1),
+    ("cantilever", None), ("cantilever", 0),
+    ("odds_statics", 0), ("odds_statics", 1),
+    ("zigzag", 1), ("bridge", 0), ("bridge", 1),
+]
+
+
+@pytest.mark.parametrize("name", sorted({n for n, _ in ROBUST}))
+def test_the_engines_agree_on_the_robust_verdicts(name):
+    sc = load_scenario(SCENARIOS / f"{name}.toml")
+    dynamic = simulate(sc)
+    static = simulate_statics(sc)
+    assert static.to_dict()["engine"] == "statics"
+    for n, w in ROBUST:
+        if n != name:
+            continue
+        d = dynamic.structure if w is None else dynamic.what_if[w]
+        s = static.structure if w is None else static.what_if[w]
+        assert s.collapsed == d.collapsed, (name, w)
+        assert (s.margin > 0) == s.stands  # a robust verdict has a margin of its sign
+
+
+def test_the_cantilever_falls_without_magnets_in_both_engines():
+    sc = load_scenario(SCENARIOS / "cantilever.toml")
+    from dataclasses import replace
+
+    bare = replace(sc, magnets=False, what_if=())
+    assert simulate(bare).structure.collapsed
+    verdict = simulate_statics(bare).structure
+    assert verdict.collapsed and verdict.margin < 0 and not verdict.magnets
+
+
+def test_a_pose_the_statics_cannot_model_is_refused_naming_the_file():
+    sc = scenario_from_dict({"preset": "plain", "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0, 2]}]},
+                            source="sunk.toml")
+    with pytest.raises(InputError, match=r"sunk.toml: structure: statics cannot judge this: tile 0 is 2.00 mm inside the table"):
+        simulate_statics(sc)
+
+
+# -- odds -----------------------------------------------------------------------------------
+
+
+def test_statics_trials_draw_the_dynamic_trials_numbers(tmp_path):
+    sc = load_scenario(SCENARIOS / "odds_statics.toml")
+    estimate_odds(sc, 3, executor="serial", what_ifs=[EDGE], out_dir=tmp_path / "d")
+    estimate_odds(sc, 3, executor="serial", what_ifs=[EDGE], out_dir=tmp_path / "s", engine="statics")
+    dyn, sta = _records(tmp_path / "d" / "odds.jsonl"), _records(tmp_path / "s" / "odds.jsonl")
+    keys = ("trial", "dx_mm", "dy_mm", "dyaw_deg", "drop_mm")
+    assert [[r[k] for k in keys] for r in sta] == [[r[k] for k in keys] for r in dyn]
+    assert {r["engine"] for r in sta} == {"statics"}
+    for r in sta:  # the documented stream: SeedSequence(seed).spawn(n)[i], x, y, yaw first
+        z = np.random.default_rng(np.random.SeedSequence(sc.seed).spawn(3)[r["trial"]]).standard_normal(3)
+        assert [r["dx_mm"], r["dy_mm"], r["dyaw_deg"]] == pytest.approx(list(z * [1.0, 1.0, 2.0]), abs=1e-6)
+
+
+@pytest.mark.parametrize("offset", [-1.0, 0.0, 0.5])
+def test_statics_odds_of_a_tile_half_on_half_are_the_closed_form(offset, tmp_path):
+    # The top tile's centre lands at x = 24 + dx mm; the lower tile ends at 24 mm. It tips
+    # exactly when dx > 0: P = Φ(offset / σ) for a hand of σ = 1 mm (yaw and drop do not matter).
+    sc = load_scenario(SCENARIOS / "odds_statics.toml")
+    n = 1500
+    result = estimate_odds(sc, n, executor="serial", what_ifs=[EDGE], offset_mm=(offset, 0.0), engine="statics", out_dir=tmp_path)
+    r = result.results[0]
+    assert (r.trials, r.errors, r.undecided) == (n, 0, 0)
+    assert binomtest(r.collapses, n, norm.cdf(offset / 1.0)).pvalue > 1e-3
+    records = _records(tmp_path / "odds.jsonl")
+    clear = [x for x in records if abs(x["dx_mm"]) > 1e-6]
+    assert len(clear) == n
+    assert [x["collapsed"] for x in clear] == [x["dx_mm"] > 0 for x in clear]
+    assert result.to_dict()["engine"] == "statics"
+
+
+def test_the_batch_agrees_with_judge_trial_by_trial():
+    # A magnet-held cantilever with a tile on it (a margin of about 3°) under a shaky hand:
+    # trials both stand and fall; each has its own friction, mass and polarisations.
+    sc = load_scenario(SCENARIOS / "cantilever.toml")
+    structure = nominal_structure(sc)
+    noise = resolve_noise(sc, {"pos_sigma_mm": 2.0, "polarization_rel_sigma": 0.3, "friction_rel_sigma": 0.3})
+    job = Job(sc, structure, noise, 5, (0.0, 0.0), None, "statics")
+    presets, P, Q = [], [], []
+    for i in range(24):
+        preset, miss = trial_draws(job, 1, i)
+        p, q = with_placement(sc, structure, 1, miss[:3])
+        presets.append(preset), P.append(p), Q.append(q)
+    stands, refused = batch_stands(presets, np.array(P), np.array(Q), True, np.zeros(3, bool))
+    one_by_one = [judge(pr, p, q, magnets=True, margin=False).stands for pr, p, q in zip(presets, P, Q)]
+    assert refused == [None] * 24
+    assert list(stands) == one_by_one
+    assert 0 < sum(one_by_one) < 24
+
+
+def test_a_trial_the_statics_refuses_is_an_error_never_a_collapse(tmp_path):
+    # whatif_step's 3-2 and 4-6 lie end to end, touching: a hand's miss pushes one into the
+    # other in about half the trials, a pose rigid tiles cannot take.
+    sc = load_scenario(SCENARIOS / "whatif_step.toml")
+    r = estimate_odds(sc, 60, executor="serial", engine="statics", out_dir=tmp_path).results[0]
+    assert r.what_if is None and 0 < r.errors < 60
+    records = _records(tmp_path / "odds.jsonl")
+    refused = [x for x in records if x["error"]]
+    assert all("statics cannot judge this" in x["error"] and not x["collapsed"] for x in refused)
+    assert r.counted == 60 - len(refused) and r.collapses == sum(x["collapsed"] for x in records)
+
+
+def test_same_seed_same_document_for_any_executor():
+    sc = load_scenario(SCENARIOS / "staircase_edge.toml")
+    a = estimate_odds(sc, 150, executor="serial", engine="statics").to_dict()
+    b = estimate_odds(sc, 150, jobs=2, engine="statics").to_dict()
+    c = estimate_odds(sc, 150, executor="serial", engine="statics", seed=sc.seed + 1).to_dict()
+    assert a == b and a["engine"] == "statics" and a["seed"] != c["seed"]
+
+
+def test_engine_and_screen_are_checked():
+    sc = load_scenario(SCENARIOS / "odds_statics.toml")
+    with pytest.raises(InputError, match="engine: expected statics or dynamics"):
+        estimate_odds(sc, 2, executor="serial", engine="fast")
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(InputError, match="screen"):
+            rank_placements(load_scenario(SCENARIOS / "whatif_step.toml"), "2,4", 2, screen=bad, settled=([0], [0]))
+
+
+# -- what-if screening ----------------------------------------------------------------------
+
+
+def test_screen_confirms_the_best_with_the_dynamics():
+    sc = load_scenario(SCENARIOS / "whatif_step.toml")
+    ranked = rank_placements(sc, "2,4", 4, rule="defi", screen=1, executor="serial")
+    assert [r.engine for r in ranked] == ["dynamics", "statics"]
+    best, out = ranked
+    assert "bridging" in best.candidate.describe() and best.p_collapse == 0.0 and best.statics.stands
+    assert not out.statics.stands and out.odds is None and out.to_dict()["engine"] == "statics"
+    assert best.statics.margin - out.statics.margin > SCREEN_BAND_DEG
+    # the one screened out falls in the dynamics too (the scenario's comment)
+    from dataclasses import replace
+
+    dyn = estimate_odds(replace(sc, what_if=(out.candidate.placement,)), 3, executor="serial").results[0]
+    assert dyn.collapses == 3
+
+
+def test_screen_refuses_a_structure_it_cannot_model():
+    sc = load_scenario(SCENARIOS / "whatif_step.toml")
+    P, Q = nominal_structure(sc)
+    tilt = math.radians(3.0) / 2
+    Q = Q.copy()
+    Q[2] = [math.sin(tilt), 0.0, 0.0, math.cos(tilt)]  # 3-2 rolled by 3°: still on the rules' grid
+    with pytest.raises(InputError, match=r"structure: statics cannot judge this: tile 2 is tilted by 3.0°"):
+        rank_placements(sc, "2,4", 2, rule="defi", screen=1, executor="serial", settled=(P, Q))
