@@ -12,6 +12,7 @@ the body and one for the pips. Collision uses the plain box (:mod:`magdomino.phy
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
@@ -26,6 +27,55 @@ ALL_TILES: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7
 """The 28 tiles in a fixed order: (0, 0), (0, 1), ..., (0, 6), (1, 1), ..., (6, 6)."""
 
 _INDEX = {t: i for i, t in enumerate(ALL_TILES)}
+
+
+@dataclass(frozen=True)
+class TileSet:
+    """A set of dominoes as data: every pair ``(a, b)`` with ``0 <= a <= b <= top``.
+
+    Attributes
+    ----------
+    name : str
+    top : int
+        The highest half (6 for double-six, 9 for double-nine).
+    tiles : tuple of Tile
+        In a fixed order: (0, 0), (0, 1), ..., (top, top); a tile's value is its pip total.
+    coloured : bool
+        The Magnetic Domino set is coloured (colours from the preset); ordinary sets are
+        ivory with black pips.
+    """
+
+    name: str
+    top: int
+    tiles: tuple[Tile, ...]
+    coloured: bool = False
+
+    def __contains__(self, t) -> bool:
+        return tuple(t) in self._index
+
+    @property
+    def _index(self) -> dict:
+        return {t: i for i, t in enumerate(self.tiles)}
+
+    def index(self, t) -> int:
+        """Position of tile ``t`` in :attr:`tiles`."""
+        return self._index[tuple(t)]
+
+
+def double_set(top: int, *, coloured: bool = False, without: Iterable[Tile] = ()) -> TileSet:
+    """The double-``top`` set (28 tiles for 6, 36 for 7, 45 for 8, 55 for 9), less ``without``."""
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 0 <= top <= 18:
+        raise InputError(ARGUMENTS, "set", f"expected a double-N set with N in 0..18, got {top!r}")
+    gone = {tuple(sorted(t)) for t in without}
+    tiles = tuple((a, b) for a in range(top + 1) for b in range(a, top + 1) if (a, b) not in gone)
+    return TileSet(f"double-{top}" + (f" without {len(gone)}" if gone else ""), int(top), tiles, coloured)
+
+
+TILE_SETS = {n: double_set(n) for n in (6, 7, 8, 9)}
+"""The ordinary (ivory) double-N sets of the seed games."""
+
+MAGNETIC_DOMINO = double_set(6, coloured=True)
+"""The Magnetic Domino set: the coloured double-six (:data:`ALL_TILES`)."""
 
 
 def all_tiles() -> tuple[Tile, ...]:

@@ -70,3 +70,21 @@ def test_mesh_mass_properties_match_the_collision_box_within_5_percent(pips):
     # Colours: body and pips differ when there are pips.
     n_colours = len({tuple(c) for c in mesh.visual.face_colors})
     assert n_colours == (1 if pips == (0, 0) else 2)
+
+
+@pytest.mark.parametrize("top", [6, 7, 8, 9])
+def test_double_n_sets_hold_every_pair_once(top):
+    from magdomino.model.tiles import TILE_SETS
+
+    s = TILE_SETS[top]
+    assert len(s.tiles) == (top + 1) * (top + 2) // 2  # 28, 36, 45, 55
+    assert len(set(s.tiles)) == len(s.tiles) and all(0 <= a <= b <= top for a, b in s.tiles)
+    assert not s.coloured
+
+
+def test_the_magnetic_domino_set_is_the_coloured_double_six_and_vingt_has_54():
+    from magdomino.model.tiles import ALL_TILES, MAGNETIC_DOMINO, double_set
+
+    assert MAGNETIC_DOMINO.tiles == ALL_TILES and MAGNETIC_DOMINO.coloured
+    nine = double_set(9, without=[(0, 0)])
+    assert len(nine.tiles) == 54 and (0, 0) not in nine and (9, 9) in nine
