@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 
 PLAYER_KINDS = ("random", "greedy")
 
@@ -72,4 +72,4 @@ def make_player(kind: str, seed=0):
         return RandomPlayer(seed)
     if kind == "greedy":
         return GreedyPlayer()
-    raise InputError("command line", "player", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
+    raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")

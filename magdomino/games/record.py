@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.geometry import DIR_NAMES
 from magdomino.games.actions import DEAL
 from magdomino.games.core import CHANCE, TERMINAL, Game
@@ -79,7 +79,7 @@ def play_game(
         player_kinds = (player_kinds,) * n
     player_kinds = tuple(player_kinds)
     if len(player_kinds) != n:
-        raise InputError("command line", "player_kinds", f"one player kind per seat ({n}), got {len(player_kinds)}")
+        raise InputError(ARGUMENTS, "player_kinds", f"one player kind per seat ({n}), got {len(player_kinds)}")
     seeds = np.random.SeedSequence(game.seed).spawn(n)
     agents = [make_player(k, seeds[i]) if isinstance(k, str) else k for i, k in enumerate(player_kinds)]
     kinds = [k if isinstance(k, str) else getattr(k, "kind", type(k).__name__) for k in player_kinds]
