@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from magdomino.maths.magnets.dipole import _cross
 from magdomino.maths.magnets.batch import TileMagnets
 from magdomino.maths.poses import pose_matrices
 
@@ -237,6 +238,6 @@ class CachedWrenches:
         """
         I, J = self.I[: self._P], self.J[: self._P]
         force_j = np.einsum("pab,pb->pa", A[I, :, :3], self.local[:, 0])
-        half = 0.5 * np.cross(moved, force_j)
+        half = 0.5 * _cross(moved, force_j)
         np.subtract.at(torques, I, half)
         np.subtract.at(torques, J, half)
