@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, with_engine
 from magdomino.faces.running import Terminated, interruptible, json_alone_on_stdout, json_stdout
 
 FLAG_OF = {
@@ -136,20 +137,20 @@ def _verdict_line(v) -> str:
 
 
 def _cmd_simulate(args) -> int:
-    from magdomino.studies.scenario import load_scenario, simulate
+    from magdomino.studies.scenario import load_scenario
 
     _check_outputs(args, "--json", "--gif", "--plot")
     scenario = load_scenario(args.scenario)
-    result = simulate(scenario, gui=args.gui, trace=bool(args.plot))
+    result, line, how = run_simulate(scenario, args)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
-    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}")
+    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, {how}")
     labels = ["structure"] + [f"what-if {i}: {p.describe()}" for i, p in enumerate(scenario.what_if)]
     width = max(len(label) for label in labels)
     for label, verdict in zip(labels, [result.structure, *result.what_if]):
-        print(f"  {label:<{width}}  {_verdict_line(verdict)}")
+        print(f"  {label:<{width}}  {(line or _verdict_line)(verdict)}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
-        _write_json(args.json, result.to_dict())
+        _write_json(args.json, with_engine(result.to_dict(), args.engine))
     if args.plot:
         _simulate_plot(scenario, result, args.plot)
     if args.gif and scenario.what_if:
@@ -187,6 +188,7 @@ def _add_simulate(sub) -> None:
     p.add_argument("--gui", action="store_true", help="watch in PyBullet's window (needs a display)")
     p.add_argument("--gif", metavar="FILE.gif", help="animate every what-if (FILE-0.gif, FILE-1.gif, ...)")
     p.add_argument("--plot", metavar="FILE.png", help="side and top views of the settled structure, shift and tilt over time of each what-if")
+    add_engine(p, "statics: judge the structure and each what-if at rest, with a margin (milliseconds)")
     p.set_defaults(func=_cmd_simulate)
 
 
@@ -342,6 +344,7 @@ def _odds_settings(args):
     return OddsSettings(
         args.trials, seed=args.seed, jobs=args.jobs, scheduler=args.scheduler, precision=args.precision,
         batch=args.batch, out_dir=args.out_dir, resume=args.resume, noise=noise, progress=sys.stderr.isatty(),
+        engine=args.engine,
     )
 
 
@@ -349,6 +352,7 @@ def _odds_header(scenario, result, noise_line: bool = True) -> str:
     n = result.noise
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     text = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {result.seed}"
+    text += f", engine {result.engine}"
     if noise_line:
         text += (
             f"\n  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
@@ -408,6 +412,7 @@ def _add_odds_options(p) -> None:
     for name in _NOISE_FLAGS:
         noise.add_argument("--" + name.replace("_", "-"), dest=name, type=_non_negative, metavar="X")
     noise.add_argument("--drop-mm", type=_non_negative, nargs=2, metavar=("LO", "HI"), help="release height range, mm")
+    add_engine(p, "statics: each trial a static check of the perturbed rest pose (no drop; refused poses are errors)")
 
 
 def _add_odds(sub) -> None:
@@ -507,8 +512,9 @@ def _cmd_whatif(args) -> int:
     tile = parse_tile(args.tile, ARGUMENTS, "tile")
     scenario = load_scenario(args.scenario)
     settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())
-    ranked = rank_placements(scenario, tile, settings, rule=args.rule, parallel_only=not args.perpendicular)
-    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular)
+    ranked = rank_placements(scenario, tile, settings, rule=args.rule, parallel_only=not args.perpendicular, screen=args.screen)
+    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular,
+                               screen=args.screen)
     out = sys.stderr if args.json == "-" else sys.stdout
     n = resolve_noise(scenario)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
@@ -516,6 +522,8 @@ def _cmd_whatif(args) -> int:
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
     shown = args.tile.replace(",", "-").replace(" ", "")
     print(f"  tile {shown}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
+    if args.screen is not None:
+        print(screen_note(ranked, args.screen, document["screen"]["band_deg"]), file=out)
     print(
         f"  hand: sigma {n['pos_sigma_mm']:g} mm, {n['yaw_sigma_deg']:g} deg, drop {n['drop_mm'][0]:g}-{n['drop_mm'][1]:g} mm;"
         f" spread: J {n['polarization_rel_sigma']:.0%}, friction {n['friction_rel_sigma']:.0%}, mass {n['mass_rel_sigma']:.0%}",
@@ -524,11 +532,15 @@ def _cmd_whatif(args) -> int:
     width = max(len(r.candidate.describe()) for r in ranked)
     for k, r in enumerate(ranked, start=1):
         c = r.candidate
-        lo, hi = r.ci95
-        p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
         x, y, z = c.pos_mm
         where = f"({x:.1f}, {y:.1f}, {z:.1f}) mm, yaw {c.placement.yaw_deg:.0f}"
+        if r.odds is None:  # screened out: the statics' answer
+            print(screened_row(k, f"{c.describe():<{width}}", where, r.statics), file=out)
+            continue
+        lo, hi = r.ci95
+        p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
         line = f"  {k:2d}. {c.describe():<{width}}  p = {p}  [{lo:.3f}, {hi:.3f}]  {where}"
+        line += margin_note(r)
         if r.odds.errors or r.odds.undecided:
             line += f"  ({r.odds.errors} errors, {r.odds.undecided} undecided)"
         print(line, file=out)
@@ -551,6 +563,8 @@ def _add_whatif(sub) -> None:
     p.add_argument("--rule", choices=["any", "defi", "quinconce"], default="any",
                    help="which placements: any (on top, end to end, beneath; default), defi (on top), quinconce (extremities only)")
     p.add_argument("--perpendicular", action="store_true", help="also perpendicular tower placements")
+    p.add_argument("--screen", type=int, metavar="K",
+                   help="rank every placement by the statics' tilt margin, run the odds on the best K (and those within a band of them)")
     p.add_argument("--json", metavar="OUT", help="write the ranking as JSON ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the ranking with its intervals")
     p.set_defaults(func=_cmd_whatif)

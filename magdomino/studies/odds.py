@@ -160,6 +160,7 @@ class OddsResult:
     results: list[WhatIfOdds]
     wall_time_s: float = 0.0
     log_path: str | None = None
+    engine: str = "dynamics"
 
     def to_dict(self) -> dict:
         """JSON document; identical for any worker count or executor (no timings)."""
@@ -167,6 +168,7 @@ class OddsResult:
 
         return {
             "version": __version__,
+            "engine": self.engine,
             "name": self.scenario,
             "seed": self.seed,
             "preset": self.preset,
@@ -188,7 +190,7 @@ class SweepResult:
 
     def to_dict(self) -> dict:
         first = self.runs[0].to_dict()
-        doc = {k: first[k] for k in ("version", "name", "seed", "preset", "magnets", "tile_size_mm")}
+        doc = {k: first[k] for k in ("version", "engine", "name", "seed", "preset", "magnets", "tile_size_mm")}
         base_noise = dict(first["noise"])
         if self.param in base_noise:
             del base_noise[self.param]
@@ -255,6 +257,9 @@ class OddsSettings:
         Continue the run stored in ``out_dir`` (same settings) instead of refusing to overwrite it.
     progress : bool
         A tqdm bar on stderr with the running estimate.
+    engine : "dynamics" or "statics"
+        Who judges a trial: a dynamic verdict in a fresh world, or a static check of the
+        perturbed rest pose on the nominal structure (:mod:`magdomino.studies.statics_engine`).
     """
 
     trials: int
@@ -268,6 +273,7 @@ class OddsSettings:
     out_dir: str | Path | None = None
     resume: bool = False
     progress: bool = False
+    engine: str = "dynamics"
 
     def checked(self, scenario: Scenario) -> "OddsSettings":
         """These settings with the seed filled in; InputError (naming the argument) if one is bad."""
@@ -284,6 +290,9 @@ class OddsSettings:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(ARGUMENTS, "seed", f"expected a whole number >= 0, got {seed!r}")
         resolve_noise(scenario, self.noise)
+        from magdomino.studies.statics_engine import check_engine
+
+        check_engine(self.engine)
         return replace(self, seed=int(seed), trials=int(self.trials), batch=int(self.batch))
 
 
@@ -367,15 +376,20 @@ def estimate_odds(
     with runner_for(run.executor, jobs, run.scheduler) as runner:  # its workers start while the structure settles
         if labels == [None]:
             settled = None
+        elif settled is None and run.engine == "statics":  # no dynamics at all: the nominal structure
+            from magdomino.studies.statics_engine import statics_structure
+
+            settled = statics_structure(scenario)
         elif settled is None:
             verdict, settled = settle_structure(scenario)
             check_structure_settled(scenario, verdict)
         else:
             settled = (np.asarray(settled[0], dtype=float), np.asarray(settled[1], dtype=float))
-        job = Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook)
+        job = Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook, run.engine)
         header = {
             "kind": "header",
             "format": LOG_FORMAT,
+            "engine": run.engine,
             "seed": seed,
             "scenario_sha256": scenario_digest(scenario),
             "settled_sha256": poses_digest(settled),
@@ -400,6 +414,7 @@ def estimate_odds(
         results=[final[w] for w in labels],
         wall_time_s=time.perf_counter() - start,
         log_path=str(log.path) if log else None,
+        engine=run.engine,
     )
 
 
@@ -439,7 +454,7 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
         while active:
             new_end = trials if precision is None else min(trials, end + batch)
             missing = [(w, [i for i in range(end, new_end) if (w, i) not in records]) for w in active]
-            execute(runner, run_chunk, job, _chunks(missing, runner.workers), on_record)
+            execute(runner, run_chunk, job, _chunks(missing, runner.workers, 100 if job.engine == "statics" else 16), on_record)
             end = new_end
             for w in active:
                 odds = _tally(scenario, w, records, end)
@@ -457,13 +472,14 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
     return final
 
 
-def _chunks(missing: list[tuple[int | None, list[int]]], workers: int) -> list[tuple[int | None, list[int]]]:
-    """Split the missing trials into chunks: about four per worker, at most 16 trials each.
+def _chunks(missing: list[tuple[int | None, list[int]]], workers: int, most: int = 16) -> list[tuple[int | None, list[int]]]:
+    """Split the missing trials into chunks: about four per worker, at most ``most`` trials each
+    (16 dynamic trials; 100 statics trials, judged in one LP).
 
     The chunking only changes how work is shipped, never a result.
     """
     total = sum(len(t) for _, t in missing)
-    size = max(1, min(16, math.ceil(total / (4 * max(1, workers)))))
+    size = max(1, min(most, math.ceil(total / (4 * max(1, workers)))))
     return [(w, trials[k : k + size]) for w, trials in missing for k in range(0, len(trials), size)]
 
 
