@@ -25,7 +25,7 @@ def test_bad_files_from_the_command_line_exit_2_with_one_line(tmp_path, cli):
     bad.write_text('name = "x"\n[tile]\nsize_mm = [48, 24, 8]\nmass_g = -3\n')
     out = cli("presets", bad)
     assert out.returncode == 2
-    assert out.stderr.strip() == f"magdomino: {bad}: tile.mass_g: expected a number > 0, got -3"
+    assert out.stderr.strip() == f"magdomino: {bad}: tile.mass_g: expected a number in (0, 1000], got -3"
     binary = tmp_path / "binary.toml"
     binary.write_bytes(b"\xff\xfe\x00 not text")
     out = cli("presets", binary)
