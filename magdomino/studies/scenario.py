@@ -357,6 +357,7 @@ class SimulationResult:
                 entry.update(collapsed=None, reason=f"not tried: the structure {why}", settled=False)
             else:
                 entry.update(verdict.to_dict())
+            entry["engine"] = "dynamics"
             what_ifs.append(entry)
         return {
             "version": __version__,
@@ -365,7 +366,8 @@ class SimulationResult:
             "preset": sc.preset.name,
             "magnets": sc.magnets,
             "tile_size_mm": sc.preset.size_mm,
-            "structure": {"tiles": len(sc.structure), **self.structure.to_dict()},
+            "engine": "dynamics",
+            "structure": {"tiles": len(sc.structure), **self.structure.to_dict(), "engine": "dynamics"},
             "what_if": what_ifs,
         }
 

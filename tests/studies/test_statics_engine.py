@@ -54,6 +54,8 @@ def test_the_engines_agree_on_the_robust_verdicts(name):
     dynamic = simulate(sc)
     static = simulate_statics(sc)
     assert static.to_dict()["engine"] == "statics"
+    doc = dynamic.to_dict()
+    assert doc["engine"] == doc["structure"]["engine"] == "dynamics" and {w["engine"] for w in doc["what_if"]} <= {"dynamics"}
     for n, w in ROBUST:
         if n != name:
             continue
