@@ -26,16 +26,18 @@ from magdomino.physics.adjudicator import (
     ScriptedAdjudicator,
     make_adjudicator,
 )
-from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_rule
+from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
 from magdomino.games.defi import Defi
 from magdomino.games.quinconce import Quinconce
 from magdomino.games.record import format_record, play_game
 from magdomino.games.state import State
 from magdomino.games.traditional import Traditional
+from magdomino.games.vingt import VingtGame
 
 register_rule(Traditional())
 register_rule(Defi())
 register_rule(Quinconce())
+register_game("vingt", VingtGame)
 
 __all__ = [
     "Action",

@@ -115,6 +115,16 @@ def register_rule(rule: Rule) -> None:
     RULES[rule.name] = rule
 
 
+GAMES: dict = {}
+"""Games with a state of their own (not a :class:`Rule` of this core), by name: the class
+that ``Game(name, players, seed, options)`` returns an instance of (:func:`register_game`)."""
+
+
+def register_game(name: str, game_class) -> None:
+    """Make ``Game(name, players, seed, options)`` return ``game_class(players, seed, options)``."""
+    GAMES[name] = game_class
+
+
 def _default_colours():
     from magdomino.model.presets import DEFAULT_COLOURS
 
@@ -143,11 +153,16 @@ class Game:
         ever).
     """
 
+    def __new__(cls, rule=None, *args, **kwargs):
+        if cls is Game and rule in GAMES:  # a game of its own (e.g. vingt): its class instead
+            return GAMES[rule](*args, **kwargs)
+        return super().__new__(cls)
+
     def __init__(self, rule: str, players: int, seed: int = 0, options: dict | None = None, **kwargs):
         opts = dict(options or {})
         opts.update(kwargs)
         if rule not in RULES:
-            raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
+            raise InputError(ARGUMENTS, "rule", f"one of {', '.join([*RULES, *GAMES])}, got {rule!r}")
         self.rules = RULES[rule]
         if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 4:
             raise InputError(ARGUMENTS, "players", f"2, 3 or 4 players, got {players!r}")

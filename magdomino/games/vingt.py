@@ -2,7 +2,7 @@
 
 The rules are RULES.md's "20 sur 20", on a square grid (see :mod:`magdomino.games.vingt_moves`
 for the table, the runs and the legal-move generator). The State API is the one of the
-other games: ``VingtGame(players, seed, options)`` → ``new_initial_state()`` → a
+other games: ``Game("vingt", players, seed, options)`` (a :class:`VingtGame`) → ``new_initial_state()`` → a
 :class:`VingtState` starting at a chance node; ``current_player()`` is a seat,
 :data:`CHANCE` or :data:`TERMINAL`; ``legal_actions()`` is a tuple in a stable order;
 ``apply_action``; ``is_terminal``; ``returns``; ``clone``; ``to_json``/``from_json``.
@@ -49,7 +49,7 @@ import json
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.vingt_moves import (
     MAX_TILES,
     STEPS,
@@ -59,12 +59,14 @@ from magdomino.games.vingt_moves import (
     key,
     legal_moves,
 )
+from magdomino.model.tiles import double_set
 
 CHANCE = -1
 TERMINAL = -4
 RULE = "vingt"
 STATE_FORMAT = "magdomino.vingt/1"
-TILES = tuple((a, b) for a in range(10) for b in range(a, 10) if (a, b) != (0, 0))
+TILE_SET = double_set(9, without=[(0, 0)])
+TILES = TILE_SET.tiles
 """The 54 tiles: the double-nine set without the double blank, in a fixed order."""
 MARKERS = {2: 22, 3: 15, 4: 11}
 RACK = MAX_TILES
@@ -97,12 +99,12 @@ class VingtGame:
         opts = dict(options or {})
         opts.update(kwargs)
         if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players not in MARKERS:
-            raise InputError("command line", "players", f"2, 3 or 4 players for 20 sur 20, got {players!r}")
+            raise InputError(ARGUMENTS, "players", f"2, 3 or 4 players for 20 sur 20, got {players!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise InputError("command line", "seed", f"a non-negative integer, got {seed!r}")
+            raise InputError(ARGUMENTS, "seed", f"a non-negative integer, got {seed!r}")
         target = opts.pop("target", None)
         if target is not None and (isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target <= 0):
-            raise InputError("command line", "target", f"a whole number of points > 0, got {target!r}")
+            raise InputError(ARGUMENTS, "target", f"a whole number of points > 0, got {target!r}")
         if opts:
             raise InputError("options", sorted(opts)[0], "a known option of 20 sur 20: target")
         self.players = int(players)
@@ -527,7 +529,7 @@ def make_player(kind: str, seed=0):
 
     makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
     if kind not in makers:
-        raise InputError("command line", "player", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
+        raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
     return makers[kind](seed)
 
 
@@ -540,7 +542,7 @@ def play_vingt(players: int, seed: int = 0, target: int | None = None, player_ki
     game = VingtGame(players, seed, target=target)
     kinds = (player_kinds,) * game.players if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * game.players)
     if len(kinds) != game.players:
-        raise InputError("command line", "player_kinds", f"one player kind per seat ({game.players}), got {len(kinds)}")
+        raise InputError(ARGUMENTS, "player_kinds", f"one player kind per seat ({game.players}), got {len(kinds)}")
     seeds = np.random.SeedSequence(game.seed).spawn(game.players)
     agents = [make_player(k, seeds[i]) for i, k in enumerate(kinds)]
     state = game.new_initial_state()

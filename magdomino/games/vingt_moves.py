@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from itertools import combinations, permutations, product
 
+from magdomino.model.tiles import double_set
+
 STRIDE = 4096
 STEPS = (STRIDE, 1)
 """Key step along a row (d = 0) and along a column (d = 1)."""
@@ -565,4 +567,4 @@ class LookaheadPlayer(GreedyPlayer):
         return out
 
 
-_ALL = tuple((a, b) for a in range(10) for b in range(a, 10) if (a, b) != (0, 0))
+_ALL = double_set(9, without=[(0, 0)]).tiles  # the 20 sur 20 set (see magdomino.games.vingt)

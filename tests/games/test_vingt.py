@@ -504,3 +504,14 @@ def test_legal_order_does_not_depend_on_the_history():
     assert list(s1.occ) != list(s2.occ)  # the same table, filled in another order
     assert s1.occ == s2.occ and s1.legal_actions() == s2.legal_actions()
     assert list(s1.legal_actions()[:-1]) == sorted(s1.legal_actions()[:-1])
+
+
+def test_the_registry_plays_vingt():
+    from magdomino.games import Game
+
+    game = Game("vingt", 4, 2, {"target": 5})
+    assert isinstance(game, VingtGame) and game.markers == 11 and game.target == 5
+    state = game.new_initial_state()
+    assert state.is_chance_node() and state.legal_actions() == (("deal",),)
+    with pytest.raises(InputError):
+        Game("vingt", 2, 0, {"deals": 3})
