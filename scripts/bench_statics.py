@@ -10,7 +10,9 @@
   what-if 0 with magnets), as ``odds --engine statics`` would run them, one :func:`judge`
   each; ``statics_batch_trials_per_s`` the same trials through
   :func:`~magdomino.physics.statics.judge_many`, 50 to an LP (``statics_batch_same_answers``:
-  the share of equal answers).
+  the share of equal answers); ``statics_odds_trials_per_s`` the whole ``odds --engine statics``
+  pipeline on that what-if (the noise model's draws, the hand's aim, each trial's friction,
+  mass and magnets, one LP per chunk; in-process, after a warm-up run).
 - The confusion matrix: random structures (2-7 tiles stacked with random offsets and turns,
   some beside on the table), settled by the dynamics; placements on them with random
   offsets, each judged by the statics at its rest pose and by the dynamics after a 1 mm
@@ -123,9 +125,20 @@ def trials_per_s(trials: int) -> dict:
     start = time.perf_counter()
     batched = np.concatenate([judge_many(preset, batch_p[k : k + BATCH], batch_q[k : k + BATCH]) for k in range(0, trials, BATCH)])
     elapsed_batch = time.perf_counter() - start
+    from pathlib import Path
+
+    from magdomino.studies.odds import estimate_odds
+    from magdomino.studies.scenario import load_scenario
+
+    scenario = load_scenario(Path(__file__).resolve().parent.parent / "scenarios" / "cantilever.toml")
+    estimate_odds(scenario, 10, executor="serial", engine="statics", what_ifs=[0])  # imports, magnet rules
+    start = time.perf_counter()
+    estimate_odds(scenario, trials, executor="serial", engine="statics", what_ifs=[0])
+    elapsed_odds = time.perf_counter() - start
     return {
         "statics_trials_per_s": trials / elapsed,
         "statics_batch_trials_per_s": trials / elapsed_batch,
+        "statics_odds_trials_per_s": trials / elapsed_odds,
         "statics_batch_same_answers": float(np.mean(batched == np.array(stood))),
         "statics_trials_stood": float(np.mean(stood)),
     }
