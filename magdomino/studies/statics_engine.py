@@ -171,7 +171,7 @@ def statics_structure(scenario: Scenario, before: str = "the what-ifs") -> tuple
 # -- many trials in one LP ----------------------------------------------------------------
 
 
-def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed) -> tuple[np.ndarray, list]:
+def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, base=None) -> tuple[np.ndarray, list]:
     """Does each trial stand, each with its own preset (friction, mass, polarisations)?
 
     Parameters
@@ -182,6 +182,9 @@ def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed) ->
     quaternions : ndarray, shape (B, n, 4)
     magnets : bool
     fixed : ndarray of bool, shape (n,)
+    base : Preset, optional
+        The preset they vary (default ``presets[0]``): the same one from call to call lets
+        the magnet models be reused.
 
     Returns
     -------
@@ -197,9 +200,10 @@ def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed) ->
     size = np.asarray(presets[0].tile.size, float)
     refused: list = [None] * B
     try:
-        find_contacts(_side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), size, fixed=np.tile(fixed, B))
+        contacts = find_contacts(_side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), size, fixed=np.tile(fixed, B))
         ok = np.arange(B)
-    except InputError:  # find the trials the statics refuses, judge the others
+    except InputError:
+        contacts = None  # find the trials the statics refuses, judge the others
         for b in range(B):
             try:
                 find_contacts(P[b], Q[b], size, fixed=fixed)
@@ -208,7 +212,7 @@ def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed) ->
         ok = np.array([b for b in range(B) if refused[b] is None], int)
     stands = np.zeros(B, bool)
     if len(ok):
-        stands[ok] = _lp_stands([presets[b] for b in ok], P[ok], Q[ok], magnets, fixed)
+        stands[ok] = _lp_stands([presets[b] for b in ok], P[ok], Q[ok], magnets, fixed, base or presets[0], contacts)
     return stands, refused
 
 
@@ -218,7 +222,7 @@ def _side_by_side(P: np.ndarray) -> np.ndarray:
     return P + np.arange(len(P))[:, None, None] * np.array([BATCH_SPACING_M, 0.0, 0.0])
 
 
-def _lp_stands(presets, P, Q, magnets, fixed) -> np.ndarray:
+def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None) -> np.ndarray:
     """One residual LP for B trials laid side by side (see :func:`magdomino.physics.statics.judge_many`).
 
     Each trial's friction enters its own columns: the pyramid edge ``n + μ d`` is linear in
@@ -230,12 +234,12 @@ def _lp_stands(presets, P, Q, magnets, fixed) -> np.ndarray:
     from magdomino.physics.statics import BATCH_RESIDUAL, FRICTION_DIRECTIONS, Equilibrium
 
     B, n = P.shape[:2]
-    base = presets[0]
     size = np.asarray(base.tile.size, float)
     flat_p, flat_q = _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4)
     all_fixed = np.tile(fixed, B)
     movable = ~all_fixed
-    contacts = find_contacts(flat_p, flat_q, size, fixed=all_fixed)
+    if contacts is None:
+        contacts = find_contacts(flat_p, flat_q, size, fixed=all_fixed)
     eq0 = Equilibrium(flat_p, contacts, movable, 0.0, float(size[0]))
     if eq0.m == 0:
         return np.ones(B, bool)
@@ -248,7 +252,7 @@ def _lp_stands(presets, P, Q, magnets, fixed) -> np.ndarray:
     down[:, 2] = -1.0
     w = eq0.load(down, np.zeros((B * n, 3)))
     if magnets and base.tile.magnets:
-        force, torque = _batch_magnets(presets, flat_p, flat_q, n)
+        force, torque = _batch_magnets(presets, flat_p, flat_q, n, base)
         weight = np.repeat([p.tile.mass * p.solver.gravity for p in presets], n)[:, None]
         w = w + eq0.load(force / weight, torque / weight)
     rows = 6 * eq0.m
@@ -265,7 +269,11 @@ def _lp_stands(presets, P, Q, magnets, fixed) -> np.ndarray:
     return per_tile.reshape(B, n).sum(axis=1) < BATCH_RESIDUAL
 
 
-def _batch_magnets(presets, flat_p, flat_q, n) -> tuple[np.ndarray, np.ndarray]:
+_MODELS: dict = {}
+"""Magnet models of :func:`_batch_magnets`, by magnet layout and polarisations."""
+
+
+def _batch_magnets(presets, flat_p, flat_q, n, base) -> tuple[np.ndarray, np.ndarray]:
     """Magnet force and torque (B n, 3) on every tile, each trial with its own polarisations.
 
     A magnet pair's wrench is proportional to the product of its two polarisations, so with
@@ -276,7 +284,6 @@ def _batch_magnets(presets, flat_p, flat_q, n) -> tuple[np.ndarray, np.ndarray]:
     """
     from magdomino.maths.magnets import TileMagnets
 
-    base = presets[0]
     specs = base.tile.magnets
     K = len(specs)
     model = base.solver.magnet_model
@@ -291,10 +298,15 @@ def _batch_magnets(presets, flat_p, flat_q, n) -> tuple[np.ndarray, np.ndarray]:
     f = np.repeat(f, n, axis=0)  # (B n, K): per tile row
 
     def wrench(on):
-        tm = TileMagnets(
-            [s.position for s in specs], [s.axis for s in specs], [s.shape for s in specs],
-            [s.dimensions for s in specs], J0 * on, [False] * K, model=model,
-        )
+        key = (tuple((tuple(s.position), tuple(s.axis), s.shape, tuple(s.dimensions), float(j)) for s, j in zip(specs, J0 * on)), model)
+        tm = _MODELS.get(key)
+        if tm is None:  # kept: a model builds its quadrature rules on first use
+            if len(_MODELS) > 32:
+                _MODELS.clear()
+            tm = _MODELS[key] = TileMagnets(
+                [s.position for s in specs], [s.axis for s in specs], [s.shape for s in specs],
+                [s.dimensions for s in specs], J0 * on, [False] * K, model=model,
+            )
         return np.hstack(tm.wrenches(flat_p, flat_q))  # (B n, 6)
 
     single = [wrench(np.eye(K)[k]) for k in range(K)]
@@ -340,7 +352,7 @@ def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
         P = np.array([p for p, _ in poses[part]])
         Q = np.array([q for _, q in poses[part]])
         try:
-            stands, refused = batch_stands(presets[part], P, Q, sc.magnets, fixed)
+            stands, refused = batch_stands(presets[part], P, Q, sc.magnets, fixed, sc.preset)
         except Exception as exc:  # the LP failed: every trial of the batch is an error
             for record in judged[part]:
                 record.update(collapsed=False, error=f"{type(exc).__name__}: {exc}", reason="error")
