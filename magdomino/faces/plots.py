@@ -360,9 +360,15 @@ def whatif_figure(document: dict, path: str | Path) -> Path:
     )
     for k, c in enumerate(cands):
         y = n - 1 - k
+        colour = STYLE["colours"][k % len(STYLE["colours"])]
+        if c.get("ci95") is None:  # screened out by the statics (whatif --screen): no odds, its answer
+            s = c.get("statics") or {}
+            said = "refused" if s.get("stands") is None else f"{'stands' if s['stands'] else 'falls'}, margin {s['margin']:+.1f}°"
+            ax.annotate(f"statics: {said}", (0.0, y), xytext=(0, -3), textcoords="offset points", color=colour,
+                        fontsize=STYLE["font_size"] - 1)
+            continue
         lo, hi = c["ci95"]
         p = c["p_collapse"]
-        colour = STYLE["colours"][k % len(STYLE["colours"])]
         ax.hlines(y, lo, hi, colors=colour, linewidth=2)
         if p is not None:
             ax.plot([p], [y], "o", color=colour)

@@ -8,6 +8,7 @@ trial by trial.
 """
 
 import json
+from functools import partial
 import math
 from pathlib import Path
 
@@ -27,7 +28,10 @@ from magdomino.studies.statics_engine import (
     with_placement,
 )
 from magdomino.studies.trials import Job, resolve_noise, trial_draws, trial_stream
-from magdomino.studies.whatif import rank_placements
+from magdomino.games.candidates import enumerate_placements
+from magdomino.studies import whatif
+
+rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"
@@ -189,3 +193,12 @@ def test_screen_refuses_a_structure_it_cannot_model():
     Q[2] = [math.sin(tilt), 0.0, 0.0, math.cos(tilt)]  # 3-2 rolled by 3°: still on the rules' grid
     with pytest.raises(InputError, match=r"structure: statics cannot judge this: tile 2 is tilted by 3.0°"):
         rank_placements(sc, "2,4", 2, rule="defi", screen=1, executor="serial", settled=(P, Q))
+
+
+def test_statics_odds_refuse_a_structure_the_statics_says_falls():
+    # the magnet-held cantilever without magnets: the nominal structure cannot stand
+    from dataclasses import replace
+
+    sc = replace(load_scenario(SCENARIOS / "cantilever.toml"), magnets=False)
+    with pytest.raises(InputError, match="structure: expected a structure that stands before the what-ifs; the statics says it falls"):
+        estimate_odds(sc, 5, executor="serial", engine="statics")
