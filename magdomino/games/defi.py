@@ -2,7 +2,7 @@
 
 A tile goes on top of a tile of the construction that shows a half with the same pips,
 the two halves superposed; every square it covers must match and no covered square is
-covered again (:class:`magdomino.maths.geometry.Grid`). Orientation: ``parallel_only``
+covered again (:class:`magdomino.games.grid.Grid`). Orientation: ``parallel_only``
 (the game's option) makes every tower placement parallel to the tile below. The
 "extremities" variant places only on tiles with at most one neighbour in the tree of
 placements (each placement attaches to the lowest-numbered eligible tile it rests on).

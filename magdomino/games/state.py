@@ -15,6 +15,7 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
+from magdomino.games.grid import Grid
 from magdomino.games.core import (
     _START_RANK,
     _TILE_INDEX,
@@ -25,7 +26,7 @@ from magdomino.games.core import (
     IllegalActionError,
 )
 from magdomino.maths import geometry as geo
-from magdomino.maths.geometry import DIRS, Grid
+from magdomino.maths.geometry import DIRS
 from magdomino.model.tiles import ALL_TILES, Tile
 from magdomino.physics.adjudicator import ConstructionInfo, PlacedTile, PlacementView
 

@@ -1,6 +1,6 @@
 """`magdomino whatif`: every legal placement of one tile, ranked by its odds of collapse.
 
-Legality is checked independently of magdomino.maths.geometry.Grid: the structures' grid layouts
+Legality is checked independently of magdomino.games.grid.Grid: the structures' grid layouts
 are written out by hand below, and every candidate is held against the rules (RULES.md):
 superposed squares match, a covered square is not covered again, flat tiles lie on the
 table end to end or beneath an overhang with the same pips. The physics is kept small:
@@ -8,6 +8,7 @@ scenarios/whatif_step.toml, rule defi, two candidates, a few trials in this proc
 """
 
 import json
+from functools import partial
 import math
 
 import numpy as np
@@ -16,9 +17,13 @@ import pytest
 from magdomino.errors import InputError
 from magdomino.maths.geometry import DIRS, physical_pose
 from magdomino.studies.scenario import load_scenario, settle_structure
-from magdomino.studies.whatif import enumerate_placements, rank_placements, structure_grid, whatif_document
+from magdomino.games.candidates import enumerate_placements, structure_grid
+from magdomino.studies import whatif
+from magdomino.studies.whatif import whatif_document
 
 from conftest import ROOT
+
+rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it
 
 SC = ROOT / "scenarios"
 

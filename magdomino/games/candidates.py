@@ -1,0 +1,390 @@
+"""Every legal placement of one tile on a settled structure: the rules' side of a what-if.
+
+:func:`enumerate_placements` maps a settled structure onto the rules' grid
+(:func:`structure_grid`) and lists the placements the rules allow for a tile, each as a
+:class:`Candidate` with the physical placement that aims at it.
+:func:`magdomino.studies.whatif.rank_placements` ranks candidates it is given by their odds;
+``magdomino whatif`` wires the two (the study layer knows no rules).
+
+From the settled structure to the rules' grid
+---------------------------------------------
+Legality is the rules' business (:class:`magdomino.games.grid.Grid`), so the settled structure
+is mapped onto the rules' square grid, and the Grid enumerates the placements:
+
+- the grid's frame is structure tile 0 as it settled: its half 0 is square ``(0, 0)`` and its
+  half 0 → half 1 axis is ``+x``;
+- every structure tile's settled pose goes to the nearest :class:`~magdomino.maths.geometry.GridPose`
+  (heading to the nearest quarter turn, level from its height); its pips as shown are the
+  squares' pips;
+- a tile that does not sit on the grid (its centre more than :data:`POSITION_TOLERANCE` grid
+  units, i.e. 6 mm for the standard tile, from the grid pose; heading more than
+  :data:`YAW_TOLERANCE_DEG` off; height more than :data:`LEVEL_TOLERANCE` thicknesses off a
+  level; tilted more than :data:`TILT_TOLERANCE_DEG`) is refused with one clear line: the
+  rules' matching ("one square exactly over the other") has no meaning for it. The bridge
+  of ``scenarios/bridge.toml`` (a 12 mm gap, half a square) is such a construction; the
+  curated zigzags, staircases and cantilevers (a few mm off) are on the grid.
+- each structure tile's parent in the placement tree (for extremities) is its ``on`` tile,
+  else the lowest-numbered earlier tile it rests on, lies under, or touches side by side at
+  its level; none for a tile with no such neighbour.
+
+A candidate's physical pose is then taken relative to where its parent tile really settled
+(:func:`magdomino.maths.geometry.relative_pose` on the grid, :func:`~magdomino.maths.geometry.compose_pose`
+on the parent's settled pose), exactly as the rules' physics adjudicator does
+(:mod:`magdomino.physics.pybullet_adjudicator`), so a tile that settled 2 mm off its square gets a candidate
+2 mm off too. Tower and end-to-end candidates are drops (``drop_mm`` from the odds noise);
+slide-beneath candidates are pushed along the table from :data:`SLIDE_START_MM` away, in the
+direction :meth:`Grid.slide_direction` chose.
+
+Which placements (``rule``)
+---------------------------
+``"any"`` (default): every placement geometry of the tower rules: on top of any tile, end to
+end with any table tile, slid beneath any tile at level 1. ``"defi"``: on top of any tile
+(Défi magnétique has no flat placements). ``"quinconce"``: on extremities only, both modes
+("en hauteur" on top, "à plat" end to end or beneath; a scenario does not say which mode is
+owed, so both are listed and each candidate says its mode). ``parallel_only`` (default True,
+as in the rules) drops perpendicular tower placements. Like the rules, one pose is one
+candidate, whatever the number of ways to reach it.
+
+An end-to-end candidate touches its neighbour exactly; the hand's miss towards that
+neighbour is stopped by the contact, as a real hand is stopped by the neighbour's end
+(:func:`magdomino.studies.scenario.try_placement`), so the odds are not spoiled by tiles started
+inside each other.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.grid import Grid
+from magdomino.maths.geometry import (
+    DIR_NAMES,
+    DIRS,
+    OPPOSITE,
+    GridPose,
+    compose_pose,
+    physical_pose,
+    relative_pose,
+)
+from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
+from magdomino.studies.scenario import Placement, Scenario, target_pose
+from magdomino.studies.whatif import check_tile
+
+RULES = ("any", "defi", "quinconce")
+POSITION_TOLERANCE = 0.25
+"""Largest distance (in grid units, half a tile length) of a settled tile from its grid pose."""
+YAW_TOLERANCE_DEG = 10.0
+LEVEL_TOLERANCE = 0.3
+"""Largest height error of a settled tile, in tile thicknesses."""
+TILT_TOLERANCE_DEG = 10.0
+SLIDE_START_MM = 60.0
+"""How far away a slid candidate starts (as the rules' physics adjudicator)."""
+
+
+
+# -- the structure on the grid ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GridFrame:
+    """The rules' grid laid on the world: square (0, 0) at ``origin`` (m), +x at ``yaw`` (rad)."""
+
+    origin: np.ndarray
+    yaw: float
+    unit: float
+
+    def to_grid(self, xy) -> np.ndarray:
+        c, s = math.cos(self.yaw), math.sin(self.yaw)
+        d = np.asarray(xy, dtype=float)[:2] - self.origin
+        return np.array([c * d[0] + s * d[1], -s * d[0] + c * d[1]]) / self.unit
+
+    def to_world(self, xy_m) -> np.ndarray:
+        c, s = math.cos(self.yaw), math.sin(self.yaw)
+        x, y = xy_m[0], xy_m[1]
+        return self.origin + np.array([c * x - s * y, s * x + c * y])
+
+
+def structure_grid(scenario: Scenario, settled) -> tuple[Grid, GridFrame]:
+    """The settled structure on the rules' grid (see the module docstring).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    settled : (positions (n, 3) m, quaternions (n, 4))
+
+    Returns
+    -------
+    grid : Grid
+        Tile ``i`` of the structure is construction number ``i``.
+    frame : GridFrame
+    """
+    positions, quats = (np.asarray(a, dtype=float) for a in settled)
+    size = np.asarray(scenario.preset.tile.size, dtype=float)
+    unit, thick = size[0] / 2, size[2]
+    yaw0 = quaternion_yaw(quats[0])
+    frame = GridFrame(positions[0][:2] - unit / 2 * np.array([math.cos(yaw0), math.sin(yaw0)]), yaw0, unit)
+    upright = np.tile([0.0, 0.0, 0.0, 1.0], (len(quats), 1))
+    tilts = np.degrees(tilt_angles(quats, upright))
+    grid = Grid()
+    for i, (pl, p, q) in enumerate(zip(scenario.structure, positions, quats)):
+        key = f"structure[{i}]"
+        name = f"{pl.pips[0]}-{pl.pips[1]}"
+        yaw = quaternion_yaw(q)
+        rel = wrap_angle(yaw - yaw0)  # ±π alike below: k = 2, no error either way
+        k = int(round(rel / (math.pi / 2))) % 4
+        d = (0, 2, 1, 3)[k]
+        yaw_err = abs(math.degrees(wrap_angle(rel - k * math.pi / 2)))
+        half0 = p[:2] - unit / 2 * np.array([math.cos(yaw), math.sin(yaw)])
+        gx, gy = np.rint(frame.to_grid(half0)).astype(int)
+        level_f = p[2] / thick - 0.5
+        level = int(round(level_f))
+        pose = GridPose(int(gx), int(gy), level, d)
+        centre, _ = physical_pose(pose, size)
+        off_mm = float(np.linalg.norm(frame.to_world(centre) - p[:2])) * 1000
+        why = None
+        if tilts[i] > TILT_TOLERANCE_DEG:
+            why = f"is tilted {tilts[i]:.1f} deg (tolerance {TILT_TOLERANCE_DEG:g})"
+        elif yaw_err > YAW_TOLERANCE_DEG:
+            why = f"is turned {yaw_err:.1f} deg off the grid's axes (tolerance {YAW_TOLERANCE_DEG:g})"
+        elif off_mm > POSITION_TOLERANCE * unit * 1000:
+            why = f"lies {off_mm:.1f} mm off the nearest grid place (tolerance {POSITION_TOLERANCE * unit * 1000:g} mm)"
+        elif abs(level_f - level) > LEVEL_TOLERANCE or level < 0:
+            why = f"lies {abs(level_f - level) * thick * 1000:.1f} mm off a level's height (tolerance {LEVEL_TOLERANCE * thick * 1000:g} mm)"
+        if why is not None:
+            raise InputError(
+                scenario.source, key,
+                f"{name} {why} of the rules' square grid (set by structure[0]); whatif needs a construction "
+                "whose halves lie square over square, as the rules place them",
+            )
+        parent = _structure_parent(grid, pose, pl)
+        try:
+            grid.add(pose, pl.pips, parent)
+        except ValueError:
+            other = grid.cells.get(pose.squares()[0], grid.cells.get(pose.squares()[1]))[0]
+            raise InputError(
+                scenario.source, key, f"{name} takes the grid square of structure[{other}] (they overlap by half a tile or more)"
+            ) from None
+    return grid, frame
+
+
+def _structure_parent(grid: Grid, pose: GridPose, pl: Placement) -> int | None:
+    if pl.on is not None:
+        return pl.on[0]
+    near = set(grid.supports(pose))
+    for x, y, lev in pose.squares():
+        above = grid.cells.get((x, y, lev + 1))
+        if above is not None:
+            near.add(above[0])
+        for dx, dy in DIRS:
+            side = grid.cells.get((x + dx, y + dy, lev))
+            if side is not None:
+                near.add(side[0])
+    return min(near) if near else None
+
+
+# -- candidates ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One legal placement of a tile, in rule terms and as a :class:`Placement`.
+
+    Attributes
+    ----------
+    index : int
+        Position in the enumeration order (the order of the rules' actions).
+    tile : (int, int)
+        ``(low, high)``; half 0 shows ``tile[0]`` (as in :mod:`magdomino.games`).
+    grid : GridPose
+        In the frame of :func:`structure_grid`.
+    mode : "tower" | "flat"
+    kind : "on top" | "end to end" | "beneath"
+    motion : "drop" | "slide"
+    slide : int or None
+        Grid direction (index into :data:`~magdomino.maths.geometry.DIRS`) of a slide.
+    parent : int
+        Structure tile it rests on, touches end to end or slides under.
+    parent_half : int
+        The parent's half that the matching half lies on / touches / lies under.
+    direction : str
+        Where the other half goes, seen from the parent's half: ``"outward"`` (away from the
+        parent's other half), ``"back"`` (over or under it), ``"across, left"`` /
+        ``"across, right"`` (perpendicular, left or right of the parent's half 0 → half 1).
+    supports : tuple of int
+        Structure tiles right below it.
+    placement : Placement
+        Absolute pose (``pos_mm`` x, y; ``yaw_deg``), ``slide_mm`` for a slide.
+    pos_mm : (float, float, float)
+        The rest pose's centre, as the placement will aim at it.
+    """
+
+    index: int
+    tile: tuple[int, int]
+    grid: GridPose
+    mode: str
+    kind: str
+    motion: str
+    slide: int | None
+    parent: int
+    parent_pips: tuple[int, int]
+    parent_half: int
+    pips_matched: int
+    direction: str
+    supports: tuple[int, ...]
+    placement: Placement
+    pos_mm: tuple[float, float, float]
+
+    def describe(self) -> str:
+        a = self.pips_matched  # the matching half first: "6-2 on #3 (6-5) half 0"
+        b = self.tile[1] if self.tile[0] == a else self.tile[0]
+        p = f"#{self.parent} ({self.parent_pips[0]}-{self.parent_pips[1]}) half {self.parent_half}"
+        if self.kind == "on top":
+            also = [f"#{n}" for n in self.supports if n != self.parent]
+            return f"{a}-{b} on {p}, {self.direction}" + (f", bridging to {', '.join(also)}" if also else "")
+        if self.kind == "end to end":
+            return f"{a}-{b} end to end with {p}"
+        return f"{a}-{b} slid beneath {p}, {self.direction}"
+
+    def to_dict(self) -> dict:
+        pl = self.placement
+        return {
+            "description": self.describe(),
+            "tile": list(self.tile),
+            "mode": self.mode,
+            "kind": self.kind,
+            "motion": self.motion,
+            "parent": self.parent,
+            "parent_pips": list(self.parent_pips),
+            "parent_half": self.parent_half,
+            "pips_matched": self.pips_matched,
+            "direction": self.direction,
+            "supports": list(self.supports),
+            "grid": {"pose": self.grid.to_list(), "direction": DIR_NAMES[self.grid.d], "level": self.grid.level},
+            "slide": None if self.slide is None else DIR_NAMES[self.slide],
+            "pos_mm": [round(v, 3) for v in self.pos_mm],
+            "yaw_deg": round(pl.yaw_deg, 3),
+            "slide_from_mm": None if pl.slide_mm is None else [round(v, 3) for v in pl.slide_mm],
+        }
+
+
+def enumerate_placements(
+    scenario: Scenario,
+    tile_pips,
+    settled,
+    *,
+    rule: str = "any",
+    parallel_only: bool = True,
+) -> list[Candidate]:
+    """Every legal placement of ``tile_pips`` on the settled structure (module docstring).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    tile_pips : (int, int) or "a,b"
+    settled : (positions (n, 3), quaternions (n, 4))
+        The structure as it settled (:func:`magdomino.studies.scenario.settle_structure`).
+    rule : "any" | "defi" | "quinconce"
+    parallel_only : bool
+
+    Returns
+    -------
+    list of Candidate, in the rules' action order (flat before tower, level, x, y, d).
+    """
+    t = check_tile(scenario, tile_pips)
+    if rule not in RULES:
+        raise InputError(ARGUMENTS, "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
+    grid, frame = structure_grid(scenario, settled)
+    positions, quats = (np.asarray(a, dtype=float) for a in settled)
+    size = np.asarray(scenario.preset.tile.size, dtype=float)
+    a, b = t
+    parents = grid.extremities() if rule == "quinconce" else range(len(grid))
+    found: dict[tuple, tuple] = {}
+    for p in parents:
+        q0, q1 = grid.pips[p]
+        if a not in (q0, q1) and b not in (q0, q1):
+            continue
+        cands = grid.tower_placements(a, b, p, parallel_only)
+        if rule != "defi":
+            level = grid.poses[p].level
+            if level == 0:
+                cands = cands + grid.end_placements(a, b, p)
+            elif level == 1:
+                cands = cands + grid.slide_placements(a, b, p)
+        for c in cands:
+            found.setdefault(c[:4], c)
+    order = sorted(found.values(), key=lambda c: (c[2] > 0, c[2], c[0], c[1], c[3], c[5], -1 if c[6] is None else c[6], c[4]))
+    shown = [pl.pips for pl in scenario.structure]
+    poses = [(positions[i], quats[i]) for i in range(len(positions))]
+    out = []
+    for k, (x, y, lev, d, parent, motion, slide) in enumerate(order):
+        pose = GridPose(x, y, lev, d)
+        ppose = grid.poses[parent]
+        pyaw = quaternion_yaw(quats[parent])
+        offset, ryaw = relative_pose(pose, ppose, size)
+        centre, yaw = compose_pose(positions[parent], pyaw, offset, ryaw)
+        slide_mm = None
+        if motion == "slide":
+            turn = pyaw - physical_pose(ppose, size)[1]  # grid frame -> world, at the parent
+            dx, dy = DIRS[slide]
+            c, s = math.cos(turn), math.sin(turn)
+            slide_mm = (-(c * dx - s * dy) * SLIDE_START_MM, -(s * dx + c * dy) * SLIDE_START_MM)
+        placement = Placement(
+            t, pos_mm=(float(centre[0] * 1000), float(centre[1] * 1000)), yaw_deg=math.degrees(yaw), slide_mm=slide_mm
+        )
+        rest, _ = target_pose(placement, poses, shown, size)
+        if motion == "slide":
+            rest[2] = size[2] / 2
+        kind = "on top" if lev > ppose.level else ("beneath" if lev < ppose.level else "end to end")
+        half, matched, direction = _relation(pose, t, ppose, grid.pips[parent], kind)
+        out.append(
+            Candidate(
+                index=k,
+                tile=t,
+                grid=pose,
+                mode="tower" if kind == "on top" else "flat",
+                kind=kind,
+                motion=motion,
+                slide=slide,
+                parent=parent,
+                parent_pips=tuple(grid.pips[parent]),
+                parent_half=half,
+                pips_matched=matched,
+                direction=direction,
+                supports=tuple(grid.supports(pose)),
+                placement=placement,
+                pos_mm=tuple(float(v) * 1000 for v in rest),
+            )
+        )
+    return out
+
+
+def _relation(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int, int, str]:
+    """(parent's half, pips matched, direction of the other half) of a candidate."""
+    mine = pose.squares()
+    theirs = ppose.squares()
+    axis = DIRS[ppose.d]
+    for h in (0, 1):
+        for k in (0, 1):
+            if t[h] != ppips[k]:
+                continue
+            m, s = mine[h], theirs[k]
+            out = axis if k == 1 else DIRS[OPPOSITE[ppose.d]]  # away from the parent's other half
+            if kind == "end to end":
+                if m[2] == s[2] and (m[0] - s[0], m[1] - s[1]) == out:
+                    return k, ppips[k], "in line, outward"
+                continue
+            if (m[0], m[1]) != (s[0], s[1]):
+                continue
+            o = mine[1 - h]
+            v = (o[0] - m[0], o[1] - m[1])
+            if v == out:
+                direction = "outward"
+            elif v == (-out[0], -out[1]):
+                direction = "back"
+            else:
+                direction = "across, left" if axis[0] * v[1] - axis[1] * v[0] > 0 else "across, right"
+            return k, ppips[k], direction
+    raise AssertionError(f"candidate {pose} of {t} does not meet its parent {ppose}")  # the Grid said it does

@@ -1,0 +1,140 @@
+"""The rules' placement grid: canonical poses, superposition, covered squares, end to end,
+slide, extremities (moved from tests/maths/test_geometry.py with the Grid)."""
+
+import pytest
+
+from magdomino.games.grid import Grid, canonical
+from magdomino.maths.geometry import GridPose
+
+
+def poses(cands):
+    return {c[:4] for c in cands}
+
+
+def test_canonical():
+    # a double pointing -x is named from its other square, pointing +x
+    assert canonical(1, 0, 0, 1, True) == (0, 0, 0, 0)
+    assert canonical(0, 0, 2, 3, True) == (0, -1, 2, 2)
+    assert canonical(1, 0, 0, 1, False) == (1, 0, 0, 1)
+
+
+def test_tower_parallel_and_perpendicular():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    # 5-6 on 6-6: the 6 half over either square, the 5 half overhanging outward
+    par = g.tower_placements(5, 6, 0, parallel_only=True)
+    assert poses(par) == {(-1, 0, 1, 0), (2, 0, 1, 1)}
+    assert all(c[4] == 0 and c[5] == "drop" for c in par)
+    both = g.tower_placements(5, 6, 0, parallel_only=False)
+    assert len(poses(both)) == 6
+    assert {c[3] for c in both} - {c[3] for c in par}  # some perpendicular directions
+    # 2-3 does not match 6-6 at all
+    assert g.tower_placements(2, 3, 0) == []
+
+
+def test_superposed_squares_must_all_match():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (3, 4))
+    # 3-4 exactly over 3-4: both squares match
+    assert (0, 0, 1, 0) in poses(g.tower_placements(3, 4, 0))
+    # 4-3 laid reversed over 3-4 would put 4 on 3: not offered
+    assert (1, 0, 1, 1) not in poses(g.tower_placements(3, 4, 0))
+    # 3-5: 3 over the 3 square with 5 over the 4 square is refused, overhang is fine
+    assert poses(g.tower_placements(3, 5, 0)) == {(0, 0, 1, 1)}
+    # a bridge over two tiles must match both
+    g.add(GridPose(2, 0, 0, 0), (2, 1))
+    assert (1, 0, 1, 0) in poses(g.tower_placements(4, 2, 0))  # 4 over 4, 2 over 2
+    assert (1, 0, 1, 0) not in poses(g.tower_placements(4, 1, 0))  # 1 over 2: no
+
+
+def test_double_on_double_deduplicates_to_three_poses():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    assert poses(g.tower_placements(6, 6, 0)) == {(0, 0, 1, 0), (-1, 0, 1, 0), (1, 0, 1, 0)}
+
+
+def test_covered_squares_cannot_be_covered_again():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    g.add(GridPose(0, 0, 1, 0), (6, 6), parent=0)
+    assert g.covered((0, 0, 0)) and g.covered((1, 0, 0)) and not g.covered((0, 0, 1))
+    assert g.tower_placements(6, 5, 0) == []
+    assert poses(g.tower_placements(6, 5, 1)) == {(0, 0, 2, 1), (1, 0, 2, 0)}  # the 6 over a 6, the 5 overhanging
+    assert g.supports(GridPose(0, 0, 2, 0)) == [1]
+
+
+def test_nothing_higher_over_a_new_square():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (3, 4))  # 0
+    g.add(GridPose(1, 0, 1, 0), (4, 5), parent=0)  # 4 over the 4
+    g.add(GridPose(1, 0, 2, 1), (4, 0), parent=1)  # 4 over the 4 at level 1, 0 overhangs (0,0,2)
+    # 3-x over the 3 at (0,0,0) would be dropped under the level-2 overhang: refused
+    assert g.tower_placements(3, 1, 0, parallel_only=False) == []
+
+
+def test_end_to_end():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    cands = g.end_placements(2, 6, 0)
+    assert poses(cands) == {(-2, 0, 0, 0), (3, 0, 0, 1)}
+    assert all(c[5] == "drop" and c[4] == 0 for c in cands)
+    # in line only, and never onto an occupied column
+    g.add(GridPose(3, 0, 0, 1), (2, 6), parent=0)
+    assert poses(g.end_placements(6, 1, 0)) == {(-1, 0, 0, 1)}
+    assert poses(g.end_placements(2, 2, 1)) == {(4, 0, 0, 0)}
+    # a tile on top is no table tile
+    g.add(GridPose(0, 0, 1, 0), (6, 6), parent=0)
+    assert g.end_placements(6, 1, 2) == []
+
+
+def test_slide_beneath():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (3, 4))  # 0
+    g.add(GridPose(1, 0, 1, 0), (4, 5), parent=0)  # overhangs with 5 at (2,0,1)
+    cands = g.slide_placements(1, 5, 1)
+    # 5 under the 5; the 1 half to +x, +y or -y (-x is occupied by tile 0)
+    assert poses(cands) == {(3, 0, 0, 1), (2, 1, 0, 3), (2, -1, 0, 2)}
+    assert all(c[5] == "slide" and c[4] == 1 for c in cands)
+    slide = {c[:4]: c[6] for c in cands}
+    assert slide[(3, 0, 0, 1)] == 1  # from +x, moving -x, matching half first
+    assert slide[(2, 1, 0, 3)] == 3  # from +y, moving -y
+    # the other half under another overhanging square must match it too
+    g.add(GridPose(2, 1, 1, 2), (5, 0), parent=1)  # a 5 over (2,1,0) too
+    c2 = poses(g.slide_placements(1, 5, 1))
+    assert (2, 1, 0, 3) not in c2  # 1 would lie under the 5 at (2,1,1)
+    assert poses(g.slide_placements(5, 5, 1)) >= {(2, 0, 0, 2)}  # 5-5 under both fives
+    # no slide under a tile not at level 1, nor where the table square is taken
+    assert g.slide_placements(3, 3, 0) == []
+
+
+def test_slide_direction_avoids_obstacles():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (3, 4))
+    g.add(GridPose(1, 0, 1, 0), (4, 5), parent=0)
+    g.add(GridPose(4, 0, 0, 0), (1, 1))  # blocks the +x approach
+    d = g.slide_direction((2, 0), (3, 0))
+    assert d in (2, 3)  # sideways, since from +x the path hits the 1-1
+
+
+def test_extremities():
+    g = Grid()
+    assert g.extremities() == []
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    assert g.extremities() == [0]
+    g.add(GridPose(0, 0, 1, 0), (6, 6), parent=0)
+    assert g.extremities() == [0, 1]
+    g.add(GridPose(-1, 0, 2, 0), (1, 6), parent=1)
+    assert g.extremities() == [0, 2]
+    g.add(GridPose(2, 0, 0, 0), (6, 2), parent=0)
+    assert g.extremities() == [2, 3]
+    assert g.degree == [2, 2, 1, 1]
+    copy = g.copy()
+    copy.add(GridPose(4, 0, 0, 0), (2, 2), parent=3)
+    assert len(g) == 4 and len(copy) == 5
+
+
+def test_occupied_square_refused():
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    with pytest.raises(ValueError):
+        g.add(GridPose(1, 0, 0, 0), (1, 2))
