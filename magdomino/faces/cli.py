@@ -204,7 +204,7 @@ _PLAY_FLAGS = {
     "max_placements": "--max-placements",
     "player_kinds": "--player",
 }
-"""The game's option names (as :class:`magdomino.games.game.Game` reports them) and their flags."""
+"""The game's option names (as :class:`magdomino.games.core.Game` reports them) and their flags."""
 
 
 def _cmd_play_vingt(args) -> int:
@@ -503,6 +503,7 @@ def _add_render(sub) -> None:
 
 
 def _cmd_whatif(args) -> int:
+    from magdomino.games.candidates import enumerate_placements
     from magdomino.model.tiles import parse_tile
     from magdomino.studies.odds import OddsSettings, resolve_noise
     from magdomino.studies.scenario import load_scenario
@@ -512,7 +513,8 @@ def _cmd_whatif(args) -> int:
     tile = parse_tile(args.tile, ARGUMENTS, "tile")
     scenario = load_scenario(args.scenario)
     settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())
-    ranked = rank_placements(scenario, tile, settings, rule=args.rule, parallel_only=not args.perpendicular, screen=args.screen)
+    ranked = rank_placements(scenario, tile, settings, candidates=enumerate_placements, rule=args.rule,
+                             parallel_only=not args.perpendicular, screen=args.screen)
     document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular,
                                screen=args.screen)
     out = sys.stderr if args.json == "-" else sys.stdout
