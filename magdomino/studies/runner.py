@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -87,6 +88,45 @@ def _worker_init() -> None:
         os._exit(1)
 
 
+def _start_server(context) -> None:
+    """Start the forkserver (and the resource tracker) with SIGINT blocked, a signal mask they
+    keep through ``exec`` and pass on to the workers they fork: Ctrl-C reaches the whole
+    process group, and one that came while they import their modules would print their
+    tracebacks. The parent's own Ctrl-C waits until the server is started, then arrives."""
+    if context.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
+        return
+    from multiprocessing import forkserver, resource_tracker
+
+    # The tracker first: its own start blocks SIGINT and SIGTERM, then unblocks them, which
+    # would undo the block below.
+    resource_tracker.ensure_running()
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM back while worker processes are being started, then deliver
+    the first that came: interrupted half-way, a worker would be started that the pool does
+    not know of yet (it would outlive the shutdown and print a traceback)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
 def capped_jobs(jobs: int | None, work: int) -> int:
     """Worker processes for ``work`` trials: ``jobs`` (default all cores), never more than the
     trials (a worker with nothing to do still costs a process and its memory)."""
@@ -144,8 +184,11 @@ class Runner:
     def _new_pool(self):
         # The workers start now, while the caller goes on (settling the structure, say); the
         # first submit checks that they did.
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context(), initializer=_worker_init)
-        self._started = pool.submit(_ping)
+        context = _mp_context()
+        _start_server(context)
+        with _signals_held():
+            pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_worker_init)
+            self._started = pool.submit(_ping)
         return pool
 
     def _check_started(self) -> None:
@@ -189,7 +232,10 @@ class Runner:
     def submit(self, fn: Callable, /, *args) -> Future:
         """Run ``fn(*args)`` on a worker (``fn`` must be picklable: a module-level function)."""
         self._check_started()
-        return self._pool.submit(fn, *args)
+        if self.kind != "processes":
+            return self._pool.submit(fn, *args)
+        with _signals_held():  # a submit may start a worker process
+            return self._pool.submit(fn, *args)
 
     def rebuild(self) -> bool:
         """Replace a broken process pool; False when this runner cannot."""

@@ -298,3 +298,37 @@ def test_an_interrupted_run_leaves_no_process_and_resumes_to_the_identical_resul
                            capture_output=True, text=True, timeout=120)
     assert whole.returncode == 0, whole.stderr
     assert json.loads((tmp_path / "resumed.json").read_text()) == json.loads((tmp_path / "whole.json").read_text())
+
+
+def _cmdlines(sid: int) -> list[str]:
+    lines = []
+    for pid, _ in _session_processes(sid):
+        try:
+            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            pass
+    return lines
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interruption_while_the_workers_start_is_one_line(tmp_path, signum, status):
+    """The signal reaches the whole group as soon as the forkserver exists: while it and the
+    workers import their modules and a worker is half started."""
+    args = [sys.executable, "-m", "magdomino", "odds", str(STATICS), "--trials", "40", "--jobs", "2", "--out-dir", str(tmp_path)]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while proc.poll() is None and time.monotonic() < deadline and not any("forkserver" in c for c in _cmdlines(proc.pid)):
+            time.sleep(0.005)
+        os.killpg(proc.pid, signum)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert (proc.returncode, stderr) == (status, "magdomino: interrupted\n")
+    deadline = time.monotonic() + 10
+    while _session_processes(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _session_processes(proc.pid) == []
