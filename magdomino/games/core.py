@@ -77,6 +77,35 @@ class IllegalActionError(ValueError):
     """An action that is not in ``legal_actions()`` was applied."""
 
 
+class TurnState:
+    """The OpenSpiel-like queries every game's State shares (a mixin: the State keeps
+    ``game``, ``current`` (a seat, :data:`CHANCE` or :data:`TERMINAL`) and ``_legal``, the
+    cached legal actions, and computes them in ``_compute_legal``)."""
+
+    __slots__ = ()
+
+    def current_player(self) -> int:
+        return self.current
+
+    def is_chance_node(self) -> bool:
+        return self.current == CHANCE
+
+    def is_terminal(self) -> bool:
+        return self.current == TERMINAL
+
+    def num_players(self) -> int:
+        return self.game.players
+
+    def legal_actions(self, player: int | None = None) -> tuple:
+        """Legal actions in the game's stable order (a tuple; empty for another seat)."""
+        if player is not None and player != self.current:
+            return ()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+
 class Rule(Protocol):
     """What a rule module provides to the core (one object per rule, stateless).
 

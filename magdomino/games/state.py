@@ -24,6 +24,7 @@ from magdomino.games.core import (
     TERMINAL,
     Game,
     IllegalActionError,
+    TurnState,
 )
 from magdomino.maths import geometry as geo
 from magdomino.maths.geometry import DIRS
@@ -81,7 +82,7 @@ from it (besides the game, the random stream, the grid rebuilt from the placemen
 cached legal actions and the optional event log)."""
 
 
-class State:
+class State(TurnState):
     """A position in a match. See the module docstring for the API and the rules' choices.
 
     Useful attributes (read-only for callers): ``hands`` (sorted lists of tiles per seat),
@@ -118,30 +119,9 @@ class State:
 
     # -- OpenSpiel-like queries ---------------------------------------------------------------
 
-    def current_player(self) -> int:
-        return self.current
-
-    def is_chance_node(self) -> bool:
-        return self.current == CHANCE
-
-    def is_terminal(self) -> bool:
-        return self.current == TERMINAL
-
-    def num_players(self) -> int:
-        return self.game.players
-
     def mode(self, player: int | None = None) -> str:
         """The mode the player must place in: always "flat" (traditional), "tower" (Défi)."""
         return self.game.rules.mode(self, self.current if player is None else player)
-
-    def legal_actions(self, player: int | None = None) -> tuple:
-        """Legal actions in a stable order (see :mod:`magdomino.games.actions`). A tuple."""
-        if player is not None and player != self.current:
-            return ()
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal
 
     def _compute_legal(self) -> tuple:
         cur = self.current

@@ -50,6 +50,7 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.core import CHANCE, TERMINAL, TurnState
 from magdomino.games.vingt_moves import (
     MAX_TILES,
     STEPS,
@@ -61,8 +62,6 @@ from magdomino.games.vingt_moves import (
 )
 from magdomino.model.tiles import double_set
 
-CHANCE = -1
-TERMINAL = -4
 RULE = "vingt"
 STATE_FORMAT = "magdomino.vingt/1"
 TILE_SET = double_set(9, without=[(0, 0)])
@@ -129,7 +128,7 @@ class VingtGame:
         return f"VingtGame({self.players}, seed={self.seed}{extra})"
 
 
-class VingtState:
+class VingtState(TurnState):
     """A position in a match (see the module docstring).
 
     Read-only attributes: ``racks`` (sorted tile lists per seat), ``stock`` (the last is
@@ -171,28 +170,8 @@ class VingtState:
 
     # -- queries ------------------------------------------------------------------------------
 
-    def current_player(self) -> int:
-        return self.current
-
-    def is_chance_node(self) -> bool:
-        return self.current == CHANCE
-
-    def is_terminal(self) -> bool:
-        return self.current == TERMINAL
-
-    def num_players(self) -> int:
-        return self.game.players
-
-    def legal_actions(self, player: int | None = None) -> tuple:
-        """Legal actions in a stable order (moves sorted; STOP last in a replay). A tuple."""
-        if player is not None and player != self.current:
-            return ()
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._compute_legal()
-        return legal
-
     def _compute_legal(self) -> tuple:
+        """Legal actions in a stable order (moves sorted; STOP last in a replay)."""
         cur = self.current
         if cur == TERMINAL:
             return ()
