@@ -233,13 +233,44 @@ def _cmd_play_vingt(args) -> int:
     return 0
 
 
+def _cmd_play_chain(args) -> int:
+    """``play --rule matador|echanges``: a chain game (no physics); ``--record`` redraws a saved record."""
+    from magdomino.faces.tables import chain_figure
+    from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
+
+    _check_outputs(args, "--json", "--png")
+    if args.record is not None:
+        try:
+            record = check_chain_record(json.loads(Path(args.record).read_text()), args.record)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            raise InputError(args.record, "", f"a JSON game record ({type(exc).__name__})") from None
+    else:
+        if args.players is None:
+            raise InputError("command line", "--players", "expected a number of players (or --record FILE)")
+        options = {"set": args.set, "variant": args.variant, "deals": args.deals if args.deals != 1 else None,
+                   "target": args.target}
+        record = play_chain(args.rule, args.players, args.seed, {k: v for k, v in options.items() if v is not None}, args.player)
+        print(format_chain_record(record))
+        if args.json:
+            _write_json(args.json, record)
+    if args.png:
+        chain_figure(record["final"], args.png, f"{record['rule']}, {record['players']} players, seed {record['seed']}")
+    return 0
+
+
 def _cmd_play(args) -> int:
     from magdomino.games import format_record, play_game
 
     if args.rule == "vingt":
         return _cmd_play_vingt(args)
+    if args.rule in ("matador", "echanges"):
+        return _cmd_play_chain(args)
+    if args.set is not None:
+        raise InputError("command line", "--set", "only with --rule matador or echanges")
     if args.record or args.png or args.target is not None:
-        raise InputError("command line", "--record/--png/--target", "only with --rule vingt")
+        raise InputError("command line", "--record/--png/--target", "only with --rule vingt, matador or echanges")
     if args.players is None:
         raise InputError("command line", "--players", "expected 2, 3 or 4")
     _check_outputs(args, "--json")
@@ -294,16 +325,18 @@ def _cmd_play(args) -> int:
 
 def _add_play(sub) -> None:
     p = sub.add_parser("play", help="play a whole game of one rule, adjudicated by physics or not")
-    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt"])
-    p.add_argument("--players", type=int, choices=[2, 3, 4], help="2, 3 or 4 (required unless --record)")
-    p.add_argument("--target", type=int, metavar="T", help="vingt: play rounds until someone scores T points")
-    p.add_argument("--png", metavar="FILE", help="vingt: draw the final table")
-    p.add_argument("--record", metavar="FILE", help="vingt: draw a saved record (--png) instead of playing")
+    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt", "matador", "echanges"])
+    p.add_argument("--players", type=int, help="2 to 4 (matador with --set 7-9: 2 to 6; echanges: 3 to 6; required unless --record)")
+    p.add_argument("--target", type=int, metavar="T", help="vingt, matador: play deals until someone scores T points (e.g. 150)")
+    p.add_argument("--set", type=int, metavar="N", help="matador: the double-N set, N = 6, 7, 8 or 9 (default 6)")
+    p.add_argument("--png", metavar="FILE", help="vingt, matador, echanges: draw the final table")
+    p.add_argument("--record", metavar="FILE", help="vingt, matador, echanges: draw a saved record (--png) instead of playing")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--physics", choices=["pybullet", "none"], default="none", help="who decides collapses (default none)")
     p.add_argument("--preset", help="physical preset for --physics pybullet (default standard)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
-    p.add_argument("--variant", choices=["extremities"], help="Défi magnétique: place on extremities only")
+    p.add_argument("--variant", choices=["extremities", "strategic"],
+                   help="extremities: Défi magnétique on extremities only; strategic: Le Matador's strategic variant")
     p.add_argument("--perpendicular", action="store_true", help="allow perpendicular tower placements")
     p.add_argument("--kids", action="store_true", help="count tiles instead of pips")
     p.add_argument("--deals", type=int, default=1, help="a match of N deals")
@@ -314,7 +347,8 @@ def _add_play(sub) -> None:
         metavar="N",
         help="end a deal after N placements, scored as blocked (default: 300 with physics, no limit without)",
     )
-    p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead"], help="every seat's player (lookahead: vingt)")
+    p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead", "planner"],
+                   help="every seat's player (lookahead: vingt; planner: echanges)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
     p.set_defaults(func=_cmd_play)
 

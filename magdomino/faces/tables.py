@@ -1,4 +1,5 @@
-"""Pictures of flat tables (games played on a grid without physics).
+"""Pictures of flat tables (games played without physics: 20 sur 20 on its grid, the chain
+games Le Matador and Le jeu des échanges along their chain).
 
 Functions take the ``final`` part of a game record (JSON), so any saved record can be drawn
 again. matplotlib is imported inside the functions; figures use the object-oriented API.
@@ -119,6 +120,167 @@ def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
         )
     left = final.get("markers", {}).get("left")
     ax.set_title((title + "\n" if title else "") + (f"markers left per seat: {left}" if left is not None else ""), fontsize=8)
+    path = Path(path)
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:
+        raise InputError("command line", "--png", f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return path
+
+
+# -- chain games (Le Matador, Le jeu des échanges) ------------------------------------------
+
+ROW_UNITS = 24
+"""Length of a row of the chain picture, in half-tiles (12 tiles in line), before it turns."""
+ROW_GAP = 5
+"""Distance between two rows, in half-tiles (room for crossed tiles on both)."""
+
+
+def _segments():
+    """The snake the chain follows: rows left to right, then right to left, joined by short
+    columns going down at the ends (as players turn a chain at the table's edge). Yields
+    (start (x, y), direction (dx, dy), length) in half-tile units."""
+    row = 0
+    while True:
+        y = -row * ROW_GAP
+        if row % 2 == 0:
+            yield (0.0, y), (1, 0), ROW_UNITS
+            yield (ROW_UNITS + 0.5, y - 0.5), (0, -1), ROW_GAP - 1
+        else:
+            yield (float(ROW_UNITS), y), (-1, 0), ROW_UNITS
+            yield (-0.5, y - 0.5), (0, -1), ROW_GAP - 1
+        row += 1
+
+
+def chain_layout(table: list) -> list[dict]:
+    """Where each tile of a chain goes in the picture (half-tile units, y up).
+
+    A tile in line takes two units of the snake (:func:`_segments`), a crossed tile one
+    (it lies across); a tile that would not fit in what is left of a row or a column goes
+    to the next one, so the chain turns corners instead of leaving the picture.
+
+    Returns
+    -------
+    list of dict, one per table entry in chain order: ``centre`` (x, y), ``along`` (the
+    unit vector of the chain there), ``vertical`` (the tile's long side is vertical),
+    ``halves`` (the pips, in chain order), ``half_centres`` ((x, y) of each half).
+    """
+    segs = _segments()
+    (sx, sy), (dx, dy), length = next(segs)
+    used = 0.0
+    out = []
+    for entry in table:
+        size = 1 if entry["crossed"] else 2
+        if used + size > length:
+            (sx, sy), (dx, dy), length = next(segs)
+            used = 0.0
+        mid = used + size / 2
+        cx, cy = sx + dx * mid, sy + dy * mid
+        used += size
+        if entry["crossed"]:  # across the line: halves on either side of it
+            px, py = -dy, dx
+            centres = [(cx - px * 0.5, cy - py * 0.5), (cx + px * 0.5, cy + py * 0.5)]
+        else:
+            centres = [(cx - dx * 0.5, cy - dy * 0.5), (cx + dx * 0.5, cy + dy * 0.5)]
+        vertical = (dx == 0) != bool(entry["crossed"])
+        out.append({"centre": (cx, cy), "along": (dx, dy), "vertical": vertical, "halves": list(entry["halves"]),
+                    "half_centres": centres})
+    return out
+
+
+def _draw_tile(ax, centres, halves, vertical: bool, edge: str = "black") -> None:
+    from matplotlib.patches import Circle, FancyBboxPatch
+
+    (x0, y0), (x1, y1) = centres
+    w, h = (0.92, 1.92) if vertical else (1.92, 0.92)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    ax.add_patch(FancyBboxPatch((cx - w / 2, cy - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.12",
+                                facecolor="#fffff0", edgecolor=edge, linewidth=1.6 if edge != "black" else 0.8))
+    if vertical:
+        ax.plot([cx - 0.4, cx + 0.4], [cy, cy], color="black", linewidth=0.6)
+    else:
+        ax.plot([cx, cx], [cy - 0.4, cy + 0.4], color="black", linewidth=0.6)
+    for (x, y), v in zip(centres, halves):
+        for spot in _PIPS[v]:
+            r, c = divmod(spot, 3)
+            ax.add_patch(Circle((x + (c - 1) * 0.27, y + (1 - r) * 0.27), 0.075, color="black"))
+
+
+def _end_label(end, target) -> str:
+    value, kind = end
+    if kind == "cross":
+        return "needs a blank"
+    if target is None:
+        return f"shows {value}"
+    if value == 0:
+        return "blank: a matador"
+    return f"shows {value}: needs {target - value}"
+
+
+def _draw_box(ax, x0: float, y0: float, name: str, tiles: list, colour: str) -> None:
+    from matplotlib.patches import Rectangle
+
+    per_row = 4
+    rows = max(1, -(-len(tiles) // per_row))
+    width, height = per_row * 2.4 + 0.6, rows * 1.4 + 1.6
+    ax.add_patch(Rectangle((x0, y0 - height), width, height, facecolor=colour, edgecolor="black", linewidth=0.8, alpha=0.5))
+    ax.text(x0 + 0.3, y0 - 0.6, f"{name}: {len(tiles)}", fontsize=8, fontweight="bold", va="center")
+    for i, t in enumerate(tiles):
+        r, c = divmod(i, per_row)
+        x, y = x0 + 0.3 + c * 2.4 + 1.0, y0 - 1.9 - r * 1.4
+        _draw_tile(ax, [(x - 0.5, y), (x + 0.5, y)], t, False)
+
+
+def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Path:
+    """Draw a chain game's table from above: every tile with its pips along the chain
+    (crossed matadors across it; the start tile outlined in red), both open ends marked
+    with what they ask for, and for Le jeu des échanges the SUN and RAIN boxes.
+
+    Parameters
+    ----------
+    final : dict
+        A record's ``final`` (:mod:`magdomino.games.chain_record`): ``table`` (chain
+        order), ``ends``, ``hands``, ``stock``; optional ``target`` (Le Matador), ``sun``
+        and ``rain`` (Le jeu des échanges).
+    path : str or Path
+        Where to write the picture (format from the suffix, e.g. ``.png``).
+    title : str, optional
+    """
+    from matplotlib.figure import Figure
+
+    from magdomino.errors import InputError
+
+    table = final.get("table", [])
+    layout = chain_layout(table)
+    xs = [c for p in layout for c, _ in p["half_centres"]] + [-1.0, ROW_UNITS + 1.0]
+    ys = [c for p in layout for _, c in p["half_centres"]] + [0.0]
+    boxes = "sun" in final
+    bottom = min(ys) - 2.5 - (8.0 if boxes else 0.0)
+    fig = Figure(figsize=(10, max(3.0, (max(ys) + 2.5 - bottom) * 0.36 + 0.8)), dpi=120, layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    ax.set_xlim(min(xs) - 4.5, max(xs) + 4.5)
+    ax.set_ylim(bottom, max(ys) + 2.5)
+    for entry, place in zip(table, layout):
+        _draw_tile(ax, place["half_centres"], place["halves"], place["vertical"], "#d62728" if entry["side"] == "start" else "black")
+    ends = final.get("ends") or []
+    if layout and len(ends) == 2:
+        for k, place in ((0, layout[0]), (1, layout[-1])):
+            (cx, cy), (dx, dy) = place["centre"], place["along"]
+            reach = 0.5 if table[0 if k == 0 else -1]["crossed"] else 1.0
+            sign = -1 if k == 0 else 1
+            ex, ey = cx + sign * dx * (reach + 0.45), cy + sign * dy * (reach + 0.45)
+            ax.plot([ex], [ey], marker="o", markersize=7, color="#2ca02c")
+            ax.text(ex + sign * dx * 0.5, ey + sign * dy * 0.5 + (0.9 if dx else 0), _end_label(ends[k], final.get("target")),
+                    fontsize=7, ha="center", va="center", color="#2ca02c",
+                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "#2ca02c", "linewidth": 0.5})
+    if boxes:
+        top = min(ys) - 2.0
+        _draw_box(ax, 0.0, top, "SUN", final["sun"], "#ffd700")
+        _draw_box(ax, ROW_UNITS / 2 + 1.0, top, "RAIN", final["rain"], "#87ceeb")
+    hands = "; ".join(f"seat {s}: " + (" ".join(f"{a}-{b}" for a, b in h) or "-") for s, h in enumerate(final.get("hands", [])))
+    ax.set_title((title + "\n" if title else "") + f"hands: {hands}; stock {len(final.get('stock', []))}", fontsize=8)
     path = Path(path)
     try:
         fig.savefig(path)

@@ -28,6 +28,8 @@ from magdomino.physics.adjudicator import (
 )
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
 from magdomino.games.defi import Defi
+from magdomino.games.echanges import EchangesGame
+from magdomino.games.matador import MatadorGame
 from magdomino.games.quinconce import Quinconce
 from magdomino.games.record import format_record, play_game
 from magdomino.games.state import State
@@ -38,6 +40,8 @@ register_rule(Traditional())
 register_rule(Defi())
 register_rule(Quinconce())
 register_game("vingt", VingtGame)
+register_game("matador", MatadorGame)
+register_game("echanges", EchangesGame)
 
 __all__ = [
     "Action",

@@ -1,0 +1,114 @@
+"""Game records of the chain games (Le Matador, Le jeu des échanges) for the command line.
+
+:func:`play_chain` plays a whole match with the named players into a JSON record of the
+same shape as the Magnetic Domino rules' (:func:`magdomino.games.record.play_game`):
+``version``, ``record_version``, ``seed``, ``rule``, ``players``, ``player_kinds``,
+``variant``, ``set``, ``options``, ``winners``, ``scores``, ``returns``, ``deals`` (one
+result per deal), ``events`` and ``final`` (``hands``, ``stock``, ``table``, ``ends``, and
+what the game adds: ``target`` for Le Matador, ``sun`` and ``rain`` for Le jeu des
+échanges). :func:`check_chain_record` accepts a saved record for drawing again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from magdomino.errors import ARGUMENTS, InputError
+
+RECORD_VERSION = 1
+CHAIN_RULES = ("matador", "echanges")
+MAX_ACTIONS = 1_000_000
+
+
+def _players(rule: str):
+    if rule == "matador":
+        from magdomino.games.matador import make_player
+    else:
+        from magdomino.games.echanges import make_player
+    return make_player
+
+
+def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = None, player_kinds=None) -> dict:
+    """Play a whole match of ``rule`` and return its JSON record (module docstring).
+
+    Parameters
+    ----------
+    rule : "matador" | "echanges"
+    options : dict
+        The game's options (``set``, ``variant``, ``deals``, ``target``).
+    player_kinds : one name for every seat, or one per seat; default all ``"random"``.
+        Seeded from ``numpy.random.SeedSequence(seed).spawn(players)``.
+    """
+    from magdomino import __version__
+    from magdomino.games.core import CHANCE, Game
+
+    game = Game(rule, players, seed, dict(options or {}))
+    n = game.players
+    kinds = (player_kinds,) * n if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * n)
+    if len(kinds) != n:
+        raise InputError(ARGUMENTS, "player_kinds", f"one player kind per seat ({n}), got {len(kinds)}")
+    seeds = np.random.SeedSequence(game.seed).spawn(n)
+    agents = [_players(rule)(k, seeds[i]) for i, k in enumerate(kinds)]
+    state = game.new_initial_state()
+    state.log = events = []
+    for _ in range(MAX_ACTIONS):
+        if state.is_terminal():
+            break
+        cur = state.current_player()
+        state.apply_action(state.legal_actions()[0] if cur == CHANCE else agents[cur].choose(state))
+    else:
+        raise RuntimeError(f"{rule}: no end after {MAX_ACTIONS} actions")
+    return {
+        "version": __version__, "record_version": RECORD_VERSION, "seed": game.seed, "rule": rule, "players": n,
+        "player_kinds": list(kinds), "variant": game.variant, "set": game.top, "options": game.options(),
+        "winners": state.winners(), "scores": list(state.totals), "returns": state.returns(),
+        "deals": [dict(r) for r in state.results], "events": events, "final": state.final(),
+    }
+
+
+def check_chain_record(data, source: str) -> dict:
+    """``data`` if it is a chain-game record (from :func:`play_chain`); InputError otherwise."""
+    if not isinstance(data, dict) or data.get("rule") not in CHAIN_RULES:
+        got = data.get("rule") if isinstance(data, dict) else type(data).__name__
+        raise InputError(source, "rule", f"a record of {' or '.join(CHAIN_RULES)}, got {got!r}")
+    final = data.get("final")
+    if not isinstance(final, dict) or not all(isinstance(final.get(k), list) for k in ("hands", "stock", "table")):
+        raise InputError(source, "final", "a record's final position with 'hands', 'stock' and 'table'")
+    return data
+
+
+def _t(t) -> str:
+    return f"{t[0]}-{t[1]}"
+
+
+def _event_line(ev: dict) -> str | None:
+    kind, p = ev["type"], ev.get("player")
+    side = {0: "left", 1: "right", "centre": "centre", None: ""}
+    if kind == "deal":
+        hands = "; ".join(f"seat {s}: " + " ".join(_t(t) for t in h) for s, h in enumerate(ev["hands"]))
+        return f"deal {ev['deal'] + 1}: seat {p} starts ({hands})"
+    if kind == "place":
+        how = ev.get("how", "")
+        extra = f" showing {ev['shows']}" if ev.get("shows") is not None else ""
+        return f"  P{p} places {_t(ev['tile'])} {how} {side[ev['end']]}{extra}".rstrip()
+    if kind == "draw":
+        to = ev.get("to")
+        return f"  P{p} draws {_t(ev['tile'])}" + (f" ({to})" if to not in (None, "hand") else "")
+    if kind == "pass":
+        return f"  P{p} passes"
+    if kind == "exchange":
+        return f"  P{p} exchanges seat {ev['next']}'s tile with seat {ev['with']}'s: {ev['outcome'].upper()}"
+    if kind == "end" and "totals" in ev:
+        return f"end of deal {ev['deal'] + 1} ({ev['reason']}): winner(s) {ev['winners']}, scores {ev['scores']}, totals {ev['totals']}"
+    if kind == "end":
+        return f"end ({ev['reason']}): SUN {ev['sun']}, RAIN {ev['rain']}: " + ("the team wins" if ev["won"] else "the team loses")
+    return None
+
+
+def format_chain_record(record: dict) -> str:
+    """A readable account of a record: one line per event, then the result."""
+    opts = ", ".join(f"{k} {v}" for k, v in record["options"].items() if v is not None)
+    lines = [f"{record['rule']}, {record['players']} players, seed {record['seed']} ({opts}; players {', '.join(record['player_kinds'])})"]
+    lines += [line for line in map(_event_line, record["events"]) if line is not None]
+    lines.append(f"winners: {', '.join(map(str, record['winners'])) or 'none'}; scores: {record['scores']}; returns: {record['returns']}")
+    return "\n".join(lines)
