@@ -165,6 +165,7 @@ def test_plot_suffix_checked_for_odds_too(tmp_path):
     ["play", "--rule", "vingt", "--players", "2"],
     ["odds", STATICS, "--trials", "2", "--jobs", "1"],
     ["sweep", STATICS, "--trials", "2", "--jobs", "1", "--what-if", "0", "--param", "pos_sigma_mm", "--values", "1"],
+    ["whatif", STATICS, "--tile", "6,1", "--trials", "2", "--jobs", "1"],
 ])
 def test_json_to_stdout_is_json_alone(args):
     res = _run(*args, "--json", "-", timeout=120)
