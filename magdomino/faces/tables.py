@@ -138,17 +138,18 @@ ROW_GAP = 5
 
 def _segments():
     """The snake the chain follows: rows left to right, then right to left, joined by short
-    columns going down at the ends (as players turn a chain at the table's edge). Yields
-    (start (x, y), direction (dx, dy), length) in half-tile units."""
+    columns going down at the ends (as players turn a chain at the table's edge); a column
+    starts a unit below its row so that tiles crossed at a corner keep clear of each other.
+    Yields (start (x, y), direction (dx, dy), length) in half-tile units."""
     row = 0
     while True:
         y = -row * ROW_GAP
         if row % 2 == 0:
             yield (0.0, y), (1, 0), ROW_UNITS
-            yield (ROW_UNITS + 0.5, y - 0.5), (0, -1), ROW_GAP - 1
+            yield (ROW_UNITS + 0.5, y - 1.0), (0, -1), ROW_GAP - 2
         else:
             yield (float(ROW_UNITS), y), (-1, 0), ROW_UNITS
-            yield (-0.5, y - 0.5), (0, -1), ROW_GAP - 1
+            yield (-0.5, y - 1.0), (0, -1), ROW_GAP - 2
         row += 1
 
 
