@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, with_engine
-from magdomino.faces.running import Terminated, interruptible, json_alone_on_stdout, json_stdout
+from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, json_stdout
 
 FLAG_OF = {
     "what_ifs": "--what-if",
@@ -48,41 +47,6 @@ def _write_json(path: str, document: dict) -> None:
         Path(path).write_text(text)
     except OSError as exc:
         raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
-
-
-_SUFFIXES = {"--gif": (".gif",), "--out": (".png", ".gif")}
-"""Outputs whose format is fixed; the figures (``--plot``, ``--png``) take any format
-matplotlib writes."""
-
-
-def _check_output(path, flag: str) -> None:
-    """Refuse, before any work, an output file that cannot be written: its directory must
-    exist and be writable, its suffix a format we write (a long run must not find out at its end)."""
-    if path is None or (flag == "--json" and path == "-"):
-        return
-    p = Path(path)
-    parent = p.parent
-    if p.is_dir():
-        raise InputError("command line", flag, f"expected a file to write, got the directory {path}")
-    if not parent.is_dir():
-        raise InputError("command line", flag, f"expected a file in an existing directory, got {path} ({parent} does not exist)")
-    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise InputError("command line", flag, f"expected a file that can be written, got {path} (permission denied)")
-    suffix = p.suffix.lower()
-    if flag in ("--plot", "--png") and suffix:
-        from matplotlib.backend_bases import FigureCanvasBase
-
-        formats = sorted(FigureCanvasBase.get_supported_filetypes())
-        if suffix[1:] not in formats:
-            raise InputError("command line", flag, f"expected a figure file ({', '.join('.' + f for f in formats)}), got {path}")
-    if flag in _SUFFIXES and suffix and suffix not in _SUFFIXES[flag]:
-        raise InputError("command line", flag, f"expected a {' or '.join(_SUFFIXES[flag])} file, got {path}")
-
-
-def _check_outputs(args, *flags: str) -> None:
-    """:func:`_check_output` for each ``--flag`` of ``args``."""
-    for flag in flags:
-        _check_output(getattr(args, flag[2:].replace("-", "_")), flag)
 
 
 # -- presets -----------------------------------------------------------------------------
@@ -139,7 +103,7 @@ def _verdict_line(v) -> str:
 def _cmd_simulate(args) -> int:
     from magdomino.studies.scenario import load_scenario
 
-    _check_outputs(args, "--json", "--gif", "--plot")
+    check_outputs(args, "--json", "--gif", "--plot")
     scenario = load_scenario(args.scenario)
     result, line, how = run_simulate(scenario, args)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
@@ -212,7 +176,7 @@ def _cmd_play_vingt(args) -> int:
     from magdomino.faces.tables import vingt_figure
     from magdomino.games import vingt
 
-    _check_outputs(args, "--json", "--png")
+    check_outputs(args, "--json", "--png")
     if args.record is not None:
         try:
             data = json.loads(Path(args.record).read_text())
@@ -238,7 +202,7 @@ def _cmd_play_chain(args) -> int:
     from magdomino.faces.tables import chain_figure
     from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
 
-    _check_outputs(args, "--json", "--png")
+    check_outputs(args, "--json", "--png")
     if args.record is not None:
         try:
             record = check_chain_record(json.loads(Path(args.record).read_text()), args.record)
@@ -273,7 +237,7 @@ def _cmd_play(args) -> int:
         raise InputError("command line", "--record/--png/--target", "only with --rule vingt, matador or echanges")
     if args.players is None:
         raise InputError("command line", "--players", "expected 2, 3 or 4")
-    _check_outputs(args, "--json")
+    check_outputs(args, "--json")
     if args.deals < 1:
         raise InputError("command line", "--deals", f"expected a whole number of deals > 0, got {args.deals}")
     if args.max_placements is not None and args.max_placements < 1:
@@ -411,7 +375,7 @@ def _cmd_odds(args) -> int:
     from magdomino.studies.odds import estimate_odds
     from magdomino.studies.scenario import load_scenario
 
-    _check_outputs(args, "--json", "--plot")
+    check_outputs(args, "--json", "--plot")
     scenario = load_scenario(args.scenario)
     result = estimate_odds(scenario, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
@@ -459,7 +423,7 @@ def _cmd_sweep(args) -> int:
     from magdomino.studies.odds import sweep
     from magdomino.studies.scenario import load_scenario
 
-    _check_outputs(args, "--json", "--plot")
+    check_outputs(args, "--json", "--plot")
     scenario = load_scenario(args.scenario)
     result = sweep(scenario, args.param, args.values, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
@@ -510,7 +474,7 @@ def _cmd_render(args) -> int:
     suffix = Path(args.out).suffix.lower()
     if suffix not in (".png", ".gif"):
         raise InputError("command line", "--out", f"expected a .png or .gif file, got {args.out!r}")
-    _check_outputs(args, "--out")
+    check_outputs(args, "--out")
     width, height = parse_size(args.size)
     scenario = load_scenario(args.scenario)
     if suffix == ".gif":
@@ -543,7 +507,7 @@ def _cmd_whatif(args) -> int:
     from magdomino.studies.scenario import load_scenario
     from magdomino.studies.whatif import rank_placements, whatif_document
 
-    _check_outputs(args, "--json", "--plot")
+    check_outputs(args, "--json", "--plot")
     tile = parse_tile(args.tile, ARGUMENTS, "tile")
     scenario = load_scenario(args.scenario)
     settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())

@@ -1,4 +1,5 @@
-"""How a command runs: interruptions (SIGINT, SIGTERM) and ``--json -`` (stdout for the JSON alone).
+"""How a command runs: its outputs checked before any work, interruptions (SIGINT, SIGTERM)
+and ``--json -`` (stdout for the JSON alone).
 
 Used by :func:`magdomino.faces.cli.main` around every command.
 """
@@ -9,6 +10,9 @@ import contextlib
 import os
 import signal
 import sys
+from pathlib import Path
+
+from magdomino.errors import InputError
 
 _JSON_STDOUT: list = []
 """The real stdout while a command runs with ``--json -`` (see :func:`json_alone_on_stdout`)."""
@@ -80,3 +84,38 @@ def json_alone_on_stdout(args):
         json_out.close()
         os.dup2(saved, fd)
         os.close(saved)
+
+
+_SUFFIXES = {"--gif": (".gif",), "--out": (".png", ".gif")}
+"""Outputs whose format is fixed; the figures (``--plot``, ``--png``) take any format
+matplotlib writes."""
+
+
+def check_output(path, flag: str) -> None:
+    """Refuse, before any work, an output file that cannot be written: its directory must
+    exist and be writable, its suffix a format we write (a long run must not find out at its end)."""
+    if path is None or (flag == "--json" and path == "-"):
+        return
+    p = Path(path)
+    parent = p.parent
+    if p.is_dir():
+        raise InputError("command line", flag, f"expected a file to write, got the directory {path}")
+    if not parent.is_dir():
+        raise InputError("command line", flag, f"expected a file in an existing directory, got {path} ({parent} does not exist)")
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise InputError("command line", flag, f"expected a file that can be written, got {path} (permission denied)")
+    suffix = p.suffix.lower()
+    if flag in ("--plot", "--png") and suffix:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        formats = sorted(FigureCanvasBase.get_supported_filetypes())
+        if suffix[1:] not in formats:
+            raise InputError("command line", flag, f"expected a figure file ({', '.join('.' + f for f in formats)}), got {path}")
+    if flag in _SUFFIXES and suffix and suffix not in _SUFFIXES[flag]:
+        raise InputError("command line", flag, f"expected a {' or '.join(_SUFFIXES[flag])} file, got {path}")
+
+
+def check_outputs(args, *flags: str) -> None:
+    """:func:`check_output` for each ``--flag`` of ``args``."""
+    for flag in flags:
+        check_output(getattr(args, flag[2:].replace("-", "_")), flag)
