@@ -473,13 +473,14 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
 
 
 def _chunks(missing: list[tuple[int | None, list[int]]], workers: int, most: int = 16) -> list[tuple[int | None, list[int]]]:
-    """Split the missing trials into chunks: about four per worker, at most ``most`` trials each
+    """Split the missing trials into chunks: about eight per worker (so that the last ones,
+    whatever their length, leave no worker idle for long), at most ``most`` trials each
     (16 dynamic trials; 100 statics trials, judged in one LP).
 
     The chunking only changes how work is shipped, never a result.
     """
     total = sum(len(t) for _, t in missing)
-    size = max(1, min(most, math.ceil(total / (4 * max(1, workers)))))
+    size = max(1, min(most, math.ceil(total / (8 * max(1, workers)))))
     return [(w, trials[k : k + size]) for w, trials in missing for k in range(0, len(trials), size)]
 
 
