@@ -39,7 +39,7 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError
+from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState
 from magdomino.model.tiles import TILE_SETS
 
 DEAL = ("deal",)
@@ -153,7 +153,7 @@ def _from_json(value, depth):
     return [_from_json(v, depth - 1) for v in value]
 
 
-class ChainState:
+class ChainState(TurnState):
     """A position in a match of a chain game (see the module docstring).
 
     Subclasses set ``FIELDS`` (their fields added to :data:`BASE_FIELDS`) and
@@ -165,7 +165,7 @@ class ChainState:
 
     BASE_FIELDS = {
         "current": None,   # a seat, CHANCE or TERMINAL
-        "due": None,       # at a chance node: "deal" or what the drawn tile is for
+        "due": None,       # at a chance node: "deal" or what the drawn tile is for (a name or a seat)
         "hands": 2,        # sorted list of tiles per seat
         "stock": 1,        # face down, drawn from the top (index 0)
         "table": None,     # the chain, left to right (module docstring)
@@ -176,12 +176,13 @@ class ChainState:
         "results": None,   # one dict per finished deal
     }
     FIELDS = BASE_FIELDS
-    __slots__ = ("game", "rng", "log", *BASE_FIELDS)
+    __slots__ = ("game", "rng", "log", "_legal", *BASE_FIELDS)
     FORMAT = "magdomino.chain/1"
 
     def __init__(self, game: ChainGame, _blank: bool = False):
         self.game = game
         self.log = None
+        self._legal = None  # the current player's legal actions, until the next action
         if _blank:
             return
         self.rng = np.random.default_rng(game.seed)
@@ -197,22 +198,13 @@ class ChainState:
     def _init_fields(self) -> None:
         """Set the subclass's own fields at the start of a match."""
 
-    # -- queries -------------------------------------------------------------------------
+    # -- queries (current_player, is_chance_node, is_terminal, num_players, legal_actions:
+    # from TurnState) -----------------------------------------------------------------------
 
-    def current_player(self) -> int:
-        return self.current
-
-    def is_chance_node(self) -> bool:
-        return self.current == CHANCE
-
-    def is_terminal(self) -> bool:
-        return self.current == TERMINAL
-
-    def num_players(self) -> int:
-        return self.game.players
-
-    def legal_actions(self, player: int | None = None) -> tuple:
-        if self.current == TERMINAL or (player is not None and player != self.current):
+    def _compute_legal(self) -> tuple:
+        """The legal actions (cached by :class:`~magdomino.games.core.TurnState` until the
+        next action)."""
+        if self.current == TERMINAL:
             return ()
         if self.current == CHANCE:
             return (DEAL,) if self.due == "deal" else (DRAW,)
@@ -229,29 +221,31 @@ class ChainState:
     # -- actions -------------------------------------------------------------------------
 
     def apply_action(self, action) -> None:
-        action = tuple(action) if isinstance(action, list) else action
+        if isinstance(action, list):  # from JSON
+            action = tuple(action)
         if self.current == TERMINAL:
             raise IllegalActionError("the game is over")
         if self.current == CHANCE:
+            self._legal = None
             self._apply_chance(action)
             return
-        if action not in self._player_actions():
+        if action not in self.legal_actions():
             raise IllegalActionError(f"{action!r} is not legal for seat {self.current}")
+        self._legal = None
         self._apply(self.current, action)
 
     def _apply_chance(self, action) -> None:
+        if action == DRAW and self.due != "deal":
+            self._drawn(self.due, self.stock.pop(0))
+            return
         kind = action[0] if isinstance(action, tuple) and action else None
         if self.due == "deal" and kind == "deal":
-            order = self._deal_order(action)
-            self._deal(order)
+            self._deal(self._deal_order(action))
             return
-        if self.due != "deal" and kind == "draw":
-            if len(action) == 1:
-                tile = self.stock[0]
-            else:
-                tile = tuple(sorted(action[1]))
-                if tile not in self.stock:
-                    raise IllegalActionError(f"{tile} is not in the stock")
+        if self.due != "deal" and kind == "draw" and len(action) == 2:  # a scripted draw
+            tile = tuple(sorted(action[1]))
+            if tile not in self.stock:
+                raise IllegalActionError(f"{tile} is not in the stock")
             self.stock.remove(tile)
             self._drawn(self.due, tile)
             return
@@ -279,8 +273,9 @@ class ChainState:
     def _hand_size(self) -> int:
         raise NotImplementedError
 
-    def draw_for(self, due: str) -> None:
-        """Make the next action a chance draw whose tile goes to ``due`` (see ``_drawn``)."""
+    def draw_for(self, due) -> None:
+        """Make the next action a chance draw whose tile goes to ``due`` (a name or a seat;
+        see ``_drawn``)."""
         self.current, self.due = CHANCE, due
 
     # -- the chain -----------------------------------------------------------------------

@@ -144,24 +144,25 @@ class MatadorState(ChainState):
 
     def line_plays(self, p: int) -> list:
         """Tiles in line: the sum rule at an open end, a blank against a crossed matador."""
-        out = []
         target = self.game.sum
-        for end, (value, kind) in enumerate(self.ends):
-            need = 0 if kind == "cross" else target - value
-            for t in self.hands[p]:
-                for h in sorted(set(t)):
-                    if h == need:
-                        out.append(("line", end, t, h))
+        hand = self.hands[p]
+        (v0, k0), (v1, k1) = self.ends
+        need0 = 0 if k0 == "cross" else target - v0
+        need1 = 0 if k1 == "cross" else target - v1
+        # a double touches the same way with either half: one action
+        out = [("line", 0, t, need0) for t in hand if t[0] == need0 or t[1] == need0]
+        out.extend([("line", 1, t, need1) for t in hand if t[0] == need1 or t[1] == need1])
         return out
 
     def cross_plays(self, p: int) -> list:
         """Matadors laid across (base game), defences and 0-0 (strategic)."""
-        out = []
         target = self.game.sum
+        matadors = [t for t in self.hands[p] if t[0] + t[1] == target or t == (0, 0)]
+        if not matadors:
+            return []
+        out = []
         for end, (value, kind) in enumerate(self.ends):
-            for t in self.hands[p]:
-                if not is_matador(t, target):
-                    continue
+            for t in matadors:
                 if not self.game.strategic:
                     if kind == "open":
                         out.append(("cross", end, t))
@@ -185,11 +186,12 @@ class MatadorState(ChainState):
         elif kind == "cross":
             self._cross(p, *action[1:])
         elif kind == "draw":
-            self.draw_for(f"seat {p}")
+            self.draw_for(p)  # the drawn tile goes to seat p
             return
         else:
             self.passes += 1
-            self.event({"type": "pass", "player": p})
+            if self.log is not None:
+                self.event({"type": "pass", "player": p})
             if self.passes == self.game.players:
                 self._end_deal("blocked")
             else:
@@ -201,24 +203,28 @@ class MatadorState(ChainState):
         else:
             self.current = self.next_seat(p)
 
+    # events are built only when a log is kept: playing without one is the hot path (bench)
+
     def _line(self, p: int, end: int, t, touch: int) -> None:
         other = t[1] if t[0] == touch else t[0]
         halves = (other, touch) if end == 0 else (touch, other)
         self.lay(p, t, ("left", "right")[end], halves)
         self.ends[end] = [other, "open"]
-        self.event({"type": "place", "player": p, "tile": list(t), "how": "line", "end": end, "touch": touch})
+        if self.log is not None:
+            self.event({"type": "place", "player": p, "tile": list(t), "how": "line", "end": end, "touch": touch})
 
     def _cross(self, p: int, end: int, t, shown: int | None = None) -> None:
         self.lay(p, t, ("left", "right")[end], t, crossed=True, shows=shown)
         self.ends[end] = [None, "cross"] if shown is None else [shown, "open"]
-        self.event({"type": "place", "player": p, "tile": list(t), "how": "cross", "end": end, "shows": shown})
+        if self.log is not None:
+            self.event({"type": "place", "player": p, "tile": list(t), "how": "cross", "end": end, "shows": shown})
 
-    def _drawn(self, due: str, tile) -> None:
-        p = int(due.split()[1])
+    def _drawn(self, p: int, tile) -> None:
         self.hands[p].append(tile)
         self.hands[p].sort()
         self.current, self.due = p, None
-        self.event({"type": "draw", "player": p, "tile": list(tile)})
+        if self.log is not None:
+            self.event({"type": "draw", "player": p, "tile": list(tile)})
 
     def _end_deal(self, reason: str, out: int | None = None) -> None:
         left = [pips(h) for h in self.hands]

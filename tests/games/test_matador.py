@@ -181,7 +181,7 @@ def test_strategic_bluff_while_the_stock_holds_more_than_three():
     s.apply_action(DRAW)
     s.apply_action(DRAW)
     assert len(s.stock) == 3 and DRAW not in s.legal_actions()
-    s.hands[0] = [(2, 2)]
+    s = position(2, hands_of("22", "23"), [[3, "open"], [6, "open"]], stock_size=3, variant="strategic")
     assert s.legal_actions() == (PASS,)  # nothing to place and the stock is at three
 
 
