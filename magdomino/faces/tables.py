@@ -207,15 +207,30 @@ def _draw_tile(ax, centres, halves, vertical: bool, edge: str = "black") -> None
             ax.add_patch(Circle((x + (c - 1) * 0.27, y + (1 - r) * 0.27), 0.075, color="black"))
 
 
-def _end_label(end, target) -> str:
+def _end_label(end, target, variant=None) -> str:
+    """What an end asks for: a blank after a crossed matador; Le Matador's complement to the
+    target (a blank end: a matador, strategic: a defence); else the value it shows."""
     value, kind = end
     if kind == "cross":
         return "needs a blank"
     if target is None:
         return f"shows {value}"
     if value == 0:
-        return "blank: a matador"
+        return "attack: a defence" if variant == "strategic" else "blank: a matador"
     return f"shows {value}: needs {target - value}"
+
+
+def _draw_ends(ax, table: list, layout: list, ends: list, target, variant=None) -> None:
+    """A green dot just beyond each end of the chain, with what the end asks for."""
+    for k, place in ((0, layout[0]), (1, layout[-1])):
+        (cx, cy), (dx, dy) = place["centre"], place["along"]
+        reach = 0.5 if table[0 if k == 0 else -1]["crossed"] else 1.0
+        sign = -1 if k == 0 else 1
+        ex, ey = cx + sign * dx * (reach + 0.45), cy + sign * dy * (reach + 0.45)
+        ax.plot([ex], [ey], marker="o", markersize=7, color="#2ca02c")
+        ax.text(ex + sign * dx * 0.5, ey + sign * dy * 0.5 + (0.9 if dx else 0), _end_label(ends[k], target, variant),
+                fontsize=7, ha="center", va="center", color="#2ca02c",
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "#2ca02c", "linewidth": 0.5})
 
 
 def _draw_box(ax, x0: float, y0: float, name: str, tiles: list, colour: str) -> None:
@@ -267,15 +282,7 @@ def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
         _draw_tile(ax, place["half_centres"], place["halves"], place["vertical"], "#d62728" if entry["side"] == "start" else "black")
     ends = final.get("ends") or []
     if layout and len(ends) == 2:
-        for k, place in ((0, layout[0]), (1, layout[-1])):
-            (cx, cy), (dx, dy) = place["centre"], place["along"]
-            reach = 0.5 if table[0 if k == 0 else -1]["crossed"] else 1.0
-            sign = -1 if k == 0 else 1
-            ex, ey = cx + sign * dx * (reach + 0.45), cy + sign * dy * (reach + 0.45)
-            ax.plot([ex], [ey], marker="o", markersize=7, color="#2ca02c")
-            ax.text(ex + sign * dx * 0.5, ey + sign * dy * 0.5 + (0.9 if dx else 0), _end_label(ends[k], final.get("target")),
-                    fontsize=7, ha="center", va="center", color="#2ca02c",
-                    bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "#2ca02c", "linewidth": 0.5})
+        _draw_ends(ax, table, layout, ends, final.get("target"), final.get("variant"))
     if boxes:
         top = min(ys) - 2.0
         _draw_box(ax, 0.0, top, "SUN", final["sun"], "#ffd700")

@@ -254,9 +254,10 @@ class MatadorState(ChainState):
         return [s for s, v in enumerate(self.totals) if v == best]
 
     def final(self) -> dict:
-        """The record's ``final``: ``hands``, ``stock``, ``table``, ``ends``, ``target``."""
+        """The record's ``final``: ``hands``, ``stock``, ``table``, ``ends``, ``target``, ``variant``."""
         return {"hands": [[list(t) for t in h] for h in self.hands], "stock": [list(t) for t in self.stock],
-                "table": [dict(e) for e in self.table], "ends": [list(e) for e in self.ends], "target": self.game.sum}
+                "table": [dict(e) for e in self.table], "ends": [list(e) for e in self.ends], "target": self.game.sum,
+                "variant": self.game.variant}
 
 
 MatadorGame.STATE = MatadorState
