@@ -5,6 +5,12 @@
   (:mod:`magdomino.games.state`); each rule in a module of its own, registered below:
   :mod:`~magdomino.games.traditional`, :mod:`~magdomino.games.defi`,
   :mod:`~magdomino.games.quinconce`. (20 sur 20 is :mod:`magdomino.games.vingt`.)
+- Games with a State of their own, registered with :func:`register_game`:
+  :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.matador`) and Le jeu
+  des échanges (:mod:`~magdomino.games.echanges`) on the chain games' core
+  (:mod:`~magdomino.games.chain`, records in :mod:`~magdomino.games.chain_record`).
+- The rules' placement grid (:mod:`magdomino.games.grid`) and a tile's legal placements on
+  a settled structure, for what-if studies (:mod:`magdomino.games.candidates`).
 - :class:`Action`, :class:`Deal`, :data:`DRAW`, :data:`PASS`, :data:`DEAL`
   (:mod:`magdomino.games.actions`).
 - The adjudicator interface and the ``none`` and scripted adjudicators
