@@ -296,9 +296,17 @@ def enumerate_placements(
     t = check_tile(scenario, tile_pips)
     if rule not in RULES:
         raise InputError(ARGUMENTS, "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
-    grid, frame = structure_grid(scenario, settled)
+    grid, _frame = structure_grid(scenario, settled)
+    order = _grid_placements(grid, t, rule, parallel_only)
     positions, quats = (np.asarray(a, dtype=float) for a in settled)
     size = np.asarray(scenario.preset.tile.size, dtype=float)
+    world = _World(positions, quats, size, [(positions[i], quats[i]) for i in range(len(positions))],
+                   [pl.pips for pl in scenario.structure])
+    return [_candidate(grid, world, t, k, c) for k, c in enumerate(order)]
+
+
+def _grid_placements(grid: Grid, t, rule: str, parallel_only: bool) -> list[tuple]:
+    """The Grid's placements of tile ``t`` under ``rule``, one per pose, in the rules' action order."""
     a, b = t
     parents = grid.extremities() if rule == "quinconce" else range(len(grid))
     found: dict[tuple, tuple] = {}
@@ -315,50 +323,64 @@ def enumerate_placements(
                 cands = cands + grid.slide_placements(a, b, p)
         for c in cands:
             found.setdefault(c[:4], c)
-    order = sorted(found.values(), key=lambda c: (c[2] > 0, c[2], c[0], c[1], c[3], c[5], -1 if c[6] is None else c[6], c[4]))
-    shown = [pl.pips for pl in scenario.structure]
-    poses = [(positions[i], quats[i]) for i in range(len(positions))]
-    out = []
-    for k, (x, y, lev, d, parent, motion, slide) in enumerate(order):
-        pose = GridPose(x, y, lev, d)
-        ppose = grid.poses[parent]
-        pyaw = quaternion_yaw(quats[parent])
-        offset, ryaw = relative_pose(pose, ppose, size)
-        centre, yaw = compose_pose(positions[parent], pyaw, offset, ryaw)
-        slide_mm = None
-        if motion == "slide":
-            turn = pyaw - physical_pose(ppose, size)[1]  # grid frame -> world, at the parent
-            dx, dy = DIRS[slide]
-            c, s = math.cos(turn), math.sin(turn)
-            slide_mm = (-(c * dx - s * dy) * SLIDE_START_MM, -(s * dx + c * dy) * SLIDE_START_MM)
-        placement = Placement(
-            t, pos_mm=(float(centre[0] * 1000), float(centre[1] * 1000)), yaw_deg=math.degrees(yaw), slide_mm=slide_mm
-        )
-        rest, _ = target_pose(placement, poses, shown, size)
-        if motion == "slide":
-            rest[2] = size[2] / 2
-        kind = "on top" if lev > ppose.level else ("beneath" if lev < ppose.level else "end to end")
-        half, matched, direction = _relation(pose, t, ppose, grid.pips[parent], kind)
-        out.append(
-            Candidate(
-                index=k,
-                tile=t,
-                grid=pose,
-                mode="tower" if kind == "on top" else "flat",
-                kind=kind,
-                motion=motion,
-                slide=slide,
-                parent=parent,
-                parent_pips=tuple(grid.pips[parent]),
-                parent_half=half,
-                pips_matched=matched,
-                direction=direction,
-                supports=tuple(grid.supports(pose)),
-                placement=placement,
-                pos_mm=tuple(float(v) * 1000 for v in rest),
-            )
-        )
-    return out
+    return sorted(found.values(), key=lambda c: (c[2] > 0, c[2], c[0], c[1], c[3], c[5], -1 if c[6] is None else c[6], c[4]))
+
+
+@dataclass(frozen=True)
+class _World:
+    """The settled structure as the candidates need it: poses (m, quaternions), tile size
+    (m), (position, quaternion) pairs and the pips each tile shows."""
+
+    positions: np.ndarray
+    quats: np.ndarray
+    size: np.ndarray
+    poses: list
+    shown: list
+
+
+def _aim(grid: Grid, world: _World, t, pose: GridPose, parent: int, motion: str, slide) -> Placement:
+    """The physical placement of a grid pose, relative to where its parent really settled."""
+    ppose = grid.poses[parent]
+    pyaw = quaternion_yaw(world.quats[parent])
+    offset, ryaw = relative_pose(pose, ppose, world.size)
+    centre, yaw = compose_pose(world.positions[parent], pyaw, offset, ryaw)
+    slide_mm = None
+    if motion == "slide":
+        turn = pyaw - physical_pose(ppose, world.size)[1]  # grid frame -> world, at the parent
+        dx, dy = DIRS[slide]
+        c, s = math.cos(turn), math.sin(turn)
+        slide_mm = (-(c * dx - s * dy) * SLIDE_START_MM, -(s * dx + c * dy) * SLIDE_START_MM)
+    return Placement(t, pos_mm=(float(centre[0] * 1000), float(centre[1] * 1000)), yaw_deg=math.degrees(yaw), slide_mm=slide_mm)
+
+
+def _candidate(grid: Grid, world: _World, t, k: int, found: tuple) -> Candidate:
+    """Candidate number ``k`` from the Grid's placement tuple ``found``."""
+    x, y, lev, d, parent, motion, slide = found
+    pose = GridPose(x, y, lev, d)
+    ppose = grid.poses[parent]
+    placement = _aim(grid, world, t, pose, parent, motion, slide)
+    rest, _ = target_pose(placement, world.poses, world.shown, world.size)
+    if motion == "slide":
+        rest[2] = world.size[2] / 2
+    kind = "on top" if lev > ppose.level else ("beneath" if lev < ppose.level else "end to end")
+    half, matched, direction = _relation(pose, t, ppose, grid.pips[parent], kind)
+    return Candidate(
+        index=k,
+        tile=t,
+        grid=pose,
+        mode="tower" if kind == "on top" else "flat",
+        kind=kind,
+        motion=motion,
+        slide=slide,
+        parent=parent,
+        parent_pips=tuple(grid.pips[parent]),
+        parent_half=half,
+        pips_matched=matched,
+        direction=direction,
+        supports=tuple(grid.supports(pose)),
+        placement=placement,
+        pos_mm=tuple(float(v) * 1000 for v in rest),
+    )
 
 
 def _relation(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int, int, str]:
