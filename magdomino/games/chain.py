@@ -254,7 +254,7 @@ class ChainState(TurnState):
     def _deal_order(self, action) -> list:
         tiles = self.game.tiles
         if len(action) == 1:
-            return [tiles[i] for i in self.rng.permutation(len(tiles))]
+            return [tiles[i] for i in self.rng.permutation(len(tiles)).tolist()]
         order = [tuple(sorted(t)) for t in action[1]]
         if sorted(order) != sorted(tiles):
             raise IllegalActionError("a scripted deal lists every tile of the set once")
