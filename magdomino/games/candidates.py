@@ -123,7 +123,7 @@ def structure_grid(scenario: Scenario, settled) -> tuple[Grid, GridFrame]:
     """
     positions, quats = (np.asarray(a, dtype=float) for a in settled)
     size = np.asarray(scenario.preset.tile.size, dtype=float)
-    unit, thick = size[0] / 2, size[2]
+    unit = size[0] / 2
     yaw0 = quaternion_yaw(quats[0])
     frame = GridFrame(positions[0][:2] - unit / 2 * np.array([math.cos(yaw0), math.sin(yaw0)]), yaw0, unit)
     upright = np.tile([0.0, 0.0, 0.0, 1.0], (len(quats), 1))
@@ -132,27 +132,7 @@ def structure_grid(scenario: Scenario, settled) -> tuple[Grid, GridFrame]:
     for i, (pl, p, q) in enumerate(zip(scenario.structure, positions, quats)):
         key = f"structure[{i}]"
         name = f"{pl.pips[0]}-{pl.pips[1]}"
-        yaw = quaternion_yaw(q)
-        rel = wrap_angle(yaw - yaw0)  # ±π alike below: k = 2, no error either way
-        k = int(round(rel / (math.pi / 2))) % 4
-        d = (0, 2, 1, 3)[k]
-        yaw_err = abs(math.degrees(wrap_angle(rel - k * math.pi / 2)))
-        half0 = p[:2] - unit / 2 * np.array([math.cos(yaw), math.sin(yaw)])
-        gx, gy = np.rint(frame.to_grid(half0)).astype(int)
-        level_f = p[2] / thick - 0.5
-        level = int(round(level_f))
-        pose = GridPose(int(gx), int(gy), level, d)
-        centre, _ = physical_pose(pose, size)
-        off_mm = float(np.linalg.norm(frame.to_world(centre) - p[:2])) * 1000
-        why = None
-        if tilts[i] > TILT_TOLERANCE_DEG:
-            why = f"is tilted {tilts[i]:.1f} deg (tolerance {TILT_TOLERANCE_DEG:g})"
-        elif yaw_err > YAW_TOLERANCE_DEG:
-            why = f"is turned {yaw_err:.1f} deg off the grid's axes (tolerance {YAW_TOLERANCE_DEG:g})"
-        elif off_mm > POSITION_TOLERANCE * unit * 1000:
-            why = f"lies {off_mm:.1f} mm off the nearest grid place (tolerance {POSITION_TOLERANCE * unit * 1000:g} mm)"
-        elif abs(level_f - level) > LEVEL_TOLERANCE or level < 0:
-            why = f"lies {abs(level_f - level) * thick * 1000:.1f} mm off a level's height (tolerance {LEVEL_TOLERANCE * thick * 1000:g} mm)"
+        pose, why = _nearest_grid_pose(frame, size, p, q, tilts[i])
         if why is not None:
             raise InputError(
                 scenario.source, key,
@@ -168,6 +148,34 @@ def structure_grid(scenario: Scenario, settled) -> tuple[Grid, GridFrame]:
                 scenario.source, key, f"{name} takes the grid square of structure[{other}] (they overlap by half a tile or more)"
             ) from None
     return grid, frame
+
+
+def _nearest_grid_pose(frame: GridFrame, size, p, q, tilt_deg: float) -> tuple[GridPose, str | None]:
+    """The grid pose nearest to a settled tile (centre ``p`` m, quaternion ``q``), and why it
+    is not on the grid (None when it is, within the tolerances)."""
+    unit, thick = size[0] / 2, size[2]
+    yaw = quaternion_yaw(q)
+    rel = wrap_angle(yaw - frame.yaw)  # ±π alike below: k = 2, no error either way
+    k = int(round(rel / (math.pi / 2))) % 4
+    d = (0, 2, 1, 3)[k]
+    yaw_err = abs(math.degrees(wrap_angle(rel - k * math.pi / 2)))
+    half0 = p[:2] - unit / 2 * np.array([math.cos(yaw), math.sin(yaw)])
+    gx, gy = np.rint(frame.to_grid(half0)).astype(int)
+    level_f = p[2] / thick - 0.5
+    level = int(round(level_f))
+    pose = GridPose(int(gx), int(gy), level, d)
+    centre, _ = physical_pose(pose, size)
+    off_mm = float(np.linalg.norm(frame.to_world(centre) - p[:2])) * 1000
+    why = None
+    if tilt_deg > TILT_TOLERANCE_DEG:
+        why = f"is tilted {tilt_deg:.1f} deg (tolerance {TILT_TOLERANCE_DEG:g})"
+    elif yaw_err > YAW_TOLERANCE_DEG:
+        why = f"is turned {yaw_err:.1f} deg off the grid's axes (tolerance {YAW_TOLERANCE_DEG:g})"
+    elif off_mm > POSITION_TOLERANCE * unit * 1000:
+        why = f"lies {off_mm:.1f} mm off the nearest grid place (tolerance {POSITION_TOLERANCE * unit * 1000:g} mm)"
+    elif abs(level_f - level) > LEVEL_TOLERANCE or level < 0:
+        why = f"lies {abs(level_f - level) * thick * 1000:.1f} mm off a level's height (tolerance {LEVEL_TOLERANCE * thick * 1000:g} mm)"
+    return pose, why
 
 
 def _structure_parent(grid: Grid, pose: GridPose, pl: Placement) -> int | None:
