@@ -203,18 +203,20 @@ def _cmd_play_chain(args) -> int:
     from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
 
     check_outputs(args, "--json", "--png")
+    tower = {"--physics": args.physics != "none", "--preset": args.preset, "--no-magnets": args.no_magnets,
+             "--perpendicular": args.perpendicular, "--kids": args.kids, "--max-placements": args.max_placements is not None}
+    if any(tower.values()):
+        raise InputError("command line", next(f for f, on in tower.items() if on), "only with traditional, defi or quinconce")
     if args.record is not None:
         try:
-            record = check_chain_record(json.loads(Path(args.record).read_text()), args.record)
+            data = json.loads(Path(args.record).read_text())
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            if isinstance(exc, InputError):
-                raise
             raise InputError(args.record, "", f"a JSON game record ({type(exc).__name__})") from None
+        record = check_chain_record(data, args.record)
     else:
         if args.players is None:
             raise InputError("command line", "--players", "expected a number of players (or --record FILE)")
-        options = {"set": args.set, "variant": args.variant, "deals": args.deals if args.deals != 1 else None,
-                   "target": args.target}
+        options = {"set": args.set, "variant": args.variant, "deals": None if args.deals == 1 else args.deals, "target": args.target}
         record = play_chain(args.rule, args.players, args.seed, {k: v for k, v in options.items() if v is not None}, args.player)
         print(format_chain_record(record))
         if args.json:

@@ -82,6 +82,8 @@ def test_cli_plays_records_and_draws(cli, tmp_path):
         (["--rule", "matador", "--players", "2", "--deals", "3", "--target", "150"], "--deals"),
         (["--rule", "matador", "--players", "2", "--player", "planner"], "--player"),
         (["--rule", "traditional", "--players", "2", "--set", "7"], "--set"),
+        (["--rule", "matador", "--players", "2", "--perpendicular"], "--perpendicular"),
+        (["--rule", "echanges", "--players", "3", "--physics", "pybullet"], "--physics"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_flag(cli, args, flag):
