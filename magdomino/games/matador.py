@@ -65,10 +65,6 @@ SETS = (6, 7, 8, 9)
 VARIANTS = ("strategic",)
 
 
-def is_matador(tile, target: int) -> bool:
-    return tile == (0, 0) or tile[0] + tile[1] == target
-
-
 def start_rank(tile) -> tuple:
     """Highest double first, then the highest single (higher half, then lower half)."""
     a, b = tile
@@ -155,7 +151,8 @@ class MatadorState(ChainState):
         return out
 
     def cross_plays(self, p: int) -> list:
-        """Matadors laid across (base game), defences and 0-0 (strategic)."""
+        """Matadors laid across (base game), defences and 0-0 (strategic). A matador: halves
+        adding up to the target, or 0-0."""
         target = self.game.sum
         matadors = [t for t in self.hands[p] if t[0] + t[1] == target or t == (0, 0)]
         if not matadors:
