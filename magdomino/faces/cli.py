@@ -13,7 +13,8 @@ from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, with_engine
-from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, json_stdout
+from magdomino.faces.cli_games import add_play
+from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
 
 FLAG_OF = {
     "what_ifs": "--what-if",
@@ -36,17 +37,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):  # noqa: D401 - argparse API
         raise InputError("command line", "", message)
-
-
-def _write_json(path: str, document: dict) -> None:
-    text = json.dumps(document, indent=2) + "\n"
-    if path == "-":
-        json_stdout().write(text)
-        return
-    try:
-        Path(path).write_text(text)
-    except OSError as exc:
-        raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
 
 
 # -- presets -----------------------------------------------------------------------------
@@ -114,7 +104,7 @@ def _cmd_simulate(args) -> int:
         print(f"  {label:<{width}}  {(line or _verdict_line)(verdict)}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
-        _write_json(args.json, with_engine(result.to_dict(), args.engine))
+        write_json(args.json, with_engine(result.to_dict(), args.engine))
     if args.plot:
         _simulate_plot(scenario, result, args.plot)
     if args.gif and scenario.what_if:
@@ -154,169 +144,6 @@ def _add_simulate(sub) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="side and top views of the settled structure, shift and tilt over time of each what-if")
     add_engine(p, "statics: judge the structure and each what-if at rest, with a margin (milliseconds)")
     p.set_defaults(func=_cmd_simulate)
-
-
-# -- play --------------------------------------------------------------------------------
-
-
-_PLAY_FLAGS = {
-    "rule": "--rule",
-    "players": "--players",
-    "seed": "--seed",
-    "variant": "--variant",
-    "deals": "--deals",
-    "max_placements": "--max-placements",
-    "player_kinds": "--player",
-}
-"""The game's option names (as :class:`magdomino.games.core.Game` reports them) and their flags."""
-
-
-def _cmd_play_vingt(args) -> int:
-    """``play --rule vingt``: 20 sur 20 (no physics); ``--record`` redraws a saved record."""
-    from magdomino.faces.tables import vingt_figure
-    from magdomino.games import vingt
-
-    check_outputs(args, "--json", "--png")
-    if args.record is not None:
-        try:
-            data = json.loads(Path(args.record).read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise InputError(args.record, "", f"a JSON game record ({type(exc).__name__})") from None
-        record = vingt.check_record(data, args.record)
-    else:
-        if args.players is None:
-            raise InputError("command line", "--players", "expected 2, 3 or 4 (or --record FILE)")
-        if args.target is not None and args.target <= 0:
-            raise InputError("command line", "--target", f"expected a whole number of points > 0, got {args.target}")
-        record = vingt.play_vingt(args.players, args.seed, args.target, args.player)
-        print(vingt.format_record(record))
-        if args.json:
-            _write_json(args.json, record)
-    if args.png:
-        vingt_figure(record["final"], args.png, f"20 sur 20, {record['players']} players, seed {record['seed']}")
-    return 0
-
-
-def _cmd_play_chain(args) -> int:
-    """``play --rule matador|echanges``: a chain game (no physics); ``--record`` redraws a saved record."""
-    from magdomino.faces.tables import chain_figure
-    from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
-
-    check_outputs(args, "--json", "--png")
-    tower = {"--physics": args.physics != "none", "--preset": args.preset, "--no-magnets": args.no_magnets,
-             "--perpendicular": args.perpendicular, "--kids": args.kids, "--max-placements": args.max_placements is not None}
-    if any(tower.values()):
-        raise InputError("command line", next(f for f, on in tower.items() if on), "only with traditional, defi or quinconce")
-    if args.record is not None:
-        try:
-            data = json.loads(Path(args.record).read_text())
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise InputError(args.record, "", f"a JSON game record ({type(exc).__name__})") from None
-        record = check_chain_record(data, args.record)
-    else:
-        if args.players is None:
-            raise InputError("command line", "--players", "expected a number of players (or --record FILE)")
-        options = {"set": args.set, "variant": args.variant, "deals": None if args.deals == 1 else args.deals, "target": args.target}
-        record = play_chain(args.rule, args.players, args.seed, {k: v for k, v in options.items() if v is not None}, args.player)
-        print(format_chain_record(record))
-        if args.json:
-            _write_json(args.json, record)
-    if args.png:
-        chain_figure(record["final"], args.png, f"{record['rule']}, {record['players']} players, seed {record['seed']}")
-    return 0
-
-
-def _cmd_play(args) -> int:
-    from magdomino.games import format_record, play_game
-
-    if args.rule == "vingt":
-        return _cmd_play_vingt(args)
-    if args.rule in ("matador", "echanges"):
-        return _cmd_play_chain(args)
-    if args.set is not None:
-        raise InputError("command line", "--set", "only with --rule matador or echanges")
-    if args.record or args.png or args.target is not None:
-        raise InputError("command line", "--record/--png/--target", "only with --rule vingt, matador or echanges")
-    if args.players is None:
-        raise InputError("command line", "--players", "expected 2, 3 or 4")
-    check_outputs(args, "--json")
-    if args.deals < 1:
-        raise InputError("command line", "--deals", f"expected a whole number of deals > 0, got {args.deals}")
-    if args.max_placements is not None and args.max_placements < 1:
-        raise InputError("command line", "--max-placements", f"expected a whole number > 0, got {args.max_placements}")
-    if args.seed < 0:
-        raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
-    physics = None
-    if args.physics != "pybullet" and (args.preset is not None or args.no_magnets):
-        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet (without physics nothing is simulated)")
-    if args.physics == "pybullet":
-        from magdomino.model.presets import load_preset
-        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
-
-        try:
-            preset = load_preset(args.preset or "standard")
-        except InputError as exc:  # not found: in the command line's words, never as a file
-            if exc.key != "preset":
-                raise
-            raise InputError("command line", "--preset", f"{exc.expected}, got {args.preset!r}") from None
-        physics = PybulletAdjudicator(preset, magnets=not args.no_magnets)
-    max_placements = args.max_placements
-    if max_placements is None and physics is not None:
-        max_placements = 300
-    try:
-        record = play_game(
-            args.rule,
-            args.players,
-            seed=args.seed,
-            physics=physics,
-            variant=args.variant,
-            kids=args.kids,
-            deals=args.deals,
-            player_kinds=args.player,
-            parallel_only=not args.perpendicular,
-            max_placements=max_placements,
-        )
-    except InputError as exc:  # the game names its options; the user typed flags
-        if exc.source == "command line" and exc.key in _PLAY_FLAGS:
-            raise InputError("command line", _PLAY_FLAGS[exc.key], exc.expected) from None
-        raise
-    finally:
-        if physics is not None:
-            physics.close()
-    print(format_record(record))
-    if args.json:
-        _write_json(args.json, record)
-    return 0
-
-
-def _add_play(sub) -> None:
-    p = sub.add_parser("play", help="play a whole game of one rule, adjudicated by physics or not")
-    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt", "matador", "echanges"])
-    p.add_argument("--players", type=int, help="2 to 4 (matador with --set 7-9: 2 to 6; echanges: 3 to 6; required unless --record)")
-    p.add_argument("--target", type=int, metavar="T", help="vingt, matador: play deals until someone scores T points (e.g. 150)")
-    p.add_argument("--set", type=int, metavar="N", help="matador: the double-N set, N = 6, 7, 8 or 9 (default 6)")
-    p.add_argument("--png", metavar="FILE", help="vingt, matador, echanges: draw the final table")
-    p.add_argument("--record", metavar="FILE", help="vingt, matador, echanges: draw a saved record (--png) instead of playing")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--physics", choices=["pybullet", "none"], default="none", help="who decides collapses (default none)")
-    p.add_argument("--preset", help="physical preset for --physics pybullet (default standard)")
-    p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
-    p.add_argument("--variant", choices=["extremities", "strategic"],
-                   help="extremities: Défi magnétique on extremities only; strategic: Le Matador's strategic variant")
-    p.add_argument("--perpendicular", action="store_true", help="allow perpendicular tower placements")
-    p.add_argument("--kids", action="store_true", help="count tiles instead of pips")
-    p.add_argument("--deals", type=int, default=1, help="a match of N deals")
-    p.add_argument(
-        "--max-placements",
-        type=int,
-        default=None,
-        metavar="N",
-        help="end a deal after N placements, scored as blocked (default: 300 with physics, no limit without)",
-    )
-    p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead", "planner"],
-                   help="every seat's player (lookahead: vingt; planner: echanges)")
-    p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
-    p.set_defaults(func=_cmd_play)
 
 
 # -- odds and sweep ----------------------------------------------------------------------
@@ -387,7 +214,7 @@ def _cmd_odds(args) -> int:
     print(f"  total {result.wall_time_s:.2f} s", file=out)
     document = result.to_dict()
     if args.json:
-        _write_json(args.json, document)
+        write_json(args.json, document)
     if args.plot:
         from magdomino.faces.plots import odds_figure
 
@@ -436,7 +263,7 @@ def _cmd_sweep(args) -> int:
             print(_odds_line(r), file=out)
     document = result.to_dict()
     if args.json:
-        _write_json(args.json, document)
+        write_json(args.json, document)
     if args.plot:
         from magdomino.faces.plots import sweep_figure
 
@@ -547,7 +374,7 @@ def _cmd_whatif(args) -> int:
             line += f"  ({r.odds.errors} errors, {r.odds.undecided} undecided)"
         print(line, file=out)
     if args.json:
-        _write_json(args.json, document)
+        write_json(args.json, document)
     if args.plot:
         from magdomino.faces.plots import whatif_figure
 
@@ -572,7 +399,7 @@ def _add_whatif(sub) -> None:
     p.set_defaults(func=_cmd_whatif)
 
 
-_COMMANDS = [_add_simulate, _add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif]
+_COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif]
 
 
 def main(argv: list[str] | None = None) -> int:

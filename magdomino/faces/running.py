@@ -7,6 +7,7 @@ Used by :func:`magdomino.faces.cli.main` around every command.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -119,3 +120,15 @@ def check_outputs(args, *flags: str) -> None:
     """:func:`check_output` for each ``--flag`` of ``args``."""
     for flag in flags:
         check_output(getattr(args, flag[2:].replace("-", "_")), flag)
+
+
+def write_json(path: str, document: dict) -> None:
+    """Write ``document`` as indented JSON to ``path`` (``-``: stdout, see :func:`json_stdout`)."""
+    text = json.dumps(document, indent=2) + "\n"
+    if path == "-":
+        json_stdout().write(text)
+        return
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
