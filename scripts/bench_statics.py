@@ -1,10 +1,15 @@
 """Statics benchmarks: its speed against a dynamic verdict, and how often the two agree.
 
-- ``statics_over_dynamic_verdict``: one static check (:func:`magdomino.physics.statics.judge`,
-  yes/no, one LP) of a placement on a settled 28-tile tower ÷ one dynamic verdict of the same
-  placement (drop 1 mm, :func:`magdomino.physics.placement.place`), one run each (the static
-  time a median of repeats). Goal ≤ 0.01. ``statics_with_margin_ms`` adds the tilt margin
-  and the load factor.
+- ``statics_over_dynamic_verdict``: one static check (yes/no) of a placement on a settled
+  28-tile tower ÷ one dynamic verdict of the same placement (drop 1 mm,
+  :func:`magdomino.physics.placement.place`), one run each (the static time a median of
+  repeats). Goal ≤ 0.01. Both sides start from a built structure: the dynamic verdict's world
+  is built before its clock starts, the static check runs on a
+  :class:`~magdomino.physics.statics.Structure` (the structure's own contacts and magnets,
+  computed once per structure: ``statics_prepare_structure_ms``), as players, what-if and
+  odds check many placements on one structure. ``statics_cold_over_dynamic_verdict``: the
+  same with :func:`~magdomino.physics.statics.judge` from nothing (contacts and magnets of
+  all 29 tiles). ``statics_with_margin_ms`` adds the tilt margin and the load factor.
 - ``statics_trials_per_s``: static checks per second of a perturbed rest pose (the hand's
   noise: position σ 1 mm, yaw σ 2°) of a tile on a settled structure (scenarios/cantilever.toml's
   what-if 0 with magnets), as ``odds --engine statics`` would run them, one :func:`judge`
@@ -41,7 +46,7 @@ from magdomino.maths.geometry import footprints_overlap
 from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import load_preset
 from magdomino.physics.placement import Drop, build, place
-from magdomino.physics.statics import judge, judge_many
+from magdomino.physics.statics import Structure, judge, judge_many
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
 
@@ -86,18 +91,27 @@ def speed(repeats: int) -> dict:
     rest = np.array([top[0] + 0.010, top[1], top[2] + size[2]])
     verdict, t_dyn = _dynamic(preset, True, P, Q, rest, 0.0)
     _static(preset, True, P, Q, rest, 0.0)  # warm: imports, magnet rules
-    times, with_margin = [], []
+    times, cold, with_margin, prepare = [], [], [], []
     for _ in range(repeats):
         start = time.perf_counter()
-        v = _static(preset, True, P, Q, rest, 0.0)
+        structure = Structure(preset, P, Q, True)
+        prepare.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        v = structure.judge(rest, yaw_quaternion(0.0))
         times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        _static(preset, True, P, Q, rest, 0.0)
+        cold.append(time.perf_counter() - start)
         start = time.perf_counter()
         _static(preset, True, P, Q, rest, 0.0, margin=True)
         with_margin.append(time.perf_counter() - start)
     t_static = statistics.median(times)
     return {
         "statics_over_dynamic_verdict": t_static / t_dyn,
+        "statics_cold_over_dynamic_verdict": statistics.median(cold) / t_dyn,
         "statics_ms": t_static * 1e3,
+        "statics_cold_ms": statistics.median(cold) * 1e3,
+        "statics_prepare_structure_ms": statistics.median(prepare) * 1e3,
         "statics_with_margin_ms": statistics.median(with_margin) * 1e3,
         "dynamic_verdict_28_s": t_dyn,
         "statics_28_agrees": float(v.stands == (not verdict.collapsed)),

@@ -181,7 +181,7 @@ def _thin(poly: list) -> bool:
     return _width(poly) < MIN_CONTACT_M
 
 
-def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
+def find_contacts(positions, quaternions, size, *, fixed=None, tile: int | None = None) -> list[Contact]:
     """Contact polygons between flat tiles, and between tiles and the table (z = 0).
 
     Parameters
@@ -191,6 +191,9 @@ def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
     size : array_like, shape (3,), m
     fixed : array_like of bool, shape (n,), or None
         Fixed tiles (contacts between two fixed tiles are left out).
+    tile : int or None
+        Only the contacts of this tile (e.g. a candidate added to a structure whose own
+        contacts are known); None: all.
 
     Returns
     -------
@@ -206,17 +209,21 @@ def find_contacts(positions, quaternions, size, *, fixed=None) -> list[Contact]:
     top = P[:, 2] + t / 2
     up = np.array([0.0, 0.0, 1.0])
     contacts: list[Contact] = []
-    sunk = np.nonzero(bottom < -GAP_TOLERANCE_M)[0]
+    mine = np.ones(n, bool)
+    if tile is not None:
+        mine[:] = False
+        mine[tile] = True
+    sunk = np.nonzero((bottom < -GAP_TOLERANCE_M) & mine)[0]
     if len(sunk):
         i = int(sunk[0])
         raise InputError("poses", f"tile {i}", f"statics cannot judge this: tile {i} is {-bottom[i] * 1000:.2f} mm inside the table")
-    for i in np.nonzero((bottom < GAP_TOLERANCE_M) & ~fixed)[0]:
+    for i in np.nonzero((bottom < GAP_TOLERANCE_M) & ~fixed & mine)[0]:
         pts = np.column_stack([corners[i], np.zeros(4)])
         contacts.append(Contact(-1, int(i), pts, up, "table"))
     reach = float(np.hypot(size[0], size[1])) + SIDE_GAP_M
     dxy = np.linalg.norm(P[:, None, :2] - P[None, :, :2], axis=2)
     dz = P[None, :, 2] - P[:, None, 2]  # dz[i, j] = z_j - z_i
-    near = (dxy < reach) & ~(fixed[:, None] & fixed[None, :])
+    near = (dxy < reach) & ~(fixed[:, None] & fixed[None, :]) & (mine[:, None] | mine[None, :])
     np.fill_diagonal(near, False)
     cl = corners.tolist()
     # j on i: j's bottom within the gap tolerance of i's top.

@@ -72,10 +72,15 @@ found 10 and 12 disagreements, of the same two classes.) The classes:
    prestressed contacts (side faces pressed together) may be declared standing though the
    dynamics never builds that prestress. Statics: stands; dynamics: collapsed. (Not seen.)
 
-Cost (``scripts/bench_statics.py``): a yes/no check takes about 4 ms for 3-8 tiles and
-11-12 ms for a tile on a settled 28-tile tower (one LP of 174 rows and about 1000
-columns: HiGHS ~7 ms, scipy's wrapper ~3 ms, contacts and magnets the rest), 0.04 of that
-placement's dynamic verdict (0.29 s); with the margin (10-20 more LPs) 140-210 ms. Perturbed
+Cost (``scripts/bench_statics.py``). The yes/no answer is found by parts
+(:meth:`Equilibrium.stands`): each contact that alone joins a set of tiles to the ground (a
+tower's every tile-on-tile contact) carries that set's resultant, checked against its
+contact's cone by a 6-row non-negative least squares; only tiles joined in cycles (a tile on
+two supports, tiles side by side) need an LP, one small one per group. On a settled 28-tile
+tower that is 3-5 ms from nothing (:func:`judge`: contacts and magnets of all 29 tiles) and
+about 2.5 ms on a :class:`Structure` prepared once (its own contacts and magnet wrenches
+kept; the candidate's added), 0.006-0.011 of the placement's dynamic verdict (0.3-0.4 s);
+with the margin (10-20 parametric LPs of the whole structure) 140-210 ms. Perturbed
 rest poses of one placement on a small structure: about 330 checks per second one by one,
 1300 through :func:`judge_many` (one LP for 30-100 trials).
 
@@ -112,6 +117,10 @@ TILT_DIRECTIONS = 8
 LATERAL_CAP = 10.0
 """Largest lateral load factor searched (a tilt of 84°)."""
 LOAD_CAP = 100.0
+CONE_RESIDUAL = 1e-7
+"""A wrench is in a contact's cone (:meth:`Equilibrium.stands`) when the non-negative
+least-squares residual is below this, relative to the wrench (HiGHS's own feasibility
+tolerance)."""
 
 
 @dataclass
@@ -219,8 +228,6 @@ class Equilibrium:
     """
 
     def __init__(self, positions, contacts, movable, mu: float, length: float):
-        from scipy.sparse import csc_matrix
-
         n = len(positions)
         self.rows = np.full(n, -1)
         self.rows[movable] = 6 * np.arange(int(np.sum(movable)))
@@ -245,28 +252,162 @@ class Equilibrium:
         gens = nrm[:, None, :] + mu * (np.cos(angles)[None, :, None] * t1[:, None, :] + np.sin(angles)[None, :, None] * t2[:, None, :])
         cols = np.arange(V * K).reshape(V, K)
         ri, ci, vals = [], [], []
+        self._on = {}  # 1: the generators' wrenches on body b, -1: on body a, (V, K, 6)
         for body, sign in ((body_b, 1.0), (body_a, -1.0)):
             r0 = np.where(body >= 0, self.rows[np.maximum(body, 0)], -1)
             use = r0 >= 0
+            lever = pts - np.asarray(positions)[np.maximum(body, 0)]
+            g = gens * sign  # (V, K, 3)
+            self._on[sign] = np.concatenate([g, np.cross(lever[:, None, :], g) / length], axis=2)
             if not np.any(use):
                 continue
-            g = gens[use] * sign  # (u, K, 3)
-            lever = pts[use] - positions[body[use]]
-            tq = np.cross(lever[:, None, :], g) / length
-            w = np.concatenate([g, tq], axis=2)  # (u, K, 6)
+            w = self._on[sign][use]  # (u, K, 6)
             ri.append(np.broadcast_to(r0[use][:, None, None] + np.arange(6), w.shape).ravel())
             ci.append(np.broadcast_to(cols[use][:, :, None], w.shape).ravel())
             vals.append(w.ravel())
         self.k = V * K
-        if ri:
-            self.A = csc_matrix((np.concatenate(vals), (np.concatenate(ri), np.concatenate(ci))), shape=(6 * self.m, self.k))
-        else:
-            self.A = csc_matrix((6 * self.m, self.k))
+        self._sparse = (ri, ci, vals)
+        self._A = None
+        self._positions = np.asarray(positions, float)
+        self._contacts = [(c.a, c.b) for c in contacts]
+        self._starts = K * np.concatenate([[0], np.cumsum([len(c.points) for c in contacts], dtype=int)]) if contacts else np.zeros(1, int)
+
+    @property
+    def A(self):
+        """The equilibrium matrix (built when first asked for: :meth:`stands` on a tree of
+        contacts never needs it)."""
+        if self._A is None:
+            from scipy.sparse import csc_matrix
+
+            ri, ci, vals = self._sparse
+            if ri:
+                self._A = csc_matrix((np.concatenate(vals), (np.concatenate(ri), np.concatenate(ci))), shape=(6 * self.m, self.k))
+            else:
+                self._A = csc_matrix((6 * self.m, self.k))
+        return self._A
 
     def load(self, forces, torques) -> np.ndarray:
         """Right-hand side rows (6 m,) of external forces (n, 3) and torques (n, 3), in tile weights."""
         w = np.hstack([forces, torques / self.length])[self.rows >= 0]
         return w.ravel()
+
+    def stands(self, w: np.ndarray) -> bool:
+        """Is ``A α + w = 0`` feasible with ``α >= 0``? The answer of :meth:`solve`, found by
+        parts (exact, not an approximation):
+
+        A contact whose removal cuts a set of tiles ``S`` off the ground (the table and the
+        fixed tiles) carries exactly the resultant of ``S``'s loads: the sum of the tiles'
+        equilibria, in which the contacts inside ``S`` cancel (action and reaction). Such a
+        *bridge* of the contact graph (a tower's every tile-on-tile contact) is checked alone:
+        is that wrench in its contact's cone (a non-negative least-squares fit with zero
+        residual, 6 rows, tens of microseconds). The tiles left joined by other contacts (a
+        tile bridging two supports, tiles touching side by side: cycles of the graph) form
+        groups whose contact forces are coupled; each group is one small LP, its loads
+        including the known wrenches of the bridges that touch it. A tile whose every
+        contact is a bridge is then in equilibrium by construction. Tiles not connected to
+        the ground go to one LP with everything (:meth:`solve`).
+        """
+        nodes = self.m  # graph nodes: the movable tiles by row block, then the ground
+        ground = nodes
+        if nodes == 0:
+            return True
+        node_of = lambda body: int(self.rows[body]) // 6 if body >= 0 and self.rows[body] >= 0 else ground  # noqa: E731
+        edges = []  # (u, v, contact)
+        for c, (a, b) in enumerate(self._contacts):
+            u, v = node_of(a), node_of(b)
+            if u != v:
+                edges.append((u, v, c))
+        adjacency = [[] for _ in range(nodes + 1)]
+        for e, (u, v, _) in enumerate(edges):
+            adjacency[u].append((v, e))
+            adjacency[v].append((u, e))
+        # One depth-first search from the ground: discovery order, low links, tree edges.
+        disc = [-1] * (nodes + 1)
+        low = [0] * (nodes + 1)
+        parent_edge = [-1] * (nodes + 1)
+        order = []
+        disc[ground] = low[ground] = 0
+        order.append(ground)
+        stack = [(ground, iter(adjacency[ground]))]
+        while stack:
+            u, it = stack[-1]
+            for v, e in it:
+                if e == parent_edge[u]:
+                    continue
+                if disc[v] < 0:
+                    disc[v] = low[v] = len(order)
+                    order.append(v)
+                    parent_edge[v] = e
+                    stack.append((v, iter(adjacency[v])))
+                    break
+                low[u] = min(low[u], disc[v])
+            else:
+                stack.pop()
+                if stack:
+                    p = stack[-1][0]
+                    low[p] = min(low[p], low[u])
+        if len(order) < nodes + 1:
+            return self.solve(w)[0]
+        # Resultants of each depth-first subtree: force and torque about the origin.
+        length = self.length
+        block = np.asarray(w, float).reshape(nodes, 6)
+        centres = self._positions[self.rows >= 0]
+        F = block[:, :3].copy()
+        T = block[:, 3:] * length + np.cross(centres, F)
+        F = np.vstack([F, np.zeros(3)])
+        T = np.vstack([T, np.zeros(3)])
+        for v in reversed(order[1:]):
+            u = edges[parent_edge[v]][0] if edges[parent_edge[v]][1] == v else edges[parent_edge[v]][1]
+            F[u] += F[v]
+            T[u] += T[v]
+        from scipy.optimize import nnls
+
+        joined, bridges = [], []  # bridges: (contact, child node, other node, child is body b)
+        for e, (u, v, c) in enumerate(edges):
+            child = v if parent_edge[v] == e else (u if parent_edge[u] == e else -1)
+            if child < 0 or low[child] <= disc[u if child == v else v]:
+                joined.append(e)  # not a bridge: inside a group
+            else:
+                bridges.append((c, child, u if child == v else v, child == v))
+        rhs = block.copy()
+        if bridges:
+            contact, child, other, on_b = (np.array(x) for x in zip(*bridges))
+            Fc = F[child]
+            at = np.vstack([centres, np.zeros(3)])
+            W = np.hstack([Fc, (T[child] - np.cross(centres[child], Fc)) / length])  # (nb, 6)
+            for k in range(len(contact)):
+                c = contact[k]
+                gens = self._on[1.0 if on_b[k] else -1.0][self._starts[c] // FRICTION_DIRECTIONS : self._starts[c + 1] // FRICTION_DIRECTIONS]
+                _, residual = nnls(gens.reshape(-1, 6).T, -W[k])
+                if residual > CONE_RESIDUAL * (1.0 + np.abs(W[k]).max()):
+                    return False
+            if not joined:
+                return True
+            np.subtract.at(rhs, child, W)
+            keep = other != ground
+            np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - np.cross(at[other], Fc)) / length])[keep])
+        # Groups: the tiles joined by non-bridge contacts (union-find), one LP each.
+        root = list(range(nodes + 1))
+
+        def find(x):
+            while root[x] != x:
+                root[x] = root[root[x]]
+                x = root[x]
+            return x
+
+        for e in joined:
+            u, v, _ = edges[e]
+            root[find(u)] = find(v)
+        groups: dict[int, list[int]] = {}
+        for e in joined:
+            groups.setdefault(find(edges[e][0]), []).append(e)
+        for group_edges in groups.values():
+            tiles = sorted({x for e in group_edges for x in edges[e][:2] if x != ground})
+            cols = np.concatenate([np.arange(self._starts[edges[e][2]], self._starts[edges[e][2] + 1]) for e in group_edges])
+            rows = (6 * np.asarray(tiles)[:, None] + np.arange(6)).ravel()
+            if not _feasible(self.A[rows][:, cols], rhs[tiles].ravel()):
+                return False
+        return True
 
     def solve(self, w: np.ndarray, extra=None, objective: float = 0.0, bounds=(0.0, None)):
         """Feasibility of ``A α + w = 0``, or with an extra column ``e`` and variable ``λ``
@@ -291,6 +432,15 @@ class Equilibrium:
         if res.status != 0:
             return False, None
         return True, (float(res.x[-1]) if extra is not None else None)
+
+
+def _feasible(A, w) -> bool:
+    """Is ``A α + w = 0`` feasible with ``α >= 0`` (HiGHS)?"""
+    from scipy.optimize import linprog
+
+    # Presolve costs more than it saves on these small, dense-ish problems (~25 %).
+    res = linprog(np.zeros(A.shape[1]), A_eq=A, b_eq=-w, bounds=(0.0, None), method="highs", options={"presolve": False})
+    return res.status == 0
 
 
 def judge(
@@ -344,25 +494,100 @@ def judge(
     if placed is not None and not 0 <= int(placed) < n:
         raise InputError("poses", "placed", f"a tile index in 0..{n - 1}, got {placed}")
     contacts = find_contacts(P, Q, size, fixed=fixed)
-    movable = ~fixed
-    weight = float(preset.tile.mass) * float(preset.solver.gravity)
-    eq = Equilibrium(P, contacts, movable, float(preset.tile.friction), float(size[0]))
     use_magnets = bool(magnets) and len(preset.tile.magnets) > 0
     if use_magnets:
         mf, mt = magnet_wrenches(preset, P, Q)
     else:
         mf, mt = np.zeros((n, 3)), np.zeros((n, 3))
+    return _judge(preset, P, contacts, fixed, mf, mt, use_magnets, placed, margin, start)
+
+
+def _judge(preset, P, contacts, fixed, mf, mt, use_magnets, placed, margin, start) -> StaticVerdict:
+    """:func:`judge` once the contacts and the magnet wrenches (N, N·m) are known."""
+    n = len(P)
+    movable = ~fixed
+    weight = float(preset.tile.mass) * float(preset.solver.gravity)
+    eq = Equilibrium(P, contacts, movable, float(preset.tile.friction), float(preset.tile.size[0]))
     down = np.zeros((n, 3))
     down[:, 2] = -1.0
     zero = np.zeros((n, 3))
     w_mag = eq.load(mf / weight, mt / weight)
     w_grav = eq.load(down, zero)
-    stands, _ = eq.solve(w_grav + w_mag)
+    stands = eq.stands(w_grav + w_mag)
     verdict = StaticVerdict(stands, None, n, len(contacts), use_magnets, 0.0, details={"lp_rows": 6 * eq.m, "lp_columns": eq.k})
     if margin and eq.m > 0:
         _margins(verdict, eq, w_grav, w_mag, n, placed, movable)
     verdict.wall_time_s = time.perf_counter() - start
     return verdict
+
+
+class Structure:
+    """A structure prepared for many static checks of one more tile on it.
+
+    What a check of a candidate placement shares with every other candidate on the same
+    structure is computed once here: the contacts between the structure's own tiles and
+    their magnet wrenches on each other. :meth:`judge` then adds only the candidate's
+    contacts and magnet pairs; its verdict is the one :func:`judge` gives for the structure
+    plus the candidate (the same contacts, the same pair wrenches summed in another order).
+    With free magnets (which line up with the field of every pair at once) the magnets are
+    computed whole each time.
+
+    Parameters
+    ----------
+    preset : Preset
+    positions : array_like, shape (n, 3), m
+    quaternions : array_like, shape (n, 4), x, y, z, w
+    magnets : bool
+    fixed : array_like of bool, shape (n,), or None
+
+    Raises
+    ------
+    InputError
+        As :func:`judge`, for a structure it cannot model.
+    """
+
+    def __init__(self, preset: Preset, positions, quaternions, magnets: bool = True, *, fixed=None):
+        self.preset = preset
+        self.P = np.asarray(positions, float).reshape(-1, 3)
+        self.Q = np.asarray(quaternions, float).reshape(-1, 4)
+        n = len(self.P)
+        self.fixed = np.zeros(n, bool) if fixed is None else np.asarray(fixed, bool).reshape(-1)
+        if len(self.Q) != n or len(self.fixed) != n:
+            raise InputError("poses", "quaternions", f"one quaternion and one fixed flag per position ({n})")
+        self.size = np.asarray(preset.tile.size, float)
+        self.contacts = find_contacts(self.P, self.Q, self.size, fixed=self.fixed)
+        self.use_magnets = bool(magnets) and len(preset.tile.magnets) > 0
+        self._free = self.use_magnets and bool(np.any(_tile_magnets(preset).free))
+        if self.use_magnets and not self._free:
+            self.mf, self.mt = magnet_wrenches(preset, self.P, self.Q)
+        else:
+            self.mf, self.mt = np.zeros((n, 3)), np.zeros((n, 3))
+
+    def judge(self, position, quaternion, *, margin: bool = False, fixed: bool = False) -> StaticVerdict:
+        """:func:`judge` of the structure plus one tile at ``position`` (3,) m,
+        ``quaternion`` (4,), the new tile being ``placed`` (the last index)."""
+        start = time.perf_counter()
+        n = len(self.P)
+        P = np.vstack([self.P, np.asarray(position, float).reshape(1, 3)])
+        Q = np.vstack([self.Q, np.asarray(quaternion, float).reshape(1, 4)])
+        all_fixed = np.append(self.fixed, bool(fixed))
+        contacts = self.contacts + find_contacts(P, Q, self.size, fixed=all_fixed, tile=n)
+        mf = np.vstack([self.mf, np.zeros((1, 3))])
+        mt = np.vstack([self.mt, np.zeros((1, 3))])
+        if self._free:
+            mf, mt = magnet_wrenches(self.preset, P, Q)
+        elif self.use_magnets and n:
+            tm = _tile_magnets(self.preset)
+            others = np.arange(n)
+            close = np.einsum("ij,ij->i", P[:n] - P[n], P[:n] - P[n]) < (tm.cutoff + 2 * tm.reach) ** 2
+            others = others[close]
+            if len(others):
+                Fj, Tj, Ti, _ = tm.pair_wrenches(others, np.full(len(others), n), P, Q)
+                mf[n] += Fj.sum(axis=0)
+                mt[n] += Tj.sum(axis=0)
+                mf[others] -= Fj
+                mt[others] += Ti
+        return _judge(self.preset, P, contacts, all_fixed, mf, mt, self.use_magnets, n, margin, start)
 
 
 BATCH_SPACING_M = 1.0
@@ -509,7 +734,7 @@ def _margins(verdict, eq, w_grav, w_mag, n, placed, movable):
             for _, phi_k, d, lam in found[1:]:
                 lat = np.zeros((n, 3))
                 lat[:, :2] = d * math.sin(theta)
-                ok, _ = eq.solve(math.cos(theta) * w_grav + w_mag + eq.load(lat, np.zeros((n, 3))))
+                ok = eq.stands(math.cos(theta) * w_grav + w_mag + eq.load(lat, np.zeros((n, 3))))
                 if ok != stands:
                     theta_k = _true_tilt(eq, w_grav, w_mag, d, n, lam, stands)
                     if theta_k < theta:

@@ -324,3 +324,102 @@ def test_many_trials_with_magnets_match_one_by_one_and_name_a_bad_trial():
     bad[3][1] = [0, math.sin(tilt / 2), 0, math.cos(tilt / 2)]
     with pytest.raises(InputError, match=r"trial 3: tile 1: statics cannot judge this: tile 1 is tilted by 5\.0°"):
         judge_many(PRESET, poses, bad)
+
+
+def _random_structures(seed, count):
+    """Stacks with random offsets and turns, tiles beside on the table (side contacts),
+    tiles bridging two others, now and then a fixed first tile: (positions, quaternions, fixed)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        P, yaws = [np.array([0.0, 0.0, T / 2])], [0.0]
+        for _ in range(1, int(rng.integers(2, 8))):
+            k = len(P)
+            r = rng.random()
+            if r < 0.2:  # end to end or side by side on the table: a side contact
+                s = int(rng.integers(0, k))
+                if P[s][2] > T:
+                    continue
+                d = rng.choice([L, W]) * rng.choice([-1.0, 1.0])
+                axis = np.array([math.cos(yaws[s]), math.sin(yaws[s]), 0.0]) if abs(d) == L else np.array([-math.sin(yaws[s]), math.cos(yaws[s]), 0.0])
+                P.append(P[s] + axis * d)
+                yaws.append(yaws[s])
+                continue
+            s = k - 1 if rng.random() < 0.7 else int(rng.integers(0, k))
+            u = np.array([math.cos(yaws[s]), math.sin(yaws[s])])
+            v = np.array([-u[1], u[0]])
+            xy = P[s][:2] + u * rng.uniform(-0.5, 0.5) * L + v * rng.uniform(-0.3, 0.3) * W
+            yaw = yaws[s] + float(rng.choice([0.0, 0.0, math.pi / 2]))
+            # Rest on the highest tile below (on the table when nothing is under it).
+            top = 0.0
+            for p, y in zip(P, yaws):
+                if np.all(np.abs(_local(xy, p, y)) < [L, W]) and _overlaps(xy, yaw, p, y):
+                    top = max(top, p[2] + T / 2)
+            P.append(np.array([xy[0], xy[1], top + T / 2]))
+            yaws.append(yaw)
+        fixed = np.zeros(len(P), bool)
+        fixed[0] = rng.random() < 0.2
+        out.append((np.array(P), _quats(len(P), yaws), fixed))
+    return out
+
+
+def _local(xy, p, yaw):
+    d = xy - p[:2]
+    return np.array([d[0] * math.cos(yaw) + d[1] * math.sin(yaw), -d[0] * math.sin(yaw) + d[1] * math.cos(yaw)])
+
+
+def _overlaps(xy, yaw, p, y):
+    return _area(clip_convex(_rect(*xy, yaw), _rect(p[0], p[1], y))) > 1e-9
+
+
+def test_stands_by_parts_is_the_whole_lp():
+    """The decomposition at the contact graph's bridges (:meth:`Equilibrium.stands`) is a
+    rewrite of the one LP of every equilibrium (:meth:`Equilibrium.solve`), not an
+    approximation: the same answer on structures with towers (bridges only), tiles on two
+    supports and tiles side by side (groups), fixed tiles, under gravity with and without a
+    random sideways load that makes some of them fall."""
+    from magdomino.physics.statics import Equilibrium, magnet_wrenches
+
+    weight = PRESET.tile.mass * PRESET.solver.gravity
+    rng = np.random.default_rng(3)
+    answers = []
+    for P, Q, fixed in _random_structures(1, 150):
+        try:
+            contacts = find_contacts(P, Q, PRESET.tile.size, fixed=fixed)
+        except InputError:
+            continue
+        n = len(P)
+        eq = Equilibrium(P, contacts, ~fixed, PRESET.tile.friction, L)
+        mf, mt = magnet_wrenches(PRESET, P, Q)
+        down = np.tile([0.0, 0.0, -1.0], (n, 1))
+        for side in (0.0, rng.uniform(0.0, 0.7)):
+            lateral = side * np.array([*rng.normal(size=2), 0.0])
+            w = eq.load(down + lateral, np.zeros((n, 3))) + eq.load(mf / weight, mt / weight)
+            answers.append((eq.stands(w), eq.solve(w)[0]))
+    assert len(answers) > 200
+    assert all(a == b for a, b in answers)
+    assert 0.2 < np.mean([b for _, b in answers]) < 0.9  # both answers are exercised
+
+
+def test_a_prepared_structure_judges_as_judge_does():
+    """:class:`Structure` (the structure's contacts and magnets computed once) gives
+    :func:`judge`'s verdict, margins included, for candidates on it, magnets on and off."""
+    from magdomino.physics.statics import Structure
+
+    rng = np.random.default_rng(4)
+    compared = 0
+    for P, Q, fixed in _random_structures(2, 40):
+        top = int(np.argmax(P[:, 2]))
+        for magnets in (True, False):
+            yaw = float(rng.choice([0.0, math.pi / 2]))
+            rest = P[top] + [rng.uniform(-0.5, 0.5) * L, rng.uniform(-0.2, 0.2) * W, T]
+            try:
+                whole = judge(PRESET, np.vstack([P, rest]), np.vstack([Q, _quats(1, [yaw])]), placed=len(P), magnets=magnets, fixed=np.append(fixed, False))
+            except InputError:
+                continue
+            part = Structure(PRESET, P, Q, magnets, fixed=fixed).judge(rest, _quats(1, [yaw])[0], margin=True)
+            assert part.stands == whole.stands
+            assert part.margin == pytest.approx(whole.margin, abs=1e-5)  # LP tolerances on sums in another order
+            assert part.load_factor == pytest.approx(whole.load_factor, abs=1e-5)
+            compared += 1
+    assert compared > 40
