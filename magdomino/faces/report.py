@@ -1,0 +1,391 @@
+"""``magdomino report``: one self-contained HTML page from the JSON documents the tool writes.
+
+Plain HTML and inline CSS, no JavaScript and nothing fetched: every picture is embedded as a
+``data:`` URI, so the page opens offline and can be mailed as one file. Each input file gets
+its heading, its tables and its pictures, drawn by the figure functions the commands use
+(:mod:`magdomino.faces.plots`, :mod:`magdomino.faces.tables`, :mod:`magdomino.faces.render`).
+
+Renders of what-ifs need the scenario file: a document names its scenario (``name``), and
+``<name>.toml`` is looked for in the given scenario folders, beside the JSON file, in the
+working folder and in its ``scenarios/``. When it is not found, the page says so.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import tempfile
+from pathlib import Path
+
+from magdomino.errors import InputError
+
+_CSS = """
+body { font-family: sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; background: #fff; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+h3 { font-size: 1.05em; margin-top: 1.2em; }
+table { border-collapse: collapse; margin: .5em 0; font-size: .9em; }
+th, td { border: 1px solid #bbb; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #eee; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.facts { color: #555; font-size: .9em; } .note { color: #8a5300; font-style: italic; }
+figure { display: inline-block; margin: .5em 1em .5em 0; } figcaption { font-size: .85em; color: #555; }
+img { max-width: 100%; border: 1px solid #ddd; }
+pre { background: #f6f6f6; padding: .6em; font-size: .8em; max-height: 30em; overflow: auto; }
+"""
+
+
+# -- small HTML pieces --------------------------------------------------------------------
+
+
+def _e(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _num(value, digits: int = 3) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return _e("—" if value is None else value)
+    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
+
+
+def _ci(ci) -> str:
+    return "—" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def table(header: list[str], rows: list[list], numeric: set[int] = frozenset(), css: str = "") -> str:
+    """An HTML table; cells are escaped; columns in ``numeric`` are right-aligned."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{_e(c)}</td>' if j in numeric else f"<td>{_e(c)}</td>" for j, c in enumerate(row)) + "</tr>"
+        for row in rows
+    )
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def data_uri(data: bytes, mime: str) -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+_MIME = {".png": "image/png", ".gif": "image/gif"}
+
+
+def figure(draw, caption: str, suffix: str = ".png") -> str:
+    """Run ``draw(path)`` into a temporary file and embed what it wrote; a drawing refused
+    for bad input (InputError) becomes a note on the page instead."""
+    with tempfile.TemporaryDirectory(prefix="magdomino-report-") as tmp:
+        path = Path(tmp) / f"picture{suffix}"
+        try:
+            draw(path)
+        except InputError as exc:
+            return f'<p class="note">{_e(caption)}: not drawn ({_e(exc)})</p>'
+        data = path.read_bytes()
+    return (f'<figure><img src="{data_uri(data, _MIME[suffix])}" alt="{_e(caption)}">'
+            f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _facts(doc: dict, keys=("name", "rule", "version", "seed", "preset", "magnets", "engine", "tile_size_mm")) -> str:
+    items = [f"{k} <b>{_e(doc[k])}</b>" for k in keys if doc.get(k) is not None]
+    return f'<p class="facts">{", ".join(items)}</p>'
+
+
+# -- scenarios and renders ----------------------------------------------------------------
+
+
+def find_scenario(doc: dict, source: Path, scenario_dirs) -> tuple[object | None, str]:
+    """The scenario a document was run on, and a sentence for the page about where it was
+    found (or where it was looked for)."""
+    from magdomino.studies.scenario import load_scenario
+
+    name = doc.get("name")
+    if not name:
+        return None, "the document names no scenario: no renders"
+    looked = []
+    for folder in [*map(Path, scenario_dirs), source.parent, Path.cwd(), Path.cwd() / "scenarios"]:
+        path = folder / f"{name}.toml"
+        if str(path) in looked:
+            continue
+        looked.append(str(path))
+        if not path.is_file():
+            continue
+        try:
+            scenario = load_scenario(path)
+        except InputError as exc:
+            return None, f"scenario {path} cannot be read ({exc}): no renders"
+        if scenario.name != name or (doc.get("preset") and scenario.preset.name != doc["preset"]):
+            continue
+        return scenario, f"renders from the scenario file {path}"
+    return None, f"scenario file {name}.toml not found (looked in {', '.join(looked)}; give --scenarios DIR): no renders"
+
+
+def _renders(scenario, placements, labels, animate: bool, limit: int) -> str:
+    """The settled structure, then each placement's end (or its animation), rendered."""
+    import dataclasses
+
+    from magdomino.faces.render import render_gif, render_png
+    from magdomino.studies.odds import check_structure_settled
+    from magdomino.studies.scenario import settle_structure
+
+    try:
+        verdict, settled = settle_structure(scenario)
+        check_structure_settled(scenario, verdict, before="a what-if is shown")
+    except InputError as exc:
+        return f'<p class="note">no renders: {_e(exc)}</p>'
+    parts = [figure(lambda p: render_png(scenario, p, 480, 360, settled=settled), "the settled structure")]
+    if not placements:
+        return "".join(parts)
+    sc = dataclasses.replace(scenario, what_if=tuple(placements[:limit]))
+    for i, label in enumerate(labels[:limit]):
+        if animate:
+            parts.append(figure(lambda p, i=i: render_gif(sc, p, i, settled, width=360, height=270, tail_s=0.5),
+                                f"{label}: the drop", ".gif"))
+        else:
+            parts.append(figure(lambda p, i=i: render_png(sc, p, 360, 270, settled=settled, what_if=i), f"{label}: where it came to rest"))
+    if len(placements) > limit:
+        parts.append(f'<p class="note">{len(placements) - limit} more not rendered (--max-renders {limit})</p>')
+    return "".join(parts)
+
+
+def _scenario_renders(doc, source, options, placements=None, labels=None, indices=None) -> str:
+    """Renders of a document's scenario: the given ``placements`` (labelled), or the
+    scenario's own what-ifs numbered ``indices`` (labelled ``labels``)."""
+    if not options.get("renders", True):
+        return '<p class="facts">renders left out (--no-renders)</p>'
+    scenario, where = find_scenario(doc, source, options.get("scenario_dirs", ()))
+    if scenario is None:
+        return f'<p class="note">{_e(where)}</p>'
+    out = f'<p class="facts">{_e(where)}</p>'
+    if placements is None:
+        indices = list(range(len(scenario.what_if))) if indices is None else indices
+        if any(not isinstance(i, int) or not 0 <= i < len(scenario.what_if) for i in indices):
+            return out + f'<p class="note">the scenario file has {len(scenario.what_if)} what-if(s), the document names {_e(indices)}: no renders</p>'
+        placements = [scenario.what_if[i] for i in indices]
+        labels = [f"what-if {i}: {label}" for i, label in zip(indices, labels or [""] * len(indices))]
+    return out + _renders(scenario, placements, labels, options.get("animate", False), options.get("max_renders", 12))
+
+
+# -- one section per kind -----------------------------------------------------------------
+
+
+def _verdict_word(v: dict) -> str:
+    if v.get("error"):
+        return "error"
+    if v.get("collapsed") is None:
+        return v.get("reason") or "not tried"
+    return "collapsed" if v["collapsed"] else "stands"
+
+
+def section_simulate(doc: dict, source: Path, options: dict) -> str:
+    rows = [["structure", f"{doc['structure'].get('tiles', '?')} tiles"] + _verdict_cells(doc["structure"])]
+    rows += [[f"what-if {i}", w.get("placement")] + _verdict_cells(w) for i, w in enumerate(doc["what_if"])]
+    out = "<h3>Verdicts</h3>" + table(["", "placement", "verdict", "reason", "margin", "wall time (s)"], rows, {4, 5})
+    labels = [w.get("placement") or "" for w in doc["what_if"]]
+    return out + "<h3>Renders</h3>" + _scenario_renders(doc, source, options, labels=labels)
+
+
+def _verdict_cells(v: dict) -> list:
+    margin = v.get("margin")
+    unit = v.get("margin_unit", "")
+    return [_verdict_word(v), v.get("reason") or v.get("error") or "", "" if margin is None else f"{_num(margin)} {unit}".strip(),
+            _num(v.get("wall_time_s"))]
+
+
+def _odds_rows(results: list, prefix: list | None = None) -> list[list]:
+    rows = []
+    for r in results:
+        label = "structure" if r.get("what_if") is None else f"what-if {r['what_if']}"
+        rows.append((prefix or []) + [label, r.get("placement", ""), r["trials"], r.get("collapses", ""), r.get("errors", 0),
+                                      _num(r.get("p_collapse")), _ci(r["ci95"])])
+    return rows
+
+
+_ODDS_HEADER = ["", "placement", "trials", "collapses", "errors", "p(collapse)", "95 % interval"]
+
+
+def section_odds(doc: dict, source: Path, options: dict) -> str:
+    from magdomino.faces.plots import odds_figure
+
+    out = "<h3>Odds of collapse</h3>" + table(_ODDS_HEADER, _odds_rows(doc["results"]), {2, 3, 4, 5})
+    out += _noise_line(doc["noise"]) + figure(lambda p: odds_figure(doc, p), "p(collapse) with its 95 % interval")
+    tried = [r for r in doc["results"] if r.get("what_if") is not None]
+    return out + "<h3>Renders</h3>" + _scenario_renders(doc, source, options, labels=[r.get("placement", "") for r in tried],
+                                                        indices=[r["what_if"] for r in tried])
+
+
+def _noise_line(noise: dict) -> str:
+    return '<p class="facts">noise: ' + ", ".join(f"{_e(k)} {_e(v)}" for k, v in noise.items()) + "</p>"
+
+
+def section_sweep(doc: dict, source: Path, options: dict) -> str:
+    from magdomino.faces.plots import sweep_figure
+
+    rows = []
+    for entry in doc["results"]:
+        rows += _odds_rows(entry["results"], [entry.get("value")])
+    out = f"<h3>Sweep of {_e(doc['param'])}</h3>" + table([doc["param"]] + _ODDS_HEADER, rows, {0, 3, 4, 5, 6})
+    out += _noise_line(doc["noise"]) + figure(lambda p: sweep_figure(doc, p), f"p(collapse) against {doc['param']}")
+    tried = [r for r in doc["results"][0]["results"] if r.get("what_if") is not None]
+    return out + "<h3>Renders</h3>" + _scenario_renders(doc, source, options, labels=[r.get("placement", "") for r in tried],
+                                                        indices=[r["what_if"] for r in tried])
+
+
+def section_whatif(doc: dict, source: Path, options: dict) -> str:
+    from magdomino.faces.plots import whatif_figure
+    from magdomino.studies.scenario import Placement
+
+    rows, placements, labels = [], [], []
+    for k, c in enumerate(doc["candidates"]):
+        s = c.get("statics") or {}
+        margin = "" if s.get("margin") is None else f"{s['margin']:+.1f}°"
+        rows.append([k + 1, c["placement"]["description"], c.get("trials", ""), c.get("collapses", ""),
+                     _num(c.get("p_collapse")), _ci(c.get("ci95")), margin])
+        pl = c["placement"]
+        pos = pl.get("pos_mm")
+        if isinstance(pos, list) and len(pos) >= 2 and isinstance(pl.get("yaw_deg"), (int, float)):
+            slide = pl.get("slide_from_mm")
+            placements.append(Placement(tuple(doc["tile"]), pos_mm=(float(pos[0]), float(pos[1])), yaw_deg=float(pl["yaw_deg"]),
+                                        slide_mm=None if slide is None else (float(slide[0]), float(slide[1]))))
+            labels.append(f"{k + 1}. {pl['description']}")
+    a, b = doc["tile"]
+    out = f"<h3>Where to put {a}-{b}: the ranking, safest first</h3>"
+    out += table(["rank", "placement", "trials", "collapses", "p(collapse)", "95 % interval", "statics margin"], rows, {0, 2, 3, 4})
+    out += _noise_line(doc["noise"]) + figure(lambda p: whatif_figure(doc, p), "the ranking with its 95 % intervals")
+    return out + "<h3>Renders</h3>" + _scenario_renders(doc, source, options, placements, labels)
+
+
+def section_play(doc: dict, source: Path, options: dict) -> str:
+    rule = doc["rule"]
+    kinds = doc.get("player_kinds") or []
+    rows = [[s, kinds[s] if s < len(kinds) else "", doc["scores"][s], "yes" if s in doc["winners"] else ""]
+            for s in range(len(doc["scores"]))]
+    out = "<h3>Game summary</h3>" + table(["seat", "player", "score", "winner"], rows, {0, 2})
+    deals = doc.get("deals") or doc.get("rounds") or []
+    if deals and all(isinstance(d, dict) for d in deals):
+        keys = [k for k in deals[0] if k not in ("deal", "round")]
+        out += table(["deal"] + keys, [[i + 1] + [d.get(k) for k in keys] for i, d in enumerate(deals)], {0})
+    out += _replay(doc, source, options)
+    return out + f"<details><summary>every move ({len(doc['events'])} events)</summary><pre>{_e(_account(doc))}</pre></details>"
+
+
+def _account(doc: dict) -> str:
+    """The game told move by move, as ``play`` prints it."""
+    rule = doc["rule"]
+    try:
+        if rule == "vingt":
+            from magdomino.games.vingt import format_record
+        elif rule in ("matador", "echanges"):
+            from magdomino.games.chain_record import format_chain_record as format_record
+        else:
+            from magdomino.games import format_record
+        return format_record(doc)
+    except (KeyError, TypeError, IndexError, ValueError) as exc:  # an event we cannot tell: say so, keep the page
+        return f"(the moves cannot be told: {type(exc).__name__} {exc})"
+
+
+def _replay(doc: dict, source: Path, options: dict) -> str:
+    """The game's replay (faces.replay, when present), else its final table drawn."""
+    title = f"{doc['rule']}, {doc.get('players', len(doc['scores']))} players, seed {doc.get('seed')}"
+    try:
+        from magdomino.faces import replay  # written beside this module; absent in older trees
+    except ImportError:
+        replay = None
+    if replay is not None and hasattr(replay, "replay_gif") and options.get("replays", True):
+        return "<h3>Replay</h3>" + figure(lambda p: replay.replay_gif(doc, p), f"{title}: the game replayed", ".gif")
+    return "<h3>The end of the game</h3>" + _final_picture(doc, title)
+
+
+def _final_picture(doc: dict, title: str) -> str:
+    rule = doc["rule"]
+    if rule == "vingt":
+        from magdomino.faces.tables import vingt_figure
+
+        return figure(lambda p: vingt_figure(doc["final"], p, title), f"{title}: the final table")
+    if rule in ("matador", "echanges"):
+        from magdomino.faces.tables import chain_figure
+
+        return figure(lambda p: chain_figure(doc["final"], p, title), f"{title}: the final table")
+    return _construction(doc, title)
+
+
+def _construction(doc: dict, title: str) -> str:
+    """The final construction of a tower or traditional game, from its grid poses."""
+    import numpy as np
+
+    from magdomino.maths.geometry import GridPose, physical_pose
+    from magdomino.maths.poses import yaw_quaternion
+    from magdomino.model.presets import load_preset
+    from magdomino.faces.plots import construction_figure
+
+    placed = doc["final"]["construction"]
+    if not placed:
+        return '<p class="note">the construction is empty at the end</p>'
+    preset = load_preset(doc.get("preset") or "standard")
+    size = np.asarray(doc.get("tile_size_mm") or np.asarray(preset.tile.size) * 1000, dtype=float) / 1000
+    positions, quats = [], []
+    for pl in placed:
+        centre, yaw = physical_pose(GridPose(*pl["pose"]), size)
+        positions.append(centre)
+        quats.append(yaw_quaternion(yaw))
+    pips = [tuple(pl["tile"]) for pl in placed]
+    return figure(lambda p: construction_figure(np.array(positions), np.array(quats), pips, preset, p, title),
+                  f"{title}: the construction at the end ({len(placed)} tiles, on the rules' grid)")
+
+
+def section_tournament(doc: dict, source: Path, options: dict) -> str:
+    per_kind = doc["per_kind"]
+    if isinstance(per_kind, dict):
+        per_kind = [{"kind": k, **v} if isinstance(v, dict) else {"kind": k, "value": v} for k, v in per_kind.items()]
+    keys: list[str] = []
+    for row in per_kind:
+        keys += [k for k in (row if isinstance(row, dict) else {}) if k not in keys]
+    rows = [[_num(row.get(k)) if not isinstance(row.get(k), list) else _ci(row[k]) if len(row[k]) == 2 else row[k]
+             for k in keys] for row in per_kind if isinstance(row, dict)]
+    out = f"<h3>Tournament: {_e(', '.join(map(str, doc['seats'])))}</h3>" + table(keys, rows)
+    try:
+        from magdomino.faces import plots
+
+        draw = getattr(plots, "tournament_figure", None)
+    except ImportError:
+        draw = None
+    if draw is not None:
+        out += figure(lambda p: draw(doc, p), "the player kinds compared")
+    return out
+
+
+SECTIONS = {
+    "simulate": section_simulate,
+    "odds": section_odds,
+    "sweep": section_sweep,
+    "whatif": section_whatif,
+    "play": section_play,
+    "tournament": section_tournament,
+}
+
+
+def build_report(results: list[tuple[str, str, dict]], out, **options) -> Path:
+    """Write the page for checked documents (see :func:`~magdomino.faces.report_input.read_result`).
+
+    Parameters
+    ----------
+    results : list of (path, kind, document)
+    out : str or Path
+        The HTML file to write.
+    options : scenario_dirs (list of folders), animate (GIFs of the what-ifs instead of
+        their end), max_renders (per document), renders (False: none), replays (False: no
+        game replay GIFs).
+    """
+    from magdomino import __version__
+
+    toc = "".join(f'<li><a href="#doc{i}">{_e(Path(p).name)}</a> ({_e(kind)})</li>' for i, (p, kind, _) in enumerate(results))
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>magdomino report</title>"
+             f"<style>{_CSS}</style></head><body><h1>magdomino report</h1>"
+             f'<p class="facts">{len(results)} document(s), drawn by magdomino {_e(__version__)}</p><ul>{toc}</ul>']
+    for i, (path, kind, doc) in enumerate(results):
+        parts.append(f'<section id="doc{i}" class="kind-{kind}"><h2>{_e(Path(path).name)}: {_e(kind)}</h2>'
+                     f'<p class="facts">{_e(path)}</p>{_facts(doc)}')
+        parts.append(SECTIONS[kind](doc, Path(path), options))
+        parts.append("</section>")
+    parts.append("</body></html>\n")
+    out = Path(out)
+    try:
+        out.write_text("".join(parts))
+    except OSError as exc:
+        raise InputError("command line", "--out", f"cannot write {out}: {exc.strerror}") from None
+    return out
