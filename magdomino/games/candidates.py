@@ -41,9 +41,12 @@ Which placements (``rule``)
 end with any table tile, slid beneath any tile at level 1. ``"defi"``: on top of any tile
 (Défi magnétique has no flat placements). ``"quinconce"``: on extremities only, both modes
 ("en hauteur" on top, "à plat" end to end or beneath; a scenario does not say which mode is
-owed, so both are listed and each candidate says its mode). ``parallel_only`` (default True,
-as in the rules) drops perpendicular tower placements. Like the rules, one pose is one
-candidate, whatever the number of ways to reach it.
+owed, so both are listed and each candidate says its mode; as in the rules, every tile a
+candidate rests on, touches end to end or slides under must be an extremity). Orientation
+follows the rules' defaults: ``second_parallel`` (default True, the leaflet's tip) keeps the
+tower placements on a structure of one tile parallel to it; ``parallel_only`` (default
+False) keeps every tower placement parallel. Like the rules, one pose is one candidate,
+whatever the number of ways to reach it.
 
 An end-to-end candidate touches its neighbour exactly; the hand's miss towards that
 neighbour is stopped by the contact, as a real hand is stopped by the neighbour's end
@@ -284,7 +287,8 @@ def enumerate_placements(
     settled,
     *,
     rule: str = "any",
-    parallel_only: bool = True,
+    parallel_only: bool = False,
+    second_parallel: bool = True,
 ) -> list[Candidate]:
     """Every legal placement of ``tile_pips`` on the settled structure (module docstring).
 
@@ -296,6 +300,9 @@ def enumerate_placements(
         The structure as it settled (:func:`magdomino.studies.scenario.settle_structure`).
     rule : "any" | "defi" | "quinconce"
     parallel_only : bool
+        Every tower placement parallel to the tile below (default False).
+    second_parallel : bool
+        On a structure of one tile, tower placements parallel to it (default True).
 
     Returns
     -------
@@ -305,7 +312,8 @@ def enumerate_placements(
     if rule not in RULES:
         raise InputError(ARGUMENTS, "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
     grid, _frame = structure_grid(scenario, settled)
-    order = _grid_placements(grid, t, rule, parallel_only)
+    parallel = parallel_only or (second_parallel and len(grid) == 1)
+    order = _grid_placements(grid, t, rule, parallel)
     positions, quats = (np.asarray(a, dtype=float) for a in settled)
     size = np.asarray(scenario.preset.tile.size, dtype=float)
     world = _World(positions, quats, size, [(positions[i], quats[i]) for i in range(len(positions))],
@@ -314,9 +322,11 @@ def enumerate_placements(
 
 
 def _grid_placements(grid: Grid, t, rule: str, parallel_only: bool) -> list[tuple]:
-    """The Grid's placements of tile ``t`` under ``rule``, one per pose, in the rules' action order."""
+    """The Grid's placements of tile ``t`` under ``rule``, one per pose, in the rules' action
+    order (``parallel_only``: tower placements parallel to the tile below)."""
     a, b = t
-    parents = grid.extremities() if rule == "quinconce" else range(len(grid))
+    ends_only = rule == "quinconce"
+    parents = grid.extremities() if ends_only else range(len(grid))
     found: dict[tuple, tuple] = {}
     for p in parents:
         q0, q1 = grid.pips[p]
@@ -330,6 +340,8 @@ def _grid_placements(grid: Grid, t, rule: str, parallel_only: bool) -> list[tupl
             elif level == 1:
                 cands = cands + grid.slide_placements(a, b, p)
         for c in cands:
+            if ends_only and not grid.only_extremities(GridPose(*c[:4])):
+                continue
             found.setdefault(c[:4], c)
     return sorted(found.values(), key=lambda c: (c[2] > 0, c[2], c[0], c[1], c[3], c[5], -1 if c[6] is None else c[6], c[4]))
 

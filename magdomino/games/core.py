@@ -24,15 +24,21 @@ Choices made where RULES.md is silent (a family at the table would expect these)
   tile is forced and lies flat at grid square (0, 0), half 0 towards −x.
 - **Traditional** chain: a straight line along x on the grid; both ends of the first tile
   are open (so with a double start a matching tile has two placements, left and right).
-- **Extremities** (Défi variant, quinconce): a placement attaches to one parent, the
-  lowest-numbered eligible tile it rests on / touches end to end / slides under; only that
-  parent must be an extremity. Placements with the same tile and pose are one action.
-- **Quinconce**: the tower mode places on top of an extremity (``parallel_only`` applies
-  as in Défi); the flat mode places end to end against a table-level extremity (in line)
-  or slides under an extremity lying at level 1. A collapsing placement was a placement
-  (every attempt is final), so it switches the mode like any other; the restarting double
-  then counts as a flat placement (3–4 players: the next tile goes on top; 2 players: the
-  restarter owes "tower", the other player keeps what they owed).
+- **Orientation** (RULES.md, the leaflet's tip): ``second_parallel`` (on by default): the
+  second tile of a construction (a tower placement on a construction of one tile) lies
+  parallel to the first; later tower placements may lie parallel or perpendicular.
+  ``parallel_only`` (off by default) makes every tower placement parallel.
+- **Extremities** (Défi variant, quinconce): **every** tile the new tile rests on, touches
+  end to end (at its level, in line) or slides under must be an extremity
+  (:meth:`~magdomino.games.grid.Grid.contacts`); the placement attaches to one parent in
+  the tree, the lowest-numbered tile it rests on / touches end to end / slides under with
+  matching pips. Placements with the same tile and pose are one action.
+- **Quinconce**: the tower mode places on top of an extremity (the orientation options
+  apply as in Défi); the flat mode places end to end against a table-level extremity (in
+  line) or slides under an extremity lying at level 1. A new construction after a collapse
+  is a new start: every seat's mode resets exactly as at the deal (all "flat"; the
+  restarting double is the restarter's flat placement, so 3–4 players: the next tile goes
+  on top; 2 players: the restarter owes "tower", the other player "flat").
 - **Collapse**: the first tile of a construction never collapses; an adjudicator error is
   recorded and never counted as a collapse; the traditional rule has no collapse.
 - **Scores**: per deal, winners 0 and every other player their pips (kids: tiles) in hand;
@@ -40,7 +46,12 @@ Choices made where RULES.md is silent (a family at the table would expect these)
   ``scores()`` are the match totals; ``winners()`` are the deal's winners for a one-deal
   match, else the seats with the lowest total (ties shared); ``returns()`` gives each
   winner ``1/len(winners)`` and the others 0.
-- The deal after a blocked or won deal starts by the same rule (highest double).
+- **No placement cap in the rules.** ``max_placements`` is a runaway guard for simulations
+  (physics games can collapse for ever): a deal that reaches it ends **abandoned** (reason
+  :data:`ABANDONED`): it is not scored (no winners, every seat's score 0 for that deal, so
+  nobody's pips count), the record says so, and a match goes on with its next deal. A
+  match whose every deal was abandoned has no winners.
+- The deal after a blocked, won or abandoned deal starts by the same rule (highest double).
 - **Deal**: a hand of a single colour makes the whole deal be shuffled again from the same
   stream; with a one-colour palette that rule cannot hold and is skipped. A scripted
   :class:`Deal` is taken as given.
@@ -64,6 +75,8 @@ if TYPE_CHECKING:
 CHANCE = -1
 TERMINAL = -4
 VARIANTS = (None, "extremities")
+ABANDONED = "abandoned"
+"""The end reason of a deal stopped by the runaway guard (``max_placements``): not scored."""
 STATE_FORMAT = "magdomino.state/1"
 
 _TILE_INDEX = {t: i for i, t in enumerate(ALL_TILES)}
@@ -170,16 +183,18 @@ class Game:
     seed : int
         Seeds the deal stream (``numpy.random.default_rng(seed)``).
     options : dict, optional (or keyword arguments)
-        ``parallel_only`` (True), ``variant`` (None or ``"extremities"``, Défi only;
+        ``parallel_only`` (False: every tower placement parallel to the tile below),
+        ``second_parallel`` (True: the second tile of a construction parallel to the
+        first, the leaflet's tip), ``variant`` (None or ``"extremities"``, Défi only;
         quinconce always plays on extremities), ``kids`` (False: count tiles instead of
         pips), ``deals`` (1), ``adjudicator`` (None / ``"none"`` / an object with
         ``start``/``place``), ``colours`` (a preset's colour list, default
         :data:`magdomino.model.presets.DEFAULT_COLOURS`), ``tile_size`` (m; default the
         adjudicator's ``tile_size`` or the standard 48 × 24 × 8 mm), ``max_placements``
-        (None: no limit; an int: a deal with that many placements, collapses included, ends
-        and is scored like a blocked one, reason ``"placement limit"``; physics games need
-        it, since with magnets too weak for the players' staircases a deal can collapse for
-        ever).
+        (None: no limit; an int: the runaway guard: a deal with that many placements,
+        collapses included, ends **abandoned**, reason :data:`ABANDONED`, not scored;
+        physics games need it, since with magnets too weak for the players' staircases a
+        deal can collapse for ever).
     """
 
     def __new__(cls, rule=None, *args, **kwargs):
@@ -200,7 +215,8 @@ class Game:
         self.rule = rule
         self.players = int(players)
         self.seed = int(seed)
-        self.parallel_only = bool(opts.pop("parallel_only", True))
+        self.parallel_only = bool(opts.pop("parallel_only", False))
+        self.second_parallel = bool(opts.pop("second_parallel", True))
         self.variant = opts.pop("variant", None)
         if self.variant not in VARIANTS:
             raise InputError(ARGUMENTS, "variant", f"'extremities' or nothing, got {self.variant!r}")
@@ -235,7 +251,8 @@ class Game:
             raise InputError(
                 "options",
                 sorted(opts)[0],
-                "a known option: parallel_only, variant, kids, deals, adjudicator, colours, tile_size, max_placements",
+                "a known option: parallel_only, second_parallel, variant, kids, deals, adjudicator, colours, "
+                "tile_size, max_placements",
             )
         self.hand_size = 7 if self.players == 2 else 6
         self.extremities_only = self.rules.always_extremities or self.variant == "extremities"
@@ -247,6 +264,12 @@ class Game:
             colour = _COLOUR_MAPS[key] = {t: colour_of(t, self.colours) for t in ALL_TILES}
         self.colour = colour
         self._cache = _ACTION_CACHE
+
+    def parallel_now(self, construction_size: int) -> bool:
+        """Whether a tower placement on a construction of ``construction_size`` tiles must
+        lie parallel to the tile below (``parallel_only``, or the second tile with
+        ``second_parallel``)."""
+        return self.parallel_only or (self.second_parallel and construction_size == 1)
 
     def new_initial_state(self):
         """A :class:`~magdomino.games.state.State` at the start of the match (a chance node)."""
@@ -260,6 +283,7 @@ class Game:
             "players": self.players,
             "seed": self.seed,
             "parallel_only": self.parallel_only,
+            "second_parallel": self.second_parallel,
             "variant": self.variant,
             "kids": self.kids,
             "deals": self.deals,
@@ -276,6 +300,7 @@ class Game:
             data["players"],
             data["seed"],
             parallel_only=data["parallel_only"],
+            second_parallel=data.get("second_parallel", True),
             variant=data["variant"],
             kids=data["kids"],
             deals=data["deals"],
@@ -291,7 +316,8 @@ class Game:
                 f", variant={self.variant!r}" if self.variant else "",
                 ", kids=True" if self.kids else "",
                 f", deals={self.deals}" if self.deals > 1 else "",
-                ", parallel_only=False" if not self.parallel_only else "",
+                ", parallel_only=True" if self.parallel_only else "",
+                ", second_parallel=False" if not self.second_parallel else "",
             ]
         )
         return f"Game({self.rule!r}, {self.players}, seed={self.seed}{extra})"

@@ -2,10 +2,14 @@
 
 A tile goes on top of a tile of the construction that shows a half with the same pips,
 the two halves superposed; every square it covers must match and no covered square is
-covered again (:class:`magdomino.games.grid.Grid`). Orientation: ``parallel_only``
-(the game's option) makes every tower placement parallel to the tile below. The
-"extremities" variant places only on tiles with at most one neighbour in the tree of
-placements (each placement attaches to the lowest-numbered eligible tile it rests on).
+covered again (:class:`magdomino.games.grid.Grid`). Orientation (the game's options):
+by default the second tile of a construction lies parallel to the first
+(``second_parallel``, the leaflet's tip) and later tiles parallel or perpendicular;
+``parallel_only`` makes every tower placement parallel. The "extremities" variant places
+only where **every** tile the new one rests on (touches end to end, slides under) has at
+most one neighbour in the tree of placements (each placement attaches to the
+lowest-numbered matching tile it rests on): no bridging from an extremity onto a middle
+tile.
 A collapse sends every tile of the construction back to the placer's hand (the core).
 """
 
@@ -18,7 +22,9 @@ from magdomino.maths.geometry import GridPose
 def legal_on_grid(state, hand, mode: str) -> list:
     """Every placement of a tile of ``hand`` on the construction's grid in ``mode``
     ("tower": on top; "flat": end to end at table level, or slid beneath a level-1 tile),
-    one action per tile and pose, in the rules' action order."""
+    one action per tile and pose, in the rules' action order. On extremities
+    (``extremities_only``) every tile the pose meets must be an extremity
+    (:meth:`~magdomino.games.grid.Grid.only_extremities`)."""
     g = state.game
     grid = state.grid
     if g.extremities_only:
@@ -29,6 +35,8 @@ def legal_on_grid(state, hand, mode: str) -> list:
     seen: dict = {}
     gpips = grid.pips
     gposes = grid.poses
+    parallel = g.parallel_now(len(gposes))
+    ends_only = g.extremities_only
     for t in hand:
         a, b = t
         for p in parents:
@@ -36,7 +44,7 @@ def legal_on_grid(state, hand, mode: str) -> list:
             if a != q0 and a != q1 and b != q0 and b != q1:
                 continue
             if mode == "tower":
-                cands = grid.tower_placements(a, b, p, g.parallel_only)
+                cands = grid.tower_placements(a, b, p, parallel)
             else:
                 level = gposes[p].level
                 if level == 0:
@@ -48,6 +56,8 @@ def legal_on_grid(state, hand, mode: str) -> list:
             for x, y, lev, d, parent, motion, slide in cands:
                 key = (t, x, y, lev, d)
                 if key in seen:
+                    continue
+                if ends_only and not grid.only_extremities(GridPose(x, y, lev, d)):
                     continue
                 ckey = (t, x, y, lev, d, mode, motion, slide, parent)
                 act = cache.get(ckey)

@@ -23,7 +23,10 @@ The rules of superposition (:class:`Grid`)
   table; :meth:`Grid.slide_direction` picks a direction whose path is free.
 - **Extremities**: every placement has a parent (the tile it rests on, touches end to end,
   or slides under); the parents form a tree; extremities are the tiles with at most one
-  neighbour in that tree (:meth:`Grid.is_extremity`).
+  neighbour in that tree (:meth:`Grid.is_extremity`). Where the rules play on extremities,
+  **every** tile a new tile meets (:meth:`Grid.contacts`: rests on, slides under, touches
+  end to end) must be one, not only its parent: no bridging from an extremity onto a tile
+  in the middle of the construction.
 
 Tiles are named by their number in the construction (0, 1, 2, … in placement order); pips
 are plain ints and a tile's pips a plain pair.
@@ -130,6 +133,36 @@ class Grid:
             if c is not None and c[0] not in out:
                 out.append(c[0])
         return out
+
+    def contacts(self, pose: GridPose) -> list[int]:
+        """Numbers of the tiles a pose meets, sorted: those it **rests on** (right below a
+        square), **slides under** (right above a square) and **touches end to end** (at its
+        level, lying along the same axis with a square right beyond one of its ends).
+
+        A tile beside it (side against side, or its end against another's side) is not
+        touched end to end: RULES.md lets tiles of one level touch freely, and names only
+        these three relations for the extremities rule.
+        """
+        found: set[int] = set()
+        cells = self.cells
+        for x, y, lev in pose.squares():
+            for dz in (-1, 1):
+                c = cells.get((x, y, lev + dz))
+                if c is not None:
+                    found.add(c[0])
+        dx, dy = DIRS[pose.d]
+        s0, s1 = pose.squares()
+        axis = pose.axis()
+        for x, y, lev in ((s0[0] - dx, s0[1] - dy, s0[2]), (s1[0] + dx, s1[1] + dy, s1[2])):
+            c = cells.get((x, y, lev))
+            if c is not None and self.poses[c[0]].axis() == axis:
+                found.add(c[0])
+        return sorted(found)
+
+    def only_extremities(self, pose: GridPose) -> bool:
+        """Whether every tile the pose meets (:meth:`contacts`) is an extremity."""
+        degree = self.degree
+        return all(degree[n] <= 1 for n in self.contacts(pose))
 
     def covered(self, square) -> bool:
         """Whether a square has a square right above it."""

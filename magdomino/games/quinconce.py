@@ -4,12 +4,13 @@ The starting double is flat; the next placement must be on top ("tower"), the ne
 and so on; drawing is not playing, so the mode switches only when a tile is placed. Flat
 means end to end against a table-level extremity (in line), or slid beneath an extremity
 lying at level 1 (a motion in the physics: it can push). Tower placements go on top of an
-extremity (``parallel_only`` applies as in Défi). With two players each keeps their own
-mode (both start flat; the starting double counts as the first player's flat placement).
-A collapsing placement was a placement (every attempt is final), so it switches the mode
-like any other; the restarting double then counts as a flat placement (3-4 players: the
-next tile goes on top; 2 players: the restarter owes "tower", the other keeps what they
-owed).
+extremity (the orientation options apply as in Défi). Every tile the new one rests on,
+touches end to end or slides under must be an extremity. With two players each keeps
+their own mode (both start flat; the starting double counts as the first player's flat
+placement). A new construction after a collapse is a new start (RULES.md): every mode
+resets exactly as at the deal, so the restarting double is the restarter's flat placement
+(3-4 players: the next tile goes on top; 2 players: the restarter owes "tower", the other
+player "flat", whatever they owed before the collapse).
 """
 
 from __future__ import annotations
@@ -46,4 +47,6 @@ class Quinconce:
             state.owed = [nxt] * state.game.players
 
     def restart(self, state) -> None:
-        """Modes carry on through a collapse (see the module docstring)."""
+        """A new construction is a new start: every seat owes "flat" again, as at the deal
+        (the restarting double then flips the restarter's mode, or everyone's at 3-4)."""
+        state.owed = ["flat"] * state.game.players

@@ -11,7 +11,12 @@ The record is a contract::
   0, the others their pips in hand (kids: tiles). ``winners`` are the deal's winners for a
   one-deal match, else the seats with the lowest total (ties shared).
 - ``deals``: one entry per deal, ``{"deal", "winners", "scores", "reason"}`` (reason
-  ``"domino"``: someone placed all their tiles; ``"blocked"``: a full round of passes).
+  ``"domino"``: someone placed all their tiles; ``"blocked"``: a full round of passes;
+  ``"abandoned"``: the runaway guard ``max_placements`` stopped the deal: no winners,
+  every score 0, not scored). ``abandoned`` counts the abandoned deals; a one-deal match
+  that was abandoned has ``winners == []``.
+- ``parallel_only`` and ``second_parallel``: the orientation options of the tower rules
+  (RULES.md: by default only the second tile of a construction must lie parallel).
 - ``events``: every event has ``type`` (``deal``, ``place``, ``draw``, ``pass``,
   ``collapse``, ``restart``, ``end``), ``player``, ``deal`` (0-based), ``hand_sizes``,
   ``stock_size`` and ``construction_size`` (after the event). ``deal`` has ``hands`` and
@@ -21,7 +26,8 @@ The record is a contract::
   collapse, and with physics the ``verdict`` (and ``error`` if the physics failed);
   ``draw`` has the drawn ``tile``; ``collapse`` has the ``tiles`` the player takes back;
   ``restart`` has the double that starts the new construction; ``end`` has ``reason``,
-  ``winners``, the deal's ``scores`` and the match ``totals`` so far.
+  ``winners``, the deal's ``scores`` and the match ``totals`` so far (an abandoned deal's
+  ``end`` also has ``abandoned: true`` and ``max_placements``; its ``player`` placed last).
 - ``final``: hands, stock (the last is drawn next) and construction (placements of the
   current construction in order: tile, pose, mode, motion, parent) when the match ended.
 """
@@ -48,17 +54,21 @@ def play_game(
     kids: bool = False,
     deals: int = 1,
     player_kinds=None,
-    parallel_only: bool = True,
+    parallel_only: bool = False,
     colours=None,
     max_placements: int | None = None,
+    second_parallel: bool = True,
 ) -> dict:
     """Play a whole match and return its JSON record (see the module docstring).
 
     Parameters
     ----------
     physics : None, ``"none"`` or an adjudicator object (``start``/``place``)
+    parallel_only, second_parallel : bool
+        The tower rules' orientation options (:class:`~magdomino.games.core.Game`).
     max_placements : int or None
-        End a deal after this many placements (collapses included), scored as blocked.
+        The runaway guard: a deal with this many placements (collapses included) ends
+        abandoned, not scored.
     player_kinds : sequence of ``"random"`` / ``"greedy"`` (or player objects), one per
         seat, or one name for all seats; default all random. Random players are seeded
         from ``numpy.random.SeedSequence(seed).spawn(players)``.
@@ -67,7 +77,8 @@ def play_game(
     from magdomino.games.players import make_player
 
     options = dict(
-        variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only, max_placements=max_placements
+        variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only,
+        second_parallel=second_parallel, max_placements=max_placements,
     )
     if colours is not None:
         options["colours"] = colours
@@ -112,6 +123,7 @@ def play_game(
         "variant": game.variant,
         "kids": game.kids,
         "parallel_only": game.parallel_only,
+        "second_parallel": game.second_parallel,
         "max_placements": game.max_placements,
         "physics": getattr(adj, "name", type(adj).__name__),
         "preset": preset,
@@ -119,6 +131,7 @@ def play_game(
         "winners": state.winners(),
         "scores": state.scores(),
         "deals": [dict(r) for r in state.results],
+        "abandoned": state.abandoned(),
         "collapses": sum(1 for e in events if e["type"] == "collapse"),
         "events": events,
         "final": {
@@ -143,8 +156,10 @@ def format_record(record: dict) -> str:
         extras.append(f"variant {record['variant']}")
     if record.get("kids"):
         extras.append("kids")
-    if record.get("parallel_only") is False:
-        extras.append("perpendicular allowed")
+    if record.get("parallel_only"):
+        extras.append("every tower tile parallel")
+    elif record.get("second_parallel") is False:
+        extras.append("second tile may be perpendicular")
     extras.append(f"physics {record.get('physics', 'none')}")
     if record.get("player_kinds"):
         extras.append("players " + ", ".join(record["player_kinds"]))
@@ -184,6 +199,12 @@ def format_record(record: dict) -> str:
         elif kind == "restart":
             text = f"restarts a construction with {_t(ev['tile'])}"
         elif kind == "end":
+            if ev["reason"] == "abandoned":
+                lines.append(
+                    f"end of deal {ev['deal'] + 1}: ABANDONED by the runaway guard ({ev.get('max_placements')} "
+                    f"placements, --max-placements), not scored: no winner; totals {ev['totals']}"
+                )
+                continue
             why = {"domino": "placed all tiles", "blocked": "blocked game"}.get(ev["reason"], ev["reason"])
             who = ", ".join(str(w) for w in ev["winners"])
             lines.append(f"end of deal {ev['deal'] + 1}: {why}; winner(s) {who}; scores {ev['scores']}; totals {ev['totals']}")
@@ -191,6 +212,9 @@ def format_record(record: dict) -> str:
         else:
             text = kind
         lines.append(f"  P{p} {text:<52} | {state}")
-    w = ", ".join(str(s) for s in record["winners"])
-    lines.append(f"winners: {w}; scores: {record['scores']}" + (f"; collapses: {record['collapses']}" if record.get("collapses") else ""))
+    w = ", ".join(str(s) for s in record["winners"]) or "none"
+    tail = f"; collapses: {record['collapses']}" if record.get("collapses") else ""
+    if record.get("abandoned"):
+        tail += f"; abandoned deals (not scored): {record['abandoned']}"
+    lines.append(f"winners: {w}; scores: {record['scores']}{tail}")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
 from magdomino.games.grid import Grid
 from magdomino.games.core import (
     _START_RANK,
+    ABANDONED,
     _TILE_INDEX,
     CHANCE,
     STATE_FORMAT,
@@ -88,7 +89,9 @@ class State(TurnState):
     Useful attributes (read-only for callers): ``hands`` (sorted lists of tiles per seat),
     ``stock`` (face down; the last is drawn next), ``placed`` (the current construction's
     placement actions, by construction number), ``deal_no`` (0-based), ``results`` (one
-    dict per finished deal: winners, scores, reason), ``owed`` (quinconce modes per seat),
+    dict per finished deal: winners, scores, reason: ``"domino"``, ``"blocked"`` or
+    ``"abandoned"``, the runaway guard's end, with no winners and every score 0: not
+    scored), ``owed`` (quinconce modes per seat),
     ``log`` (set it to a list to receive the game-record events).
     """
 
@@ -273,7 +276,7 @@ class State(TurnState):
             if self.log is not None:
                 self._event({"type": "collapse", "player": cur, "tiles": _tile_list(taken)})
             if g.max_placements is not None and self.placements >= g.max_placements:
-                self._end_blocked("placement limit")
+                self._end_deal([], ABANDONED, cur)
                 return
             g.rules.restart(self)
             self._start_construction("collapse")
@@ -281,7 +284,7 @@ class State(TurnState):
         if not hand:
             self._end_deal([cur], "domino")
         elif g.max_placements is not None and self.placements >= g.max_placements:
-            self._end_blocked("placement limit")
+            self._end_deal([], ABANDONED, cur)
         else:
             self.current = (cur + 1) % g.players
 
@@ -293,14 +296,22 @@ class State(TurnState):
         low = min(values)
         self._end_deal([s for s, v in enumerate(values) if v == low], reason)
 
-    def _end_deal(self, winners: list[int], reason: str) -> None:
+    def _end_deal(self, winners: list[int], reason: str, player: int | None = None) -> None:
+        """End the deal. An abandoned deal (the runaway guard) has no winners and scores 0
+        for every seat: it is not scored; ``player`` (who placed last) names its end event."""
         g = self.game
-        scores = [0 if s in winners else self._value(h) for s, h in enumerate(self.hands)]
+        if reason == ABANDONED:
+            scores = [0] * g.players
+        else:
+            scores = [0 if s in winners else self._value(h) for s, h in enumerate(self.hands)]
         self.results.append({"deal": self.deal_no, "winners": winners, "scores": scores, "reason": reason})
         self.forced = None
         self.current = CHANCE if self.deal_no + 1 < g.deals else TERMINAL
         if self.log is not None:
-            ev = {"type": "end", "player": winners[0], "deal": self.deal_no, "reason": reason}
+            ev = {"type": "end", "player": winners[0] if winners else player, "deal": self.deal_no, "reason": reason}
+            if reason == ABANDONED:
+                ev["abandoned"] = True
+                ev["max_placements"] = g.max_placements
             ev["winners"] = list(winners)
             ev["scores"] = scores
             ev["totals"] = self.scores()
@@ -373,17 +384,25 @@ class State(TurnState):
                 tot[s] += v
         return tot
 
+    def abandoned(self) -> int:
+        """How many finished deals were abandoned (the runaway guard; not scored)."""
+        return sum(1 for r in self.results if r["reason"] == ABANDONED)
+
     def winners(self) -> list[int]:
-        """Winning seats once the match is over (else [])."""
+        """Winning seats once the match is over (else []); none when every deal was
+        abandoned (a one-deal match: the deal's winners, none if it was abandoned)."""
         if self.current != TERMINAL:
             return []
         if self.game.deals == 1:
             return list(self.results[0]["winners"])
+        if self.abandoned() == len(self.results):
+            return []
         tot = self.scores()
         low = min(tot)
         return [s for s, v in enumerate(tot) if v == low]
 
     def returns(self) -> list[float]:
+        """Each winner ``1/len(winners)``, the others 0 (all 0 with no winners: abandoned)."""
         w = self.winners()
         return [1.0 / len(w) if s in w else 0.0 for s in range(self.game.players)]
 
@@ -456,7 +475,11 @@ class State(TurnState):
         if self.current == CHANCE:
             lines.append("to play: chance (deal)")
         elif self.current == TERMINAL:
-            lines.append(f"over: winners {self.winners()}, scores {self.scores()}")
+            ab = self.abandoned()
+            lines.append(
+                f"over: winners {self.winners()}, scores {self.scores()}"
+                + (f" ({ab} deal(s) abandoned by the runaway guard, not scored)" if ab else "")
+            )
         else:
             lines.append(f"to play: seat {self.current} ({self.mode()})")
         return "\n".join(lines)

@@ -138,3 +138,30 @@ def test_occupied_square_refused():
     g.add(GridPose(0, 0, 0, 0), (6, 6))
     with pytest.raises(ValueError):
         g.add(GridPose(1, 0, 0, 0), (1, 2))
+
+
+def test_contacts_rest_on_slide_under_and_end_to_end_only():
+    """What a pose meets (RULES.md: rests on, touches end to end, slides under); tiles beside
+    it, or an end against a side, are not met. Hand-built layout (squares (x, y, level)):
+
+    level 0: #0 6-6 at (0,0)-(1,0), #1 6-1 at (2,0)-(3,0) (in line), #2 2-3 at (0,1)-(1,1)
+    (beside #0); level 1: #3 1-4 at (3,0)-(4,0) on #1.
+    """
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    g.add(GridPose(2, 0, 0, 0), (6, 1), 0)
+    g.add(GridPose(0, 1, 0, 0), (2, 3), 0)
+    g.add(GridPose(3, 0, 1, 0), (1, 4), 1)
+    assert g.contacts(GridPose(-2, 0, 0, 0)) == [0]  # (-2,0)-(-1,0): end to end with #0
+    assert g.contacts(GridPose(-2, 1, 0, 0)) == [2]  # in line with #2 at y = 1
+    assert g.contacts(GridPose(-1, 0, 0, 2)) == []  # (-1,0)-(-1,1) along y: its side against #0's and #2's ends
+    assert g.contacts(GridPose(1, 0, 1, 0)) == [0, 1, 3]  # (1,0,1)-(2,0,1): on #0 and #1, end to end with #3
+    assert g.contacts(GridPose(-1, 0, 1, 0)) == [0]  # (-1,0,1)-(0,0,1): on #0, overhanging
+    assert g.contacts(GridPose(0, 0, 1, 2)) == [0, 2]  # (0,0,1)-(0,1,1): rests on #0 and #2
+    assert g.contacts(GridPose(4, 0, 0, 2)) == [3]  # (4,0,0)-(4,1,0): under #3; beside #1's end, not in line
+    assert g.contacts(GridPose(4, 0, 0, 0)) == [1, 3]  # (4,0,0)-(5,0,0): under #3 and end to end with #1
+    assert g.contacts(GridPose(5, 0, 1, 0)) == [3]  # (5,0,1)-(6,0,1): end to end with #3 at level 1
+    # degrees: #0 has children #1 and #2, #1 has parent #0 and child #3: both middle tiles
+    assert g.extremities() == [2, 3] and g.degree == [2, 2, 1, 1]
+    assert g.only_extremities(GridPose(5, 0, 1, 0)) and not g.only_extremities(GridPose(4, 0, 0, 0))
+    assert not g.only_extremities(GridPose(0, 0, 1, 2))

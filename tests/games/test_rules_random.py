@@ -61,6 +61,27 @@ def _check_construction(state):
         assert any(o in theirs and theirs[o] == mine[sq] for sq, o in joins), (n, a, parent)
 
 
+def _met(state, action):
+    """The construction tiles a placement rests on, slides under or touches end to end (in
+    line, at its level), by this file's own reading of RULES.md."""
+    where = {}
+    for n, a in enumerate(state.placed):
+        for sq in a.grid.squares():
+            where[sq] = n
+    s0, s1 = action.grid.squares()
+    step = (s1[0] - s0[0], s1[1] - s0[1])
+    out = set()
+    for x, y, lev in (s0, s1):
+        for dz in (-1, 1):
+            if (x, y, lev + dz) in where:
+                out.add(where[(x, y, lev + dz)])
+    for x, y, lev in ((s0[0] - step[0], s0[1] - step[1], s0[2]), (s1[0] + step[0], s1[1] + step[1], s1[2])):
+        n = where.get((x, y, lev))
+        if n is not None and state.placed[n].grid.axis() == action.grid.axis():
+            out.add(n)
+    return out
+
+
 def _check_deal_end(state, events):
     game = state.game
     r = state.results[-1]
@@ -120,9 +141,14 @@ def play_and_check(game, agents, round_trips=False, continuation_at=None):
                 grid = state.construction_grid()
                 if game.extremities_only:
                     assert grid.is_extremity(action.parent)
+                    for n in _met(state, action):
+                        assert grid.is_extremity(n), (n, str(action))
                 if action.mode == "tower":
                     assert action.level == parent.level + 1
-                    assert game.parallel_only is False or action.grid.axis() == parent.grid.axis()
+                    # RULES.md: the second tile parallel (the tip, unless off); later tiles
+                    # parallel only with parallel_only
+                    parallel = game.parallel_only or (game.second_parallel and len(state.placed) == 1)
+                    assert not parallel or action.grid.axis() == parent.grid.axis()
                 else:
                     assert action.level == 0
                     assert parent.level == (1 if action.motion == "slide" else 0)
@@ -180,7 +206,8 @@ def test_random_play(rule, players):
     for i in range(n_games):
         options = {"kids": i % 5 == 0, "deals": 2 if i % 7 == 0 else 1}
         if rule != "traditional":
-            options["parallel_only"] = i % 3 != 0
+            options["parallel_only"] = i % 3 == 0
+            options["second_parallel"] = i % 5 != 1
         if rule == "defi" and i % 2:
             options["variant"] = "extremities"
         game = Game(rule, players, seed=1000 * players + i, options=options)

@@ -316,8 +316,8 @@ def test_parallel_only_and_extremities_options():
     hands = hands_of("6-6 5-6 0-0 0-1 0-2 0-3 0-4", "4-6 1-1 1-2 1-3 1-4 2-2 2-3")
     rest = [t for t in ALL_TILES if t not in hands[0] + hands[1]]
     counts = {}
-    for parallel in (True, False):
-        state = Game("defi", 2, parallel_only=parallel).new_initial_state()
+    for parallel in (True, False):  # the second tile: parallel by the leaflet's tip, unless it is off
+        state = Game("defi", 2, second_parallel=parallel).new_initial_state()
         state.apply_action(Deal.of(hands, rest))
         state.apply_action(state.legal_actions()[0])
         acts = state.legal_actions()
