@@ -1,0 +1,312 @@
+"""``magdomino report``: one self-contained page from every kind of JSON the tool writes.
+
+The documents are made here by the commands themselves (small runs: statics or no physics);
+the page is checked against them (each placement, interval and score appears, every picture
+is a PNG or GIF that Pillow decodes), then opened in headless Chromium: no console error,
+every image decoded by the browser, a screenshot that is not blank.
+"""
+
+import base64
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+SCENARIOS = ROOT / "scenarios"
+
+RUNS = {
+    "simulate": ["simulate", SCENARIOS / "demo.toml", "--engine", "statics", "--json"],
+    "odds": ["odds", SCENARIOS / "demo.toml", "--trials", "6", "--jobs", "1", "--engine", "statics", "--json"],
+    "sweep": ["sweep", SCENARIOS / "demo.toml", "--trials", "4", "--jobs", "1", "--engine", "statics",
+              "--param", "pos_sigma_mm", "--values", "0.5", "2", "--json"],
+    "whatif": ["whatif", SCENARIOS / "whatif_step.toml", "--tile", "2,4", "--rule", "defi", "--trials", "2", "--jobs", "1", "--json"],
+    "traditional": ["play", "--rule", "traditional", "--players", "2", "--seed", "3", "--physics", "none", "--json"],
+    "defi": ["play", "--rule", "defi", "--players", "2", "--seed", "1", "--physics", "none", "--json"],
+    "quinconce": ["play", "--rule", "quinconce", "--players", "3", "--seed", "2", "--physics", "none", "--json"],
+    "matador": ["play", "--rule", "matador", "--players", "2", "--seed", "1", "--json"],
+    "echanges": ["play", "--rule", "echanges", "--players", "3", "--seed", "1", "--json"],
+    "vingt": ["play", "--rule", "vingt", "--players", "2", "--seed", "1", "--json"],
+}
+"""One small run per kind of document (and per record layout of play)."""
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory):
+    """name -> path of a JSON document written by the command of RUNS."""
+    folder = tmp_path_factory.mktemp("results")
+    out = {}
+    for name, args in RUNS.items():
+        path = folder / f"{name}.json"
+        r = run_cli(*args, path)
+        assert r.returncode == 0, r.stderr
+        out[name] = path
+    return out
+
+
+def report(*args, cwd=None):
+    return run_cli("report", *args, cwd=cwd)
+
+
+_IMG = re.compile(r'<img src="data:(image/(?:png|gif));base64,([A-Za-z0-9+/=]+)" alt="([^"]*)"')
+
+
+def images(page: str) -> list[tuple[str, object]]:
+    """(alt, PIL image) of every <img> of the page, decoded here by Pillow."""
+    from PIL import Image
+
+    found = []
+    for mime, data, alt in _IMG.findall(page):
+        image = Image.open(io.BytesIO(base64.b64decode(data, validate=True)))
+        image.load()
+        assert image.format == mime.split("/")[1].upper()
+        found.append((alt, image))
+    return found
+
+
+def assert_self_contained(page: str) -> None:
+    # Nothing fetched: no script, no external source or style sheet, every <img> embedded.
+    assert "<script" not in page.lower()
+    assert not re.search(r'(src|href)="(https?:|//|file:)', page)
+    assert "url(" not in page
+    assert page.count("<img ") == len(_IMG.findall(page))
+
+
+def _cells(page: str) -> list[str]:
+    return re.findall(r"<td[^>]*>(.*?)</td>", page)
+
+
+def _section(page: str, kind: str) -> str:
+    return re.search(rf'<section id="doc\d+" class="kind-{kind}">(.*?)</section>', page, re.S).group(1)
+
+
+# -- each kind ----------------------------------------------------------------------------
+
+
+def _expect_odds_rows(page: str, results: list) -> None:
+    cells = _cells(page)
+    for r in results:
+        lo, hi = r["ci95"]
+        assert f"[{lo:.3f}, {hi:.3f}]" in cells
+        assert r["placement"] in cells
+
+
+def test_report_simulate(docs, tmp_path):
+    doc = json.loads(docs["simulate"].read_text())
+    out = tmp_path / "r.html"
+    r = report(docs["simulate"], "--out", out, "--scenarios", SCENARIOS)
+    assert r.returncode == 0, r.stderr
+    page = out.read_text()
+    assert_self_contained(page)
+    section = _section(page, "simulate")
+    cells = _cells(section)
+    for w in doc["what_if"]:
+        assert w["placement"] in cells
+        assert ("collapsed" if w["collapsed"] else "stands") in cells
+    # the structure and each what-if rendered from the scenario file
+    alts = [alt for alt, _ in images(section)]
+    assert alts[0] == "the settled structure"
+    assert len(alts) == 1 + len(doc["what_if"])
+
+
+def test_report_odds_and_sweep(docs, tmp_path):
+    out = tmp_path / "r.html"
+    r = report(docs["odds"], docs["sweep"], "--out", out, "--no-renders")
+    assert r.returncode == 0, r.stderr
+    page = out.read_text()
+    assert_self_contained(page)
+    odds = json.loads(docs["odds"].read_text())
+    _expect_odds_rows(_section(page, "odds"), odds["results"])
+    sweep = json.loads(docs["sweep"].read_text())
+    section = _section(page, "sweep")
+    for entry in sweep["results"]:
+        _expect_odds_rows(section, entry["results"])
+    # one row per (swept value, what-if)
+    assert section.count("<tr>") - 1 == len(sweep["values"]) * len(sweep["results"][0]["results"])
+    for kind in ("odds", "sweep"):
+        pictures = images(_section(page, kind))
+        assert len(pictures) == 1 and pictures[0][1].size[0] > 100
+
+
+def test_report_whatif_ranking_in_order(docs, tmp_path):
+    doc = json.loads(docs["whatif"].read_text())
+    out = tmp_path / "r.html"
+    r = report(docs["whatif"], "--out", out, "--scenarios", SCENARIOS)
+    assert r.returncode == 0, r.stderr
+    section = _section(out.read_text(), "whatif")
+    descriptions = [c["placement"]["description"] for c in doc["candidates"]]
+    where = [section.index(d) for d in descriptions]
+    assert where == sorted(where)  # the ranking's order, safest first
+    alts = [alt for alt, _ in images(section)]
+    # the ranking's plot, the settled structure, then each candidate where it came to rest
+    assert alts[1] == "the settled structure"
+    assert alts[2:] == [f"{k + 1}. {d}: where it came to rest" for k, d in enumerate(descriptions)]
+
+
+@pytest.mark.parametrize("rule", ["traditional", "defi", "quinconce", "matador", "echanges", "vingt"])
+def test_report_game(docs, tmp_path, rule):
+    doc = json.loads(docs[rule].read_text())
+    out = tmp_path / "r.html"
+    r = report(docs[rule], "--out", out)
+    assert r.returncode == 0, r.stderr
+    page = out.read_text()
+    assert_self_contained(page)
+    section = _section(page, "play")
+    rows = re.findall(r"<tr>(.*?)</tr>", section)
+    for seat, score in enumerate(doc["scores"]):
+        winner = "yes" if seat in doc["winners"] else ""
+        assert f'<td class="num">{seat}</td><td>{doc["player_kinds"][seat]}</td><td class="num">{score}</td><td>{winner}</td>' in rows
+    pictures = images(section)
+    assert len(pictures) == 1 and min(pictures[0][1].size) > 100
+    assert f"every move ({len(doc['events'])} events)" in section
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+
+def _bad_files(docs, folder: Path) -> dict:
+    odds = json.loads(docs["odds"].read_text())
+    game = json.loads(docs["defi"].read_text())
+    files = {
+        "not JSON": ("this is not JSON\n", "not JSON"),
+        "a JSON list": ("[1, 2, 3]", "got a JSON list"),
+        "someone else's JSON": ('{"name": "x", "version": "1.0", "items": []}', "none of their fields"),
+        "no version": (json.dumps({k: v for k, v in odds.items() if k != "version"}), "version"),
+        "a newer version": (json.dumps({**odds, "version": "99.0.0"}), "newer"),
+        "a newer game record": (json.dumps({**game, "record_version": 99}), "newer"),
+        "an unknown kind": (json.dumps({**odds, "kind": "horoscope"}), "kind"),
+        "a broken interval": (json.dumps({**odds, "results": [{**odds["results"][0], "ci95": "wide"}]}), "results[0].ci95"),
+        "an unknown rule": (json.dumps({**game, "rule": "poker"}), "rule"),
+    }
+    out = {}
+    for i, (case, (text, said)) in enumerate(files.items()):
+        path = folder / f"bad{i}.json"
+        path.write_text(text)
+        out[case] = (path, said)
+    return out
+
+
+def test_bad_input_one_line_exit_2_nothing_written(docs, tmp_path):
+    out = tmp_path / "r.html"
+    for case, (path, said) in _bad_files(docs, tmp_path).items():
+        # a good document first: still nothing is drawn
+        r = report(docs["odds"], path, "--out", out)
+        assert r.returncode == 2, case
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in r.stderr, (case, r.stderr)
+        assert str(path) in lines[0] and said in lines[0], (case, lines[0])
+        assert not out.exists(), case
+    r = report(tmp_path / "missing.json", "--out", out)
+    assert r.returncode == 2 and "does not exist" in r.stderr and not out.exists()
+    r = report(docs["odds"], "--out", tmp_path / "r.png")
+    assert r.returncode == 2 and "--out" in r.stderr and ".html" in r.stderr
+    r = report(docs["odds"], "--out", tmp_path / "no" / "r.html")
+    assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_scenario_not_found_is_said_on_the_page(docs, tmp_path):
+    alone = tmp_path / "odds.json"
+    shutil.copy(docs["odds"], alone)
+    out = tmp_path / "r.html"
+    r = report(alone, "--out", out, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    section = _section(out.read_text(), "odds")
+    assert "scenario file demo.toml not found" in section
+    assert len(images(section)) == 1  # the plot, no renders
+
+
+# -- in a browser -------------------------------------------------------------------------
+
+
+def chromium() -> str:
+    """The Chromium binary, or skip with why (scripts/_browser.sh installs it where it can)."""
+    for name in (os.environ.get("MAGDOMINO_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    pytest.skip("no headless Chromium here (scripts/test installs the 'chromium' package when run as root with apt; "
+                "or set MAGDOMINO_CHROMIUM=/path/to/chromium)")
+
+
+_PROBE = """<script>
+(function () {
+  var errors = [];
+  console.error = function () { errors.push("console.error: " + Array.from(arguments).join(" ")); };
+  window.addEventListener("error", function (e) {
+    var t = e.target;
+    errors.push(t && t.tagName ? "failed to load " + t.tagName + " " + (t.alt || "") : "error: " + e.message);
+  }, true);
+  window.addEventListener("load", function () {
+    var imgs = Array.from(document.images);
+    var bad = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0 && i.naturalHeight > 0); });
+    var pre = document.createElement("pre");
+    pre.id = "magdomino-probe";
+    pre.textContent = JSON.stringify({images: imgs.length, undecoded: bad.map(function (i) { return i.alt; }), errors: errors});
+    document.body.appendChild(pre);
+  });
+})();
+</script>"""
+"""Injected first into a copy of the page (which itself has no script): it records console
+errors and failed loads, and once the page has loaded, every <img> the browser did not decode."""
+
+
+def browser_check(page: Path, workdir: Path) -> dict:
+    """Open ``page`` in headless Chromium: ``{"images", "undecoded", "errors", "screenshot"}``."""
+    exe = chromium()
+    probe = workdir / (page.stem + ".probe.html")
+    probe.write_text(page.read_text().replace("<head>", "<head>" + _PROBE, 1))
+    flags = [exe, "--headless=new", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--user-data-dir=" + str(workdir / "profile")]
+    r = subprocess.run(flags + ["--virtual-time-budget=20000", "--dump-dom", probe.as_uri()],
+                       capture_output=True, text=True, timeout=180)
+    found = re.search(r'<pre id="magdomino-probe">(.*?)</pre>', r.stdout, re.S)
+    assert found, f"the page did not finish loading in Chromium: {r.stderr[-500:]}"
+    result = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    shot = workdir / (page.stem + ".png")
+    subprocess.run(flags + ["--window-size=1200,2400", f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=180)
+    result["screenshot"] = shot
+    return result
+
+
+def not_blank(png: Path) -> bool:
+    """A picture with something on it: its grey levels vary, and some pixels are far from the
+    background's (the most common) level."""
+    import numpy as np
+    from PIL import Image
+
+    grey = np.asarray(Image.open(png).convert("L"), dtype=float)
+    background = np.bincount(grey.astype(int).ravel()).argmax()
+    return grey.std() > 5 and np.mean(np.abs(grey - background) > 40) > 0.01
+
+
+def test_page_of_every_kind_in_chromium(docs, tmp_path):
+    out = tmp_path / "all.html"
+    r = report(*docs.values(), "--out", out, "--scenarios", SCENARIOS)
+    assert r.returncode == 0, r.stderr
+    page = out.read_text()
+    assert_self_contained(page)
+    for kind in ("simulate", "odds", "sweep", "whatif", "play"):
+        assert f'class="kind-{kind}"' in page
+    decoded_here = images(page)
+    seen = browser_check(out, tmp_path)
+    assert seen["errors"] == []
+    assert seen["images"] == len(decoded_here) > 15
+    assert seen["undecoded"] == []
+    assert not_blank(seen["screenshot"])
+
+
+def test_browser_check_sees_faults(tmp_path):
+    # The check itself: a broken picture, a console error and an empty page are all caught.
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html><head><title>x</title></head><body><p>text</p>'
+                   '<img src="data:image/png;base64,AAAA" alt="broken"><script>console.error("boom")</script></body></html>')
+    seen = browser_check(bad, tmp_path)
+    assert seen["undecoded"] == ["broken"]
+    assert "console.error: boom" in seen["errors"]
+    blank = tmp_path / "blank.html"
+    blank.write_text("<!DOCTYPE html><html><head><title>x</title></head><body></body></html>")
+    assert not not_blank(browser_check(blank, tmp_path)["screenshot"])
