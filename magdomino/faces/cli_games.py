@@ -9,6 +9,9 @@ from magdomino.errors import InputError
 from magdomino.faces.running import check_outputs, write_json
 
 
+TOWER_RULES = ("defi", "quinconce")
+"""The rules whose collapses the physics judges (``--physics pybullet`` by default)."""
+
 _PLAY_FLAGS = {
     "rule": "--rule",
     "players": "--players",
@@ -16,6 +19,8 @@ _PLAY_FLAGS = {
     "variant": "--variant",
     "deals": "--deals",
     "max_placements": "--max-placements",
+    "parallel_only": "--parallel-only",
+    "second_parallel": "--no-second-parallel",
     "player_kinds": "--player",
 }
 """The game's option names (as :class:`magdomino.games.core.Game` reports them) and their flags."""
@@ -53,8 +58,10 @@ def _cmd_play_chain(args) -> int:
     from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
 
     check_outputs(args, "--json", "--png")
-    tower = {"--physics": args.physics != "none", "--preset": args.preset, "--no-magnets": args.no_magnets,
-             "--perpendicular": args.perpendicular, "--kids": args.kids, "--max-placements": args.max_placements is not None}
+    tower = {"--physics": args.physics not in (None, "none"), "--preset": args.preset, "--no-magnets": args.no_magnets,
+             "--perpendicular": args.perpendicular, "--parallel-only": args.parallel_only,
+             "--no-second-parallel": not args.second_parallel, "--kids": args.kids,
+             "--max-placements": args.max_placements is not None}
     if any(tower.values()):
         raise InputError("command line", next(f for f, on in tower.items() if on), "only with traditional, defi or quinconce")
     if args.record is not None:
@@ -96,7 +103,11 @@ def _cmd_play(args) -> int:
         raise InputError("command line", "--max-placements", f"expected a whole number > 0, got {args.max_placements}")
     if args.seed < 0:
         raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
+    if args.parallel_only and (args.perpendicular or not args.second_parallel):
+        raise InputError("command line", "--parallel-only", "not with --no-second-parallel/--perpendicular (every tile parallel, or not)")
     physics = None
+    if args.physics is None:  # tower rules need the physics to judge collapses; flat games none
+        args.physics = "pybullet" if args.rule in TOWER_RULES else "none"
     if args.physics != "pybullet" and (args.preset is not None or args.no_magnets):
         raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet (without physics nothing is simulated)")
     if args.physics == "pybullet":
@@ -123,7 +134,8 @@ def _cmd_play(args) -> int:
             kids=args.kids,
             deals=args.deals,
             player_kinds=args.player,
-            parallel_only=not args.perpendicular,
+            parallel_only=args.parallel_only,
+            second_parallel=args.second_parallel and not args.perpendicular,
             max_placements=max_placements,
         )
     except InputError as exc:  # the game names its options; the user typed flags
@@ -148,12 +160,18 @@ def add_play(sub) -> None:
     p.add_argument("--png", metavar="FILE", help="vingt, matador, echanges: draw the final table")
     p.add_argument("--record", metavar="FILE", help="vingt, matador, echanges: draw a saved record (--png) instead of playing")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--physics", choices=["pybullet", "none"], default="none", help="who decides collapses (default none)")
+    p.add_argument("--physics", choices=["pybullet", "none"], default=None,
+                   help="who decides collapses (default: pybullet for defi and quinconce, none for traditional)")
     p.add_argument("--preset", help="physical preset for --physics pybullet (default standard)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--variant", choices=["extremities", "strategic"],
                    help="extremities: Défi magnétique on extremities only; strategic: Le Matador's strategic variant")
-    p.add_argument("--perpendicular", action="store_true", help="allow perpendicular tower placements")
+    p.add_argument("--parallel-only", action="store_true",
+                   help="defi, quinconce: every tower placement parallel to the tile below (default: only the second tile)")
+    p.add_argument("--no-second-parallel", dest="second_parallel", action="store_false",
+                   help="defi, quinconce: the second tile too may lie perpendicular (the leaflet's tip off)")
+    p.add_argument("--perpendicular", action="store_true",
+                   help="the same as --no-second-parallel (perpendicular tower placements everywhere; kept for old scripts)")
     p.add_argument("--kids", action="store_true", help="count tiles instead of pips")
     p.add_argument("--deals", type=int, default=1, help="a match of N deals")
     p.add_argument(
@@ -161,7 +179,7 @@ def add_play(sub) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="end a deal after N placements, scored as blocked (default: 300 with physics, no limit without)",
+        help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics, no limit without)",
     )
     p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead", "planner"],
                    help="every seat's player (lookahead: vingt; planner: echanges)")

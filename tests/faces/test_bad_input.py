@@ -161,7 +161,7 @@ def test_plot_suffix_checked_for_odds_too(tmp_path):
 
 @pytest.mark.parametrize("args", [
     ["simulate", STATICS],
-    ["play", "--rule", "defi", "--players", "2"],
+    ["play", "--rule", "defi", "--players", "2", "--physics", "none"],
     ["play", "--rule", "vingt", "--players", "2"],
     ["odds", STATICS, "--trials", "2", "--jobs", "1"],
     ["sweep", STATICS, "--trials", "2", "--jobs", "1", "--what-if", "0", "--param", "pos_sigma_mm", "--values", "1"],
@@ -183,7 +183,9 @@ def test_presets_prints_json_alone():
 
 
 def test_play_preset_without_physics_is_refused():
-    _refused(_run("play", "--rule", "defi", "--players", "2", "--preset", "nosuch"), "--preset", "--physics pybullet")
+    # the flat game plays without physics by default (the tower rules with pybullet)
+    _refused(_run("play", "--rule", "traditional", "--players", "2", "--preset", "nosuch"), "--preset", "--physics pybullet")
+    _refused(_run("play", "--rule", "defi", "--players", "2", "--physics", "none", "--preset", "nosuch"), "--preset")
 
 
 def test_play_unknown_preset_is_named_as_the_flag():

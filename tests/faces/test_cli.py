@@ -76,13 +76,40 @@ def test_play_game_errors_name_the_flag(monkeypatch, capsys):
         raise InputError("command line", "deals", "a positive number of deals, got 0")
 
     monkeypatch.setattr(magdomino.games, "play_game", refuse)
-    assert main(["play", "--rule", "defi", "--players", "2"]) == 2
+    assert main(["play", "--rule", "defi", "--players", "2", "--physics", "none"]) == 2
     assert capsys.readouterr().err == "magdomino: command line: --deals: a positive number of deals, got 0\n"
 
 
 def test_play_max_placements_given_or_the_default(cli, tmp_path):
     out = tmp_path / "g.json"
     for extra, limit in ((["--max-placements", "3"], 3), ([], None)):  # no limit by default without physics
-        r = cli("play", "--rule", "defi", "--players", "2", "--json", out, *extra)
+        r = cli("play", "--rule", "defi", "--players", "2", "--physics", "none", "--json", out, *extra)
         assert r.returncode == 0, r.stderr
         assert json.loads(out.read_text())["max_placements"] == limit
+
+
+def test_play_tower_rules_default_to_physics_and_the_guard_abandons(cli, tmp_path):
+    out = tmp_path / "g.json"
+    # défi without --physics: PyBullet judges; 2 placements (the start and one more) and the
+    # runaway guard stops the deal: abandoned, no winner, nothing scored
+    r = cli("play", "--rule", "defi", "--players", "2", "--max-placements", "2", "--json", out)
+    assert r.returncode == 0, r.stderr
+    record = json.loads(out.read_text())
+    assert record["physics"] == "pybullet" and record["preset"] == "standard"
+    assert record["deals"] == [{"deal": 0, "winners": [], "scores": [0, 0], "reason": "abandoned"}]
+    assert record["winners"] == [] and record["abandoned"] == 1
+    assert "ABANDONED by the runaway guard" in r.stdout and "not scored" in r.stdout
+    # the flat game needs no physics
+    r = cli("play", "--rule", "traditional", "--players", "2", "--json", out)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["physics"] == "none"
+
+
+def test_play_orientation_flags(cli, tmp_path):
+    out = tmp_path / "g.json"
+    for extra, expected in (([], (False, True)), (["--parallel-only"], (True, True)),
+                            (["--no-second-parallel"], (False, False)), (["--perpendicular"], (False, False))):
+        r = cli("play", "--rule", "quinconce", "--players", "3", "--physics", "none", "--json", out, *extra)
+        assert r.returncode == 0, r.stderr
+        record = json.loads(out.read_text())
+        assert (record["parallel_only"], record["second_parallel"]) == expected
