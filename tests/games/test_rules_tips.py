@@ -307,3 +307,35 @@ def test_a_one_deal_match_abandoned_has_no_winner_in_the_record():
     assert r["deals"] == [{"deal": 0, "winners": [], "scores": [0, 0, 0], "reason": "abandoned"}]
     assert r["winners"] == [] and r["abandoned"] == 1
     assert format_record(r).splitlines()[-1].startswith("winners: none;")
+
+
+# -- whatif's candidates follow the same orientation defaults ----------------------------------------
+
+
+def _one_and_two_tiles():
+    """A structure of one tile (6-6) and of two (6-6 with 4-6 on its (1,0) square, 4 at (2,0,1)),
+    as settled poses on the grid (standard tile 48 x 24 x 8 mm: a square is 24 mm)."""
+    from magdomino.studies.scenario import scenario_from_dict
+
+    identity = [0.0, 0.0, 0.0, 1.0]
+    one = scenario_from_dict({"preset": "standard", "structure": [{"pips": [6, 6], "pos_mm": [0, 0]}]})
+    two = scenario_from_dict({"preset": "standard", "structure": [
+        {"pips": [6, 6], "pos_mm": [0, 0]}, {"pips": [6, 4], "pos_mm": [24, 0, 12]}]})
+    settled_one = ([[0.0, 0.0, 0.004]], [identity])
+    settled_two = ([[0.0, 0.0, 0.004], [0.024, 0.0, 0.012]], [identity, identity])
+    return (one, settled_one), (two, settled_two)
+
+
+def test_candidates_second_tile_parallel_later_tiles_may_turn():
+    from magdomino.games.candidates import enumerate_placements
+
+    (one, s1), (two, s2) = _one_and_two_tiles()
+    # on the lone 6-6, 5-6 goes over either 6 with its 5 in line (outward): 2 poses; across: 4 more
+    axes = [c.grid.axis() for c in enumerate_placements(one, (5, 6), s1, rule="defi")]
+    assert sorted(axes) == [0, 0]
+    axes = [c.grid.axis() for c in enumerate_placements(one, (5, 6), s1, rule="defi", second_parallel=False)]
+    assert sorted(axes) == [0, 0, 1, 1, 1, 1]
+    # on two tiles the third may lie across (here 4-5 on 4-6's 4 at the (2,0) end: in line, or across)
+    cands = enumerate_placements(two, (4, 5), s2, rule="defi")
+    assert {c.grid.axis() for c in cands} == {0, 1} and {c.parent for c in cands} == {1}
+    assert {c.grid.axis() for c in enumerate_placements(two, (4, 5), s2, rule="defi", parallel_only=True)} == {0}
