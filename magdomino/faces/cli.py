@@ -341,14 +341,16 @@ def _cmd_whatif(args) -> int:
     tile = parse_tile(args.tile, ARGUMENTS, "tile")
     scenario = load_scenario(args.scenario)
     settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())
-    ranked = rank_placements(scenario, tile, settings, candidates=enumerate_placements, rule=args.rule,
-                             parallel_only=not args.perpendicular, screen=args.screen)
-    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, parallel_only=not args.perpendicular,
-                               screen=args.screen)
+    if args.parallel_only and not args.second_parallel:
+        raise InputError("command line", "--parallel-only", "not with --no-second-parallel/--perpendicular (every tile parallel, or not)")
+    orientation = {"parallel_only": args.parallel_only, "second_parallel": args.second_parallel}
+    ranked = rank_placements(scenario, tile, settings, candidates=enumerate_placements, rule=args.rule, screen=args.screen, **orientation)
+    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, screen=args.screen, **orientation)
     out = sys.stderr if args.json == "-" else sys.stdout
     n = resolve_noise(scenario)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
-    how = "parallel and perpendicular" if args.perpendicular else "parallel only"
+    how = ("parallel only" if args.parallel_only
+           else "parallel and perpendicular" + (", the second tile parallel" if args.second_parallel and len(scenario.structure) == 1 else ""))
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
     shown = args.tile.replace(",", "-").replace(" ", "")
     print(f"  tile {shown}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
@@ -392,7 +394,9 @@ def _add_whatif(sub) -> None:
     p.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
     p.add_argument("--rule", choices=["any", "defi", "quinconce"], default="any",
                    help="which placements: any (on top, end to end, beneath; default), defi (on top), quinconce (extremities only)")
-    p.add_argument("--perpendicular", action="store_true", help="also perpendicular tower placements")
+    p.add_argument("--parallel-only", action="store_true", help="every tower placement parallel to the tile below (default: parallel or perpendicular)")
+    p.add_argument("--no-second-parallel", "--perpendicular", dest="second_parallel", action="store_false",
+                   help="on a one-tile structure, also perpendicular (default: the second tile parallel, the leaflet's tip)")
     p.add_argument("--screen", type=int, metavar="K",
                    help="rank every placement by the statics' tilt margin, run the odds on the best K (and those within a band of them)")
     p.add_argument("--json", metavar="OUT", help="write the ranking as JSON ('-' for stdout)")

@@ -98,7 +98,8 @@ def rank_placements(
     *,
     candidates: Callable | list,
     rule: str = "any",
-    parallel_only: bool = True,
+    parallel_only: bool = False,
+    second_parallel: bool = True,
     settled=None,
     screen: int | None = None,
     **changes,
@@ -113,15 +114,18 @@ def rank_placements(
         Not already in the structure.
     candidates : callable or list
         The placements to rank: a list of candidates, or
-        ``candidates(scenario, tile, settled, rule=rule, parallel_only=parallel_only)``
+        ``candidates(scenario, tile, settled, rule=rule, parallel_only=parallel_only,
+        second_parallel=second_parallel)``
         returning them (:func:`magdomino.games.candidates.enumerate_placements`), called
         once the structure has settled.
     settings : OddsSettings or int
         The odds run for every candidate (a number: that many trials per candidate), with
         keyword changes, as :func:`magdomino.studies.odds.estimate_odds`. Every candidate
         uses the same seed (common random numbers).
-    rule, parallel_only
-        Which placements (passed to ``candidates`` when it is a callable).
+    rule, parallel_only, second_parallel
+        Which placements (passed to ``candidates`` when it is a callable): as the rules
+        read them by default, every tower placement parallel or perpendicular, except on a
+        structure of one tile (the leaflet's tip: the second tile parallel).
     settled : (positions, quaternions), optional
         The settled structure, if already known (the caller vouches that it settled);
         else it is settled here once, and refused unless it settles. The candidates and
@@ -146,11 +150,12 @@ def rank_placements(
         verdict, settled = settle_structure(scenario)
         check_structure_settled(scenario, verdict)
     if callable(candidates):
-        candidates = candidates(scenario, tile, settled, rule=rule, parallel_only=parallel_only)
+        candidates = candidates(scenario, tile, settled, rule=rule, parallel_only=parallel_only, second_parallel=second_parallel)
     candidates = list(candidates)
     if not candidates:
         t = tile if isinstance(tile, tuple) else parse_tile(tile)
-        how = " (parallel only; --perpendicular allows perpendicular tower placements)" if parallel_only else ""
+        how = (" (parallel only)" if parallel_only
+               else " (the second tile parallel; --no-second-parallel lifts it)" if second_parallel and len(scenario.structure) == 1 else "")
         raise InputError(ARGUMENTS, "tile",
                          f"no legal placement of {t[0]}-{t[1]} on this structure under rule {rule}{how}")
     if screen is not None:
@@ -168,7 +173,8 @@ def _screen_band() -> float:
 
 
 def whatif_document(scenario: Scenario, tile, ranked: list[RankedPlacement], seed: int | None = None, *, rule: str = "any",
-                    parallel_only: bool = True, noise: dict | None = None, screen: int | None = None) -> dict:
+                    parallel_only: bool = False, second_parallel: bool = True, noise: dict | None = None,
+                    screen: int | None = None) -> dict:
     """The JSON document of a ranking: ``{"version", "seed", "preset", "tile_size_mm", "candidates", ...}``."""
     from magdomino import __version__
 
@@ -185,6 +191,7 @@ def whatif_document(scenario: Scenario, tile, ranked: list[RankedPlacement], see
         "tile": list(t),
         "rule": rule,
         "parallel_only": parallel_only,
+        "second_parallel": second_parallel,
         "noise": resolve_noise(scenario, noise),
         "candidates": [r.to_dict() for r in ranked],
     }

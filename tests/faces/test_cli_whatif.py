@@ -28,7 +28,7 @@ def test_bad_input_exits_2_with_one_line(cli, args, message):
 
 def test_cli_ranks_writes_json_and_plot(cli, tmp_path):
     out, png = tmp_path / "w.json", tmp_path / "w.png"
-    r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--rule", "defi", "--trials", "2", "--jobs", "1",
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--rule", "defi", "--parallel-only", "--trials", "2", "--jobs", "1",
             "--json", out, "--plot", png)
     assert r.returncode == 0, r.stderr
     lines = [line for line in r.stdout.splitlines() if line.strip()[:3] in ("1. ", "2. ")]
@@ -36,7 +36,22 @@ def test_cli_ranks_writes_json_and_plot(cli, tmp_path):
     doc = json.loads(out.read_text())
     ps = [c["p_collapse"] for c in doc["candidates"]]
     assert ps == sorted(ps) and doc["tile"] == [2, 4]
+    assert doc["parallel_only"] is True
     assert png.stat().st_size > 5000
+
+
+def test_tower_placements_may_lie_across_by_default(cli, tmp_path):
+    """RULES.md: only the second tile of a construction must lie parallel; on this 4-tile
+    structure 4-2 may also go across its support (the two parallel placements and others)."""
+    out = tmp_path / "w.json"
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--rule", "defi", "--trials", "1", "--jobs", "1", "--json", out)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["parallel_only"] is False and doc["second_parallel"] is True
+    across = [c for c in doc["candidates"] if c["placement"]["direction"].startswith("across")]
+    assert len(doc["candidates"]) > 2 and across, [c["placement"] for c in doc["candidates"]]
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--parallel-only", "--no-second-parallel", "--trials", "1")
+    assert r.returncode == 2 and "--parallel-only" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
 def test_unwritable_outputs_are_refused_before_the_run(cli, tmp_path):

@@ -135,7 +135,7 @@ def test_rules_defi_and_quinconce(settled):
 
 def test_statically_safe_placement_ranks_before_the_one_that_falls():
     sc = load_scenario(SC / "whatif_step.toml")
-    ranked = rank_placements(sc, (2, 4), 3, seed=5, rule="defi", executor="serial")
+    ranked = rank_placements(sc, (2, 4), 3, seed=5, rule="defi", executor="serial", parallel_only=True)
     assert len(ranked) == 2
     p = [r.p_collapse for r in ranked]
     assert p == sorted(p)
@@ -144,7 +144,7 @@ def test_statically_safe_placement_ranks_before_the_one_that_falls():
     assert falls.candidate.grid.to_list() == [2, 0, 2, 0]  # a second step outward: 12 mm beyond the edge
     assert safe.p_collapse < falls.p_collapse
     assert safe.p_collapse == 0.0 and falls.p_collapse == 1.0
-    doc = json.loads(json.dumps(whatif_document(sc, (2, 4), ranked, seed=5, rule="defi")))
+    doc = json.loads(json.dumps(whatif_document(sc, (2, 4), ranked, seed=5, rule="defi", parallel_only=True)))
     assert {"version", "seed", "preset", "tile_size_mm", "candidates"} <= set(doc)
     assert doc["seed"] == 5 and doc["tile_size_mm"] == [48.0, 24.0, 8.0]
     first = doc["candidates"][0]
