@@ -127,6 +127,10 @@ def play_game(
         "max_placements": game.max_placements,
         "physics": getattr(adj, "name", type(adj).__name__),
         "preset": preset,
+        # What a replay needs to repeat the physics exactly (faces/replay.py).
+        "magnets": getattr(adj, "magnets", None),
+        "drop_mm": None if getattr(adj, "drop", None) is None else round(adj.drop * 1000, 9),
+        "slide_start_mm": None if getattr(adj, "slide_start", None) is None else round(adj.slide_start * 1000, 9),
         "tile_size_mm": [round(v * 1000, 6) for v in game.tile_size],
         "winners": state.winners(),
         "scores": state.scores(),
