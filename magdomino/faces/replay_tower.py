@@ -1,0 +1,293 @@
+"""The replay of a Magnetic Domino rule's record (traditional, Défi, Quinconce): the
+recorded moves fed again to the rules, each placement happening again in the physics
+(:mod:`magdomino.faces.replay` explains the frame budget and the check of determinism)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from magdomino.errors import InputError
+from magdomino.faces import replay as rp
+from magdomino.physics.adjudicator import Outcome
+from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+
+
+class FilmingAdjudicator(PybulletAdjudicator):
+    """The rules' PyBullet adjudicator that also keeps the tiles' poses every
+    :data:`~magdomino.faces.replay.FRAME_EVERY_S` and follows the *recorded* verdicts.
+
+    Parameters
+    ----------
+    recorded : list of dict
+        The record's ``place`` events, in order.
+    """
+
+    def __init__(self, preset, recorded: list, *, magnets: bool, drop_mm: float, slide_start_mm: float):
+        super().__init__(preset, magnets=magnets, drop_mm=drop_mm, slide_start_mm=slide_start_mm)
+        self.recorded = list(recorded)
+        self.snapshots: list = []  # (pips, positions (n, 3), quaternions (n, 4)) of the current placement
+        self.replayed: dict | None = None
+        self.last_recorded: dict | None = None
+
+    def _hook(self) -> None:
+        world = self.world
+        if world is not None and world.on_step is None:
+            world.on_step_every = max(1, int(round(rp.FRAME_EVERY_S / world.time_step)))
+            world.on_step = self._snap
+
+    def _snap(self, world) -> None:
+        positions, quats = world.poses()
+        self.snapshots.append(([t.pips for t in world.tiles], positions.copy(), quats.copy()))
+
+    def start(self, construction) -> None:
+        super().start(construction)
+        self._hook()
+
+    def place(self, view, action) -> Outcome:
+        if self.world is None:
+            super().start(None)
+        self._hook()
+        self.snapshots = []
+        rec = self.recorded.pop(0) if self.recorded else {}
+        self.last_recorded = rec
+        outcome = super().place(view, action)
+        recorded_collapse = bool((rec.get("verdict") or {}).get("collapsed", False))
+        if (outcome.collapsed or recorded_collapse) and self.world is not None:
+            self._tail()
+        self._snap(self.world)
+        self.replayed = outcome.verdict
+        verdict = dict(outcome.verdict or {})
+        verdict["replayed_collapsed"] = bool(outcome.collapsed)
+        # The rules follow the record; the difference, if any, is reported by the caller.
+        return Outcome(collapsed=recorded_collapse, verdict=verdict, error=rec.get("error"))
+
+    def _tail(self) -> None:
+        """Go on while something moves (at most FALL_TAIL_S), so the fall is seen to its end."""
+        from magdomino.faces.render import _moving
+
+        world = self.world
+        end = world.time + rp.FALL_TAIL_S - 1e-9
+        chunk = max(1, int(round(0.05 / world.time_step)))
+        while world.time < end and _moving(world):
+            world.step(chunk)
+
+
+def _adjudicator(record: dict, source: str, place_events: list):
+    physics = record.get("physics", "none")
+    if physics != "pybullet":
+        return None
+    from magdomino.model.presets import load_preset
+
+    name = record.get("preset") or "standard"
+    try:
+        preset = load_preset(name)
+    except InputError:
+        raise InputError(source, "preset", f"a preset this version knows (the record's physics), got {name!r}") from None
+    magnets = record.get("magnets")
+    drop = record.get("drop_mm")
+    slide = record.get("slide_start_mm")
+    return FilmingAdjudicator(
+        preset, place_events,
+        magnets=True if magnets is None else bool(magnets),
+        drop_mm=1.0 if drop is None else float(drop),
+        slide_start_mm=60.0 if slide is None else float(slide),
+    )
+
+
+def _match(legal, ev: dict):
+    """The legal action the recorded move ``ev`` names, or None."""
+    from magdomino.maths.geometry import DIR_NAMES
+
+    kind = ev["type"]
+    for a in legal:
+        if a.kind != kind:
+            continue
+        if kind != "place":
+            return a
+        slide = None if a.slide is None else DIR_NAMES[a.slide]
+        if (list(a.tile) == list(ev["tile"]) and [a.x, a.y, a.level, a.d] == list(ev["pose"]) and a.mode == ev["mode"]
+                and a.motion == ev["motion"] and slide == ev.get("slide") and a.parent == ev.get("parent")):
+            return a
+    return None
+
+
+class _Camera:
+    """A camera per construction that only widens (a steady picture while the tower grows)."""
+
+    def __init__(self, size, width: int, height: int):
+        self.size, self.width, self.height = size, width, height
+        self.box = None
+        self.camera = None
+
+    def reset(self) -> None:
+        self.box, self.camera = None, None
+
+    def for_poses(self, positions, quats):
+        from magdomino.faces.render import Camera, _bounds
+
+        live = np.all(np.isfinite(positions), axis=1) & (positions[:, 2] > -1.0)
+        if not np.any(live):
+            return self.camera
+        lo, hi = _bounds(positions[live], quats[live], self.size)
+        reach = max(0.06, 0.6 * hi[2])  # room for a fall around the tower
+        lo[:2] -= reach
+        hi[:2] += reach
+        hi[2] = max(hi[2], 0.04)
+        if self.box is None or np.any(lo < self.box[0] - 1e-9) or np.any(hi > self.box[1] + 1e-9):
+            if self.box is not None:
+                lo, hi = np.minimum(lo, self.box[0]), np.maximum(hi, self.box[1])
+            self.box = (lo, hi)
+            self.camera = Camera(lo, hi, self.width, self.height, margin=0.95)
+        return self.camera
+
+
+def _pick(n: int, k: int) -> list[int]:
+    """``k`` indices spread evenly over ``range(n)``, the last included."""
+    if n <= k:
+        return list(range(n))
+    return sorted({int(round(v)) for v in np.linspace(0, n - 1, k)})
+
+
+def replay_construction(record: dict, width: int, height: int, rep, source: str):
+    """Fill ``rep`` (a :class:`~magdomino.faces.replay.Replay`) with the frames of a tower
+    rule's record; see :mod:`magdomino.faces.replay`."""
+    from magdomino.faces.render import Scene
+    from magdomino.games.actions import DEAL
+    from magdomino.games.core import CHANCE, TERMINAL, Game
+    from magdomino.maths.geometry import physical_pose
+    from magdomino.maths.poses import yaw_quaternion
+    from magdomino.model.presets import load_preset
+
+    events = record["events"]
+    moves = [e for e in events if isinstance(e, dict) and e.get("type") in ("place", "draw", "pass")]
+    adj = _adjudicator(record, source, [e for e in moves if e["type"] == "place"])
+    preset = adj.preset if adj is not None else load_preset("standard")
+    options = dict(
+        variant=record.get("variant"), kids=bool(record.get("kids")), deals=max(1, len(record.get("deals") or [1])),
+        parallel_only=bool(record.get("parallel_only")), second_parallel=record.get("second_parallel", True) is not False,
+        max_placements=record.get("max_placements"), adjudicator=adj,
+    )
+    if adj is None and record.get("tile_size_mm"):
+        options["tile_size"] = tuple(v / 1000 for v in record["tile_size_mm"])
+    try:
+        game = Game(record["rule"], record["players"], record["seed"], options)
+    except InputError as exc:
+        raise InputError(source, exc.key, exc.expected) from None
+    kinds = record.get("player_kinds") or ["?"] * game.players
+    n_deals = game.deals
+    size = np.asarray(game.tile_size if adj is None else preset.tile.size, dtype=float)
+    picture_h = height - rp.strip_height(height)
+    camera = _Camera(size, width, picture_h)
+    scene = Scene(preset)
+    state = game.new_initial_state()
+    state.log = log = []
+    seen = 0
+    move_no = 0
+    placement_in_deal = 0
+    built: list = []  # the current construction's actions, as the frames show it
+    shown: list = []  # the last frame's (pips, positions, quaternions)
+
+    def frame(pips, positions, quats, lines, hands, ms, alert=False):
+        scene.sync(pips, positions, quats)
+        cam = camera.for_poses(positions, quats)
+        rep.frames.append(rp.compose(scene.image(cam), lines, hands, width, height, alert))
+        rep.captions.append(" | ".join(lines))
+        rep.durations_ms.append(int(ms))
+
+    try:
+        while state.current != TERMINAL:
+            if state.current == CHANCE:
+                state.apply_action(DEAL)
+                continue
+            if move_no >= len(moves):
+                raise InputError(source, "events", "the moves of a whole game (the record ends before the game does)")
+            ev = moves[move_no]
+            action = _match(state.legal_actions(), ev)
+            if action is None or ev.get("player") != state.current:
+                raise InputError(source, f"events (move {move_no + 1})",
+                                 f"a legal move of seat {state.current} in the replayed game, got {ev.get('type')} {ev.get('tile', '')}")
+            move_no += 1
+            state.apply_action(action)
+            new, seen = log[seen:], len(log)
+            for e in new:
+                kind = e["type"]
+                deal_text = f"deal {e['deal'] + 1}/{n_deals}"
+                if kind == "deal":
+                    placement_in_deal = 0
+                if kind in ("restart", "deal", "collapse"):
+                    built = []
+                if kind in ("restart", "deal"):
+                    scene.close()
+                    scene = Scene(preset)
+                    camera.reset()
+                if kind != "place":
+                    if kind == "collapse":
+                        _leaving(frame, e, deal_text, kinds, shown)
+                    elif kind in ("draw", "pass") and shown:
+                        what = f"draws (stock {e['stock_size']} left)" if kind == "draw" else "passes"
+                        frame(*shown[0], [f"{deal_text}  P{e['player']} ({kinds[e['player']]}) {what}", ""],
+                              e["hand_sizes"], rp.FRAME_MS * 3)
+                    continue
+                placement_in_deal += 1
+                built.append(action)
+                rec = adj.last_recorded if adj is not None else ev
+                verdict = e.get("verdict") or {}
+                recorded = bool((rec.get("verdict") or {}).get("collapsed", False))
+                replayed = bool(verdict.get("replayed_collapsed", recorded))
+                word = "COLLAPSE" if recorded else "stands"
+                if verdict.get("reason") and recorded:
+                    word += f" ({verdict['reason']})"
+                if e.get("collapse_ignored"):
+                    word = "stands (first tile)"
+                lines = [f"{deal_text}  #{placement_in_deal}  P{e['player']} ({kinds[e['player']]})  "
+                         f"{rp.tile_text(e['tile'])} {e['mode']} {e['motion']}", f"verdict: {word}"]
+                alert = False
+                if adj is not None and replayed != recorded and not e.get("collapse_ignored"):
+                    msg = (f"deal {e['deal'] + 1} placement {placement_in_deal} ({rp.tile_text(e['tile'])}): recorded "
+                           f"{'collapse' if recorded else 'stands'}, the physics now says {'collapse' if replayed else 'stands'}")
+                    rep.mismatches.append({"deal": e["deal"], "placement": placement_in_deal, "tile": list(e["tile"]),
+                                           "recorded": recorded, "replayed": replayed, "message": msg})
+                    print(f"replay: verdict differs from the record: {msg}", file=sys.stderr)
+                    lines[1] += f"   REPLAY DIFFERS: physics says {'collapse' if replayed else 'stands'}"
+                    alert = True
+                hands = list(e["hand_sizes"])
+                if adj is not None:
+                    shots = adj.snapshots
+                    k = rp.FRAMES_FALL if (recorded or replayed) else rp.FRAMES_STANDING
+                    picks = _pick(len(shots), k)
+                    for j, i in enumerate(picks):
+                        pips, pos, q = shots[i]
+                        last = j == len(picks) - 1
+                        frame(pips, pos, q, lines, hands, rp.HOLD_MS if last else rp.FRAME_MS, alert)
+                    shown[:] = [shots[-1]]
+                else:
+                    pips = [tuple(a.tile) for a in built]
+                    poses = [physical_pose(a.grid, tuple(size)) for a in built]
+                    pos = np.array([p for p, _ in poses]).reshape(-1, 3)
+                    q = np.array([yaw_quaternion(y) for _, y in poses]).reshape(-1, 4)
+                    frame(pips, pos, q, lines, hands, rp.HOLD_MS * 2, alert)
+                    shown[:] = [(pips, pos, q)]
+                rep.placements.append({
+                    "deal": e["deal"], "player": e["player"], "tile": list(e["tile"]), "collapsed": recorded and not e.get("collapse_ignored"),
+                    "hand_sizes": list(e["hand_sizes"]), "construction_size": len(built),
+                    "levels": 1 + max(a.level for a in built), "replayed_collapsed": replayed,
+                })
+    finally:
+        scene.close()
+        if adj is not None:
+            adj.close()
+    return rep
+
+
+def _leaving(frame, e, deal_text, kinds, shown):
+    """Frames of the taken-back tiles leaving the table (lifted away, towards the camera's left)."""
+    if not shown:
+        return
+    pips, pos, q = shown[0]
+    lines = [f"{deal_text}  P{e['player']} ({kinds[e['player']]}) takes back {len(e['tiles'])} tiles",
+             "the construction starts again"]
+    for k in range(1, rp.FRAMES_LEAVING + 1):
+        moved = pos + k / rp.FRAMES_LEAVING * np.array([0.0, -0.4, 0.15])
+        frame(pips, moved, q, lines, e["hand_sizes"], rp.FRAME_MS * 2)
