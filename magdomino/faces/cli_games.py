@@ -49,7 +49,7 @@ def _cmd_play_vingt(args) -> int:
             write_json(args.json, record)
     if args.png:
         vingt_figure(record["final"], args.png, f"20 sur 20, {record['players']} players, seed {record['seed']}")
-    return 0
+    return _film(args, record)
 
 
 def _cmd_play_chain(args) -> int:
@@ -80,12 +80,17 @@ def _cmd_play_chain(args) -> int:
             write_json(args.json, record)
     if args.png:
         chain_figure(record["final"], args.png, f"{record['rule']}, {record['players']} players, seed {record['seed']}")
-    return 0
+    return _film(args, record)
 
 
 def _cmd_play(args) -> int:
     from magdomino.games import format_record, play_game
 
+    from magdomino.faces.cli_replay import check_film_outputs
+
+    check_film_outputs(gif=args.gif, mp4=args.mp4, summary=args.plot)  # before playing
+    if args.plot and args.rule not in ("traditional", *TOWER_RULES):
+        raise InputError("command line", "--plot", "only with traditional, defi or quinconce")
     if args.rule == "vingt":
         return _cmd_play_vingt(args)
     if args.rule in ("matador", "echanges"):
@@ -148,7 +153,16 @@ def _cmd_play(args) -> int:
     print(format_record(record))
     if args.json:
         write_json(args.json, record)
-    return 0
+    return _film(args, record)
+
+
+def _film(args, record) -> int:
+    """``--gif``/``--mp4``/``--plot``: the game just played (or redrawn), replayed (faces/cli_replay.py)."""
+    from magdomino.faces.cli_replay import film, game_summary_figure
+
+    if args.plot:
+        print(f"wrote {game_summary_figure(record, args.plot)}")
+    return film(record, [args.gif, args.mp4])
 
 
 def add_play(sub) -> None:
@@ -184,4 +198,7 @@ def add_play(sub) -> None:
     p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead", "planner"],
                    help="every seat's player (lookahead: vingt; planner: echanges)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
+    p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")
+    p.add_argument("--mp4", metavar="FILE.mp4", help="the whole game replayed into an MP4 (needs magdomino[video])")
+    p.add_argument("--plot", metavar="FILE.png", help="traditional, defi, quinconce: tower height and hands per placement")
     p.set_defaults(func=_cmd_play)
