@@ -121,6 +121,15 @@ def _cmd_replay(args) -> int:
         raise InputError("command line", "--out", "an output: --out FILE.gif|FILE.mp4|DIR/ and/or --summary FILE.png")
     check_film_outputs(out=args.out, summary=args.summary)
     width, height = parse_size(args.size)
+    tournament = _tournament(args.record)
+    if tournament is not None:
+        from magdomino.faces.replay_summary import tournament_figure, tournament_rows
+
+        if args.out is not None or args.summary is None:
+            raise InputError("command line", "--out", "a game record to replay (a tournament has only --summary FILE.png)")
+        tournament_rows(tournament, args.record)  # checked before anything is drawn
+        print(f"wrote {tournament_figure(tournament, args.summary, args.record)}")
+        return 0
     record = load_record(args.record)  # checked before anything is drawn
     status = 0
     if args.out is not None:
@@ -140,11 +149,25 @@ def _cmd_replay(args) -> int:
     return status
 
 
+def _tournament(path: str):
+    """The document if ``path`` holds a tournament's JSON (``per_kind``), else None."""
+    import json
+
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None  # load_record says why, in one line
+    if isinstance(doc, dict) and (doc.get("kind") == "tournament" or "per_kind" in doc):
+        return doc
+    return None
+
+
 def add_replay(sub) -> None:
     p = sub.add_parser("replay", help="a whole game from its record: GIF, MP4 or PNG frames; its summary figure")
-    p.add_argument("record", metavar="RECORD.json", help="a game record (play --json)")
+    p.add_argument("record", metavar="RECORD.json", help="a game record (play --json), or a tournament's JSON with --summary")
     p.add_argument("--out", metavar="FILE", help="game.gif, game.mp4 or a directory DIR/ of PNG frames")
     p.add_argument("--size", default="480x360", metavar="WxH", help="frame size in pixels (default 480x360)")
     p.add_argument("--summary", metavar="FILE.png",
-                   help="tower rules: tower height and hand sizes over the placements, collapses marked")
+                   help="tower rules: tower height and hand sizes over the placements, collapses marked; "
+                        "a tournament: win share per player kind with 95 %% intervals")
     p.set_defaults(func=_cmd_replay)

@@ -131,7 +131,7 @@ class _Camera:
         if not np.any(live):
             return self.camera
         lo, hi = _bounds(positions[live], quats[live], self.size)
-        reach = max(0.06, 0.6 * hi[2])  # room for a fall around the tower
+        reach = max(0.03, 0.5 * hi[2])  # room for a fall around the tower
         lo[:2] -= reach
         hi[:2] += reach
         hi[2] = max(hi[2], 0.04)
