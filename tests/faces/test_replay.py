@@ -275,3 +275,18 @@ def test_tournament_summary_figure(cli, tmp_path):
     res = cli("replay", str(path), "--summary", str(tmp_path / "u.png"))
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "u.png").exists()
+
+
+def test_play_writes_the_game_just_played(cli, tmp_path):
+    from PIL import Image
+
+    res = cli("play", "--rule", "defi", "--players", "2", "--seed", "5", "--physics", "none", "--json", str(tmp_path / "g.json"),
+              "--gif", str(tmp_path / "g.gif"), "--mp4", str(tmp_path / "g.mp4"), "--plot", str(tmp_path / "g.png"))
+    assert res.returncode == 0, res.stderr
+    record = json.loads((tmp_path / "g.json").read_text())
+    moves = [e for e in record["events"] if e["type"] in ("place", "draw", "pass")]
+    assert f"wrote {tmp_path / 'g.gif'}: {len(moves)} frames" in res.stdout  # one frame a move without physics
+    for name in ("g.gif", "g.mp4", "g.png"):
+        assert (tmp_path / name).stat().st_size > 1000
+    with Image.open(tmp_path / "g.gif") as im:
+        assert im.size == (rp.WIDTH, rp.HEIGHT)
