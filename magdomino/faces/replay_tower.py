@@ -60,6 +60,7 @@ class FilmingAdjudicator(PybulletAdjudicator):
         self.replayed = outcome.verdict
         verdict = dict(outcome.verdict or {})
         verdict["replayed_collapsed"] = bool(outcome.collapsed)
+        verdict["replayed_error"] = outcome.error
         # The rules follow the record; the difference, if any, is reported by the caller.
         return Outcome(collapsed=recorded_collapse, verdict=verdict, error=rec.get("error"))
 
@@ -219,6 +220,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                 if kind in ("restart", "deal", "collapse"):
                     built = []
                 if kind in ("restart", "deal"):
+                    shown[:] = []
                     scene.close()
                     scene = Scene(preset)
                     camera.reset()
@@ -236,6 +238,8 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                 verdict = e.get("verdict") or {}
                 recorded = bool((rec.get("verdict") or {}).get("collapsed", False))
                 replayed = bool(verdict.get("replayed_collapsed", recorded))
+                rec_error = bool(rec.get("error"))
+                rep_error = bool(verdict.get("replayed_error")) if adj is not None else rec_error
                 word = "COLLAPSE" if recorded else "stands"
                 if verdict.get("reason") and recorded:
                     word += f" ({verdict['reason']})"
@@ -244,13 +248,15 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                 lines = [f"{deal_text}  #{placement_in_deal}  P{e['player']} ({kinds[e['player']]})  "
                          f"{rp.tile_text(e['tile'])} {e['mode']} {e['motion']}", f"verdict: {word}"]
                 alert = False
-                if adj is not None and replayed != recorded and not e.get("collapse_ignored"):
+                said = {(True, False): "collapse", (False, False): "stands"}
+                if adj is not None and ((replayed != recorded and not e.get("collapse_ignored")) or rep_error != rec_error):
                     msg = (f"deal {e['deal'] + 1} placement {placement_in_deal} ({rp.tile_text(e['tile'])}): recorded "
-                           f"{'collapse' if recorded else 'stands'}, the physics now says {'collapse' if replayed else 'stands'}")
+                           f"{said.get((recorded, rec_error), 'an error')}, the physics now says "
+                           f"{said.get((replayed, rep_error), 'an error')}")
                     rep.mismatches.append({"deal": e["deal"], "placement": placement_in_deal, "tile": list(e["tile"]),
                                            "recorded": recorded, "replayed": replayed, "message": msg})
                     print(f"replay: verdict differs from the record: {msg}", file=sys.stderr)
-                    lines[1] += f"   REPLAY DIFFERS: physics says {'collapse' if replayed else 'stands'}"
+                    lines[1] += f"   REPLAY DIFFERS: physics says {said.get((replayed, rep_error), 'an error')}"
                     alert = True
                 hands = list(e["hand_sizes"])
                 if adj is not None:
