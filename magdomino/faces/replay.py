@@ -142,6 +142,8 @@ def check_output(out) -> str:
     if path.is_dir() or text.endswith(("/", "\\")):
         return "dir"
     suffix = path.suffix.lower()
+    if suffix == ".mp4":
+        _video_modules()  # missing: said before anything is drawn
     if suffix in (".gif", ".mp4"):
         return suffix[1:]
     if suffix == "":
@@ -207,12 +209,18 @@ def _write_gif(rep: Replay, path: Path) -> None:
 MP4_FPS = 20
 
 
-def _write_mp4(rep: Replay, path: Path) -> None:
+def _video_modules():
+    """imageio.v2, with imageio-ffmpeg (its ffmpeg binary); InputError naming the extra when missing."""
     try:
         import imageio.v2 as imageio
         import imageio_ffmpeg  # noqa: F401  (the ffmpeg binary comes with it)
     except ImportError:
         raise InputError(ARGUMENTS, "out", "imageio and imageio-ffmpeg for .mp4: pip install 'magdomino[video]'") from None
+    return imageio
+
+
+def _write_mp4(rep: Replay, path: Path) -> None:
+    imageio = _video_modules()
     tick = 1000 / MP4_FPS
     writer = imageio.get_writer(
         str(path), fps=MP4_FPS, codec="libx264", pixelformat="yuv420p", macro_block_size=2,

@@ -290,3 +290,15 @@ def test_play_writes_the_game_just_played(cli, tmp_path):
         assert (tmp_path / name).stat().st_size > 1000
     with Image.open(tmp_path / "g.gif") as im:
         assert im.size == (rp.WIDTH, rp.HEIGHT)
+
+
+def test_mp4_without_the_video_extra_is_said_before_rendering(monkeypatch):
+    import sys
+
+    from magdomino.errors import InputError
+
+    monkeypatch.setitem(sys.modules, "imageio", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "imageio.v2", None)
+    with pytest.raises(InputError, match=r"pip install 'magdomino\[video\]'"):
+        rp.check_output("game.mp4")
+    assert rp.check_output("game.gif") == "gif"  # GIFs need only Pillow
