@@ -23,6 +23,9 @@ def defi_record():
     finally:
         adj.close()
     assert record["collapses"] >= 1, "the fixture game must contain a collapse"
+    # What the replay needs to repeat the physics, as the adjudicator had it.
+    assert (record["preset"], record["magnets"]) == (adj.preset.name, adj.magnets)
+    assert (record["drop_mm"], record["slide_start_mm"]) == pytest.approx((adj.drop * 1000, adj.slide_start * 1000))
     return record
 
 
