@@ -13,7 +13,7 @@ from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, with_engine
-from magdomino.faces.cli_games import add_play
+from magdomino.faces.cli_games import add_play, add_tournament
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
 from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
@@ -405,7 +405,7 @@ def _add_whatif(sub) -> None:
     p.set_defaults(func=_cmd_whatif)
 
 
-_COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif, add_report, add_replay]
+_COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif, add_report, add_replay, add_tournament]
 
 
 def main(argv: list[str] | None = None) -> int:

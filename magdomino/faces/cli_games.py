@@ -202,3 +202,57 @@ def add_play(sub) -> None:
     p.add_argument("--mp4", metavar="FILE.mp4", help="the whole game replayed into an MP4 (needs magdomino[video])")
     p.add_argument("--plot", metavar="FILE.png", help="traditional, defi, quinconce: tower height and hands per placement")
     p.set_defaults(func=_cmd_play)
+
+
+def _cmd_tournament(args) -> int:
+    """``tournament``: many deals of one rule between player kinds, seats rotated (games/tournament.py)."""
+    from magdomino.faces.tournament_view import format_tournament, tournament_figure
+    from magdomino.games.tournament import FLAT_RULES, run_tournament
+
+    check_outputs(args, "--json")
+    if args.plot is not None and not args.plot.lower().endswith(".png"):
+        raise InputError("command line", "--plot", f"a .png file name, got {args.plot!r}")
+    if args.resume and args.out_dir is None:
+        raise InputError("command line", "--resume", "expected --out-dir with it (the directory of the run to resume)")
+    if args.physics is None:  # as play: the tower rules need the physics to judge collapses
+        args.physics = "pybullet" if args.rule in TOWER_RULES else "none"
+    if args.rule in FLAT_RULES and args.rule != "traditional" and args.physics != "none":
+        raise InputError("command line", "--physics", "only with traditional, defi or quinconce")
+    if args.physics == "none" and (args.preset is not None or args.no_magnets):
+        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics")
+    import sys
+
+    doc = run_tournament(
+        args.rule, [s for s in args.seats.split(",")], args.deals, seed=args.seed, physics=args.physics,
+        preset=args.preset, magnets=not args.no_magnets, max_placements=args.max_placements, jobs=args.jobs,
+        scheduler=args.scheduler, out_dir=args.out_dir, resume=args.resume, progress=sys.stderr.isatty(),
+    )
+    print(format_tournament(doc))
+    if args.json:
+        write_json(args.json, doc)
+    if args.plot:
+        print(f"wrote {tournament_figure(doc, args.plot)}")
+    return 0
+
+
+def add_tournament(sub) -> None:
+    p = sub.add_parser("tournament", help="many deals of one rule between player kinds, seats rotated; win shares with 95 % intervals")
+    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt", "matador", "echanges"])
+    p.add_argument("--seats", required=True, metavar="K1,K2,...",
+                   help="one player kind per seat, comma-separated (e.g. careful,bold,random,greedy); the count is the number of players")
+    p.add_argument("--deals", type=int, required=True, help="deals to play (a multiple of the seat count balances the seats)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--physics", choices=["pybullet", "statics", "none"], default=None,
+                   help="who decides collapses (default: pybullet for defi and quinconce, none otherwise)")
+    p.add_argument("--preset", help="physical preset with --physics (default standard)")
+    p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
+    p.add_argument("--max-placements", type=int, default=None, metavar="N",
+                   help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (or 'local')")
+    p.add_argument("--out-dir", metavar="DIR", help="keep a deal log there (tournament.jsonl) for --resume")
+    p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
+    p.add_argument("--json", metavar="OUT", help="write the tournament document as JSON ('-' for stdout)")
+    p.add_argument("--plot", metavar="FILE.png", help="win share per kind with 95 % intervals; collapses and placements per deal")
+    p.set_defaults(func=_cmd_tournament)

@@ -1,0 +1,352 @@
+"""Tournaments: many one-deal games of one rule between player kinds, seats rotated.
+
+:func:`run_tournament` plays ``deals`` independent one-deal games of any rule
+(traditional, defi, quinconce, matador, echanges, vingt) between the player kinds of
+``seats`` (one per seat) and returns a JSON-ready document (see :func:`run_tournament`).
+
+Seating (what removes any seat-order advantage): deal ``d`` belongs to block ``d // n``
+and is rotated by ``d % n`` (``n`` seats). Every block of ``n`` consecutive deals is the
+same circular order rotated through every seat, so each entry of ``seats`` sits each seat
+once per block; successive blocks take the ``(n - 1)!`` circular orders in turn (the
+first entry fixed, the others permuted lexicographically), so every ``n!`` deals hold
+every seating exactly once (who sits after whom is balanced too). ``deals`` a multiple of
+``n`` balances the seats; leftover deals are played all the same and the document says
+``"balanced": false``.
+
+Randomness: ``numpy.random.SeedSequence(seed).spawn(deals)``; deal ``d``'s child gives
+the game its seed, from which the game deals the tiles and spawns one stream per seat
+for the players (:func:`magdomino.games.record.play_game` and its siblings). Each deal
+depends on ``(seed, d)`` alone, so the document is the same for any number of workers.
+
+Win share: a deal's win is split evenly between its winners (a tie of two gives each
+1/2); an abandoned deal (the runaway guard) is not scored, and a deal with no winner (Le
+jeu des échanges lost by the team) gives nobody a share. A kind's win share is its shares
+summed over the natural deals, divided by their number; its 95 % interval is the exact
+(Clopper-Pearson) binomial interval of ``scipy.stats.binomtest`` on the shares rounded to
+a whole number of wins. Mean score: each seat's score in a natural deal (the rule's own
+score: pips left for traditional/defi/quinconce, lower is better; points for matador and
+vingt, higher is better; 0 for echanges), averaged per kind with a Student t interval.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from magdomino.errors import ARGUMENTS, InputError
+
+TOURNAMENT_VERSION = 1
+RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
+TOWER_RULES = ("defi", "quinconce")
+FLAT_RULES = ("traditional", "matador", "echanges", "vingt")
+PHYSICS = ("pybullet", "statics", "none")
+SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "matador": "higher",
+               "vingt": "higher", "echanges": "none"}
+"""Which way a rule's scores are better (``none``: echanges scores nothing per seat)."""
+
+
+def seat_players(rule: str):
+    """The ``make_player(kind, seed)`` of ``rule``'s players."""
+    if rule in ("traditional", "defi", "quinconce"):
+        from magdomino.games.players import make_player
+    elif rule == "matador":
+        from magdomino.games.matador import make_player
+    elif rule == "echanges":
+        from magdomino.games.echanges import make_player
+    elif rule == "vingt":
+        from magdomino.games.vingt import make_player
+    else:
+        raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
+    return make_player
+
+
+def seating(seats: tuple, deal: int) -> tuple:
+    """The seat order of deal ``deal`` (module docstring): block ``deal // n``'s circular
+    order, rotated by ``deal % n``. ``seating(seats, d)[s]`` is who sits at seat ``s``."""
+    n = len(seats)
+    orders = list(itertools.permutations(range(1, n)))  # the (n-1)! circular orders, entry 0 first
+    block, turn = divmod(deal, n)
+    order = (0, *orders[block % len(orders)])
+    return tuple(seats[order[(s + turn) % n]] for s in range(n))
+
+
+def deal_seeds(seed: int, deals: int) -> list[int]:
+    """One game seed per deal from ``SeedSequence(seed).spawn(deals)``."""
+    return [_deal_seed(seed, d) for d in range(deals)]
+
+
+def _deal_seed(seed: int, deal: int) -> int:
+    # The same child as SeedSequence(seed).spawn(deals)[deal] (children are keyed by index).
+    return int(np.random.SeedSequence(seed, spawn_key=(deal,)).generate_state(1, dtype=np.uint32)[0])
+
+
+@dataclass(frozen=True)
+class TournamentJob:
+    """What a worker needs to play any deal (picklable)."""
+
+    rule: str
+    seats: tuple
+    seed: int
+    deals: int
+    physics: str = "none"
+    preset: str | None = None
+    magnets: bool = True
+    max_placements: int | None = None
+
+
+def _adjudicator(job: TournamentJob):
+    if job.physics == "pybullet":
+        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+
+        return PybulletAdjudicator(job.preset or "standard", magnets=job.magnets)
+    if job.physics == "statics":
+        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+        from magdomino.model.presets import load_preset
+
+        return StaticsAdjudicator(load_preset(job.preset or "standard"), magnets=job.magnets)
+    return None
+
+
+def play_deal(job: TournamentJob, deal: int) -> dict:
+    """Play deal ``deal`` of the tournament and return its row (see :func:`run_tournament`)."""
+    kinds = seating(job.seats, deal)
+    game_seed = _deal_seed(job.seed, deal)
+    if job.rule in ("matador", "echanges"):
+        from magdomino.games.chain_record import play_chain
+
+        record = play_chain(job.rule, len(kinds), game_seed, {}, list(kinds))
+        results = record["deals"]
+    elif job.rule == "vingt":
+        from magdomino.games.vingt import play_vingt
+
+        record = play_vingt(len(kinds), game_seed, None, list(kinds))
+        results = record["rounds"]
+    else:
+        from magdomino.games.record import play_game
+
+        physics = _adjudicator(job)
+        try:
+            record = play_game(job.rule, len(kinds), seed=game_seed, physics=physics, player_kinds=list(kinds),
+                               max_placements=job.max_placements)
+        finally:
+            if physics is not None:
+                physics.close()
+        results = record["deals"]
+    reason = results[-1]["reason"] if results else "unknown"
+    abandoned = reason == "abandoned"
+    winners = [] if abandoned else list(record["winners"])
+    shares = {k: 0.0 for k in dict.fromkeys(job.seats)}
+    for w in winners:
+        shares[kinds[w]] += 1.0 / len(winners)
+    events = record["events"]
+    return {
+        "deal": deal,
+        "seed": game_seed,
+        "seating": list(kinds),
+        "winners": winners,
+        "win_shares": shares,
+        "scores": [float(s) for s in record["scores"]],
+        "reason": reason,
+        "ended": "abandoned" if abandoned else "natural",
+        "collapses": sum(1 for e in events if e["type"] == "collapse"),
+        "placements": sum(1 for e in events if e["type"] == "place"),
+    }
+
+
+def run_deals(job: TournamentJob, what_if, deals: list[int]) -> list[dict]:
+    """A chunk of deals on a worker (the :func:`magdomino.studies.runner.execute` protocol)."""
+    return [{"what_if": what_if, "trial": d, **play_deal(job, d)} for d in deals]
+
+
+def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
+    """Refuse a bad tournament before anything runs (one-line InputErrors, library names)."""
+    if rule not in RULES:
+        raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
+    seats = tuple(str(s).strip() for s in seats)
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise InputError(ARGUMENTS, "deals", f"a whole number of deals > 0, got {deals!r}")
+    if physics not in PHYSICS:
+        raise InputError(ARGUMENTS, "physics", f"one of {', '.join(PHYSICS)}, got {physics!r}")
+    if physics != "none" and rule not in ("traditional", *TOWER_RULES):
+        raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
+    if physics == "statics":  # refused here, not in a worker
+        try:
+            from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # noqa: F401
+        except ImportError:
+            raise InputError(ARGUMENTS, "physics", "'statics' needs magdomino.physics.statics_adjudicator (not in this version)") from None
+    make = seat_players(rule)
+    for kind in dict.fromkeys(seats):
+        if kind == "ismcts" and not _has_pyspiel():  # said before any player module is asked
+            raise InputError(ARGUMENTS, "seats", "ismcts needs OpenSpiel: pip install 'magdomino[openspiel]'")
+        try:
+            make(kind, 0)  # an unknown kind (or a missing extra: the message says how to install it)
+        except InputError as exc:
+            raise InputError(ARGUMENTS, "seats", f"{rule} player kinds: {exc.expected}") from None
+    _check_seat_count(rule, len(seats))
+    return seats
+
+
+def _check_seat_count(rule: str, n: int) -> None:
+    from magdomino.games.core import Game
+    from magdomino.games.vingt import VingtGame
+
+    try:
+        VingtGame(n, 0) if rule == "vingt" else Game(rule, n, 0)
+    except InputError as exc:
+        raise InputError(ARGUMENTS, "seats", f"one player kind per seat: {exc.expected}") from None
+
+
+def _has_pyspiel() -> bool:
+    try:
+        import pyspiel  # noqa: F401 - only whether it imports
+    except ImportError:
+        return False
+    return True
+
+
+def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "none", preset: str | None = None,
+                   magnets: bool = True, max_placements: int | None = None, jobs: int | None = None,
+                   scheduler: str | None = None, executor=None, out_dir=None, resume: bool = False,
+                   progress: bool = False) -> dict:
+    """Play a tournament and return its JSON document.
+
+    Parameters
+    ----------
+    rule : one of :data:`RULES`
+    seats : sequence of player kinds, one per seat (its length is the number of players)
+    deals : int > 0
+    seed : int >= 0
+    physics : ``"pybullet"``, ``"statics"`` or ``"none"`` (tower rules and traditional only)
+    max_placements : int or None
+        The runaway guard: a deal with this many placements ends abandoned.
+    jobs, scheduler, executor : where the deals run (:class:`magdomino.studies.runner.Runner`)
+    out_dir, resume : a deal log (``tournament.jsonl``) there; ``resume`` continues it
+    progress : a tqdm bar on stderr
+
+    Returns
+    -------
+    dict
+        ``kind: "tournament"``, ``version``, ``tournament_version``, ``seed``, ``rule``,
+        ``seats``, ``players``, ``deals``, ``seating`` (rotation scheme), ``period`` (n),
+        ``balanced``, ``physics``, ``engine``, ``preset``, ``magnets``, ``max_placements``,
+        ``score_sense``, ``ended`` ``{natural, abandoned}``, ``per_kind`` (rows: see
+        :func:`per_kind_table`) and ``per_deal`` (rows: ``deal``, ``seed``, ``seating``,
+        ``winners`` (seats), ``win_shares`` {kind: share}, ``scores`` (per seat),
+        ``reason``, ``ended`` (natural/abandoned), ``collapses``, ``placements``).
+    """
+    from pathlib import Path
+
+    from magdomino import __version__
+    from magdomino.studies.runner import TrialLog, capped_jobs, execute, runner_for
+
+    seats = check_tournament(rule, seats, deals, physics)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(ARGUMENTS, "seed", f"a whole number >= 0, got {seed!r}")
+    if max_placements is not None and max_placements < 1:
+        raise InputError(ARGUMENTS, "max_placements", f"a whole number > 0, got {max_placements!r}")
+    if physics != "none" and max_placements is None:
+        max_placements = 300  # as `play`: a physics game must end
+    job = TournamentJob(rule, seats, int(seed), int(deals), physics, preset if physics != "none" else None,
+                        bool(magnets), max_placements)
+    header = {"kind": "header", "format": "magdomino tournament log 1", "rule": rule, "seats": list(seats),
+              "seed": job.seed, "deals": job.deals, "physics": physics, "preset": job.preset,
+              "magnets": job.magnets, "max_placements": max_placements}
+    log = None
+    if out_dir is not None:
+        log = TrialLog(Path(out_dir) / "tournament.jsonl", header, resume, True)
+    rows: dict[int, dict] = {r["trial"]: r for r in log.records.values() if r["trial"] < deals} if log else {}
+    missing = [d for d in range(deals) if d not in rows]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=deals, initial=len(rows), file=sys.stderr, unit="deal", dynamic_ncols=True, leave=False)
+
+    def on_record(record: dict) -> None:
+        if record["trial"] in rows:
+            return
+        if record.get("reason") == "error":
+            raise RuntimeError(f"deal {record['trial']}: {record.get('error')}")
+        rows[record["trial"]] = record
+        if log:
+            log.write(record)
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        if missing:
+            workers = capped_jobs(jobs, len(missing))
+            if executor is None and scheduler is None and workers == 1:
+                executor = "serial"
+            with runner_for(executor, workers, scheduler) as runner:
+                size = max(1, min(8, math.ceil(len(missing) / (4 * runner.workers))))
+                tasks = [(None, missing[i:i + size]) for i in range(0, len(missing), size)]
+                execute(runner, run_deals, job, tasks, on_record)
+    finally:
+        if bar is not None:
+            bar.close()
+        if log:
+            log.close()
+    per_deal = [{k: v for k, v in rows[d].items() if k not in ("what_if", "trial")} for d in range(deals)]
+    natural = sum(1 for r in per_deal if r["ended"] == "natural")
+    return {
+        "kind": "tournament",
+        "version": __version__,
+        "tournament_version": TOURNAMENT_VERSION,
+        "seed": job.seed,
+        "rule": rule,
+        "seats": list(seats),
+        "players": len(seats),
+        "deals": job.deals,
+        "seating": "block d//n takes the next circular order (first entry fixed), rotated by d%n",
+        "period": len(seats),
+        "balanced": job.deals % len(seats) == 0,
+        "physics": physics,
+        "engine": physics,
+        "preset": job.preset or ("standard" if physics != "none" else None),
+        "magnets": job.magnets if physics != "none" else None,
+        "max_placements": max_placements,
+        "score_sense": SCORE_SENSE[rule],
+        "ended": {"natural": natural, "abandoned": job.deals - natural},
+        "per_kind": per_kind_table(seats, per_deal),
+        "per_deal": per_deal,
+    }
+
+
+def per_kind_table(seats, per_deal: list[dict]) -> list[dict]:
+    """One row per player kind (first-seen order of ``seats``): ``kind``, ``seats`` (seats it
+    takes each deal), ``games`` (natural deals), ``wins`` (summed shares), ``win_share``,
+    ``ci`` [low, high] (exact binomial, 95 %), ``mean_score``, ``score_ci`` [low, high]
+    (Student t, 95 %; ``null`` below two scores) and ``scores_n`` (seat scores averaged)."""
+    from scipy import stats
+
+    natural = [r for r in per_deal if r["ended"] == "natural"]
+    n = len(natural)
+    table = []
+    for kind in dict.fromkeys(seats):
+        wins = sum(r["win_shares"][kind] for r in natural)
+        ci = [None, None]
+        if n:
+            k = min(n, max(0, int(round(wins))))
+            low, high = stats.binomtest(k, n).proportion_ci(0.95)
+            ci = [float(low), float(high)]
+        scores = np.array([s for r in natural for s, who in zip(r["scores"], r["seating"]) if who == kind], dtype=float)
+        mean = float(scores.mean()) if scores.size else None
+        score_ci = [None, None]
+        if scores.size >= 2:
+            sem = float(stats.sem(scores))
+            if sem > 0:
+                low, high = stats.t.interval(0.95, scores.size - 1, loc=mean, scale=sem)
+                score_ci = [float(low), float(high)]
+            else:
+                score_ci = [mean, mean]
+        table.append({
+            "kind": kind, "seats": sum(1 for s in seats if s == kind), "games": n, "wins": round(wins, 12),
+            "win_share": wins / n if n else None, "ci": ci, "mean_score": mean, "score_ci": score_ci,
+            "scores_n": int(scores.size),
+        })
+    return table
