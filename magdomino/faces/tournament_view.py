@@ -53,7 +53,8 @@ def tournament_figure(doc: dict, path) -> str:
     ax.set_title(f"{doc['rule']}: {doc['ended']['natural']} deals scored")
     deals = [r["deal"] for r in doc["per_deal"]]
     bx.plot(deals, [r["placements"] for r in doc["per_deal"]], ".", label="placements", color="tab:gray")
-    bx.plot(deals, [r["collapses"] for r in doc["per_deal"]], "x", label="collapses", color="tab:red")
+    if doc["physics"] != "none" or any(r["collapses"] for r in doc["per_deal"]):  # flat games never collapse
+        bx.plot(deals, [r["collapses"] for r in doc["per_deal"]], "x", label="collapses", color="tab:red")
     gone = [r["deal"] for r in doc["per_deal"] if r["ended"] == "abandoned"]
     if gone:
         bx.plot(gone, [0] * len(gone), "v", color="k", label="abandoned")
