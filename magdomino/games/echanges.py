@@ -299,6 +299,10 @@ def make_player(kind: str, seed=0):
     """An échanges player by name: ``random`` (seeded), ``greedy`` or ``planner``."""
     from magdomino.games.players import RandomPlayer
 
+    if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
+        from magdomino.games.openspiel_games import ISMCTSPlayer
+
+        return ISMCTSPlayer(seed)
     makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "planner": PlannerPlayer}
     if kind not in makers:
         raise InputError(ARGUMENTS, "player_kinds", f"echanges players: {', '.join(makers)}; got {kind!r}")

@@ -281,6 +281,10 @@ def make_player(kind: str, seed=0):
     """A Matador player by name: ``random`` (seeded) or ``greedy``."""
     from magdomino.games.players import RandomPlayer
 
+    if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
+        from magdomino.games.openspiel_games import ISMCTSPlayer
+
+        return ISMCTSPlayer(seed)
     makers = {"random": RandomPlayer, "greedy": GreedyPlayer}
     if kind not in makers:
         raise InputError(ARGUMENTS, "player_kinds", f"matador players: {', '.join(makers)}; got {kind!r}")

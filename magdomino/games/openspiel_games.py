@@ -36,7 +36,7 @@ import json
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 
 INSTALL = "the OpenSpiel extra is not installed: pip install 'magdomino[openspiel]'"
 CORE_RULES = ("traditional", "defi", "quinconce")
@@ -61,7 +61,7 @@ def _pyspiel():
     except ImportError:
         pyspiel = None
     if pyspiel is None:
-        raise InputError("the command line", "--player", INSTALL)
+        raise InputError(ARGUMENTS, "player_kinds", INSTALL)
     return pyspiel
 
 
@@ -219,9 +219,11 @@ def _make_classes(pyspiel):
     class MagdominoGame(pyspiel.Game):
         """``magdomino_<rule>``: one of the package's games (module docstring)."""
 
+        RULE = ""
+
         def __init__(self, params=None, _rule=None, _package=None):
             params = dict(params or {})
-            rule = _rule
+            rule = _rule or self.RULE
             self.rule = rule
             self.package = _package if _package is not None else package_game(rule, params)
             self.tiles = _tiles_of(self.package)
@@ -429,10 +431,8 @@ def register_all() -> None:
     for rule in CORE_RULES + CHAIN_RULES:
         _TYPES[rule] = _game_type(pyspiel, rule)
 
-        def make(params=None, _rule=rule):
-            return game_class(params, _rule=_rule)
-
-        pyspiel.register_game(_TYPES[rule], make)
+        # a class per rule (pyspiel keeps what it is given until the interpreter ends)
+        pyspiel.register_game(_TYPES[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
     _registered = True
 
 
@@ -448,12 +448,17 @@ def from_package_state(state):
     register_all()
     game_class, state_class = _CLASSES
     g = state.game
-    rule = g.rule
-    pgame = game_class(_params_of(g), _rule=rule, _package=g)
     doc = state.to_json()
+    inner = state.clone()
+    if g.rule in CORE_RULES and not g.trivial:  # search rules-only: never ask the physics
+        from magdomino.games import Game, State
+
+        g = Game.from_json(g.to_json())
+        inner = State.from_json(doc, g)
+    pgame = game_class(_params_of(g), _rule=g.rule, _package=g)
     snapshot = json.dumps({k: v for k, v in doc.items() if k not in _HIDDEN_KEYS}, sort_keys=True, default=str)
     sizes = [len(h) for h in state.hands]
-    return state_class(pgame, state.clone(), [f"from {snapshot} hands {sizes} stock {len(state.stock)}"])
+    return state_class(pgame, inner, [f"from {snapshot} hands {sizes} stock {len(state.stock)}"])
 
 
 def _params_of(g) -> dict:
@@ -469,3 +474,43 @@ def _params_of(g) -> dict:
     if g.rule == "matador":
         out.update(deals=o["deals"], target=o["target"] or 0)
     return out
+
+
+# -- a player -----------------------------------------------------------------------------------
+
+MAX_SIMULATIONS = 100
+"""Default searches per move of :class:`ISMCTSPlayer` (small: a move costs ~0.1-1 s)."""
+
+
+class ISMCTSPlayer:
+    """OpenSpiel's information-set MCTS (``ISMCTSBot``, UCT, random rollouts) at a seat.
+
+    Each ``choose(state)`` builds a pyspiel state from the package state
+    (:func:`from_package_state`), searches ``max_simulations`` worlds resampled with
+    :func:`resample`, and maps the chosen id back to the package's action. Deterministic
+    for a ``seed`` (one ``numpy.random.RandomState`` drives the bot, the rollouts and the
+    resampling). Tower games played with physics are searched rules-only (the search does
+    not ask the adjudicator: nothing collapses in its plans).
+    """
+
+    kind = "ismcts"
+
+    def __init__(self, seed=0, max_simulations: int = MAX_SIMULATIONS, uct_c: float = 2.0):
+        _pyspiel()
+        if isinstance(seed, np.random.SeedSequence):
+            seed = int(seed.generate_state(1)[0])
+        self.rng = np.random.RandomState(0 if seed is None else int(seed) % 2**32)
+        self.max_simulations = int(max_simulations)
+        self.uct_c = float(uct_c)
+
+    def choose(self, state):
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        from open_spiel.python.algorithms import ismcts, mcts
+
+        root = from_package_state(state)
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=self.rng)
+        bot = ismcts.ISMCTSBot(root.get_game(), evaluator, self.uct_c, self.max_simulations, random_state=self.rng)
+        bot.set_resampler(lambda s, player: resample(s, player, self.rng))
+        return root.decode(int(bot.step(root)))

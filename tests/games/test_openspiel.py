@@ -1,0 +1,185 @@
+"""The package's games as OpenSpiel games (magdomino.games.openspiel_games) and the ismcts player."""
+
+import sys
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from magdomino.faces.cli import main  # noqa: E402
+from magdomino.games import Game  # noqa: E402
+from magdomino.games import openspiel_games as og  # noqa: E402
+from magdomino.model.tiles import ALL_TILES  # noqa: E402
+
+CASES = [
+    ("traditional", {"players": 2}),
+    ("traditional", {"players": 4, "kids": True}),
+    ("defi", {"players": 2}),
+    ("defi", {"players": 3, "variant": "extremities"}),
+    ("quinconce", {"players": 2}),
+    ("quinconce", {"players": 4}),
+    ("matador", {"players": 2}),
+    ("matador", {"players": 3, "variant": "strategic", "deals": 2}),
+    ("matador", {"players": 5, "set": 9}),
+    ("echanges", {"players": 3}),
+    ("echanges", {"players": 4}),
+]
+
+
+@pytest.mark.parametrize("rule,params", CASES)
+def test_every_game_passes_openspiels_random_simulation_test(rule, params):
+    game = og.load_game(rule, params)
+    assert game.get_type().short_name == f"magdomino_{rule}"
+    assert game.num_players() == params["players"]
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_register_all_is_idempotent_and_loads_by_name():
+    og.register_all()
+    og.register_all()
+    game = pyspiel.load_game("magdomino_defi", {"players": 3, "variant": "extremities"})
+    assert game.num_players() == 3
+    assert set(og.parameters("defi")) == set(game.get_type().parameter_specification)
+
+
+def _deal(state, rng):
+    while state.is_chance_node():
+        actions, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(actions, p=probs)))
+
+
+def test_the_deal_is_uniform_over_the_tiles_left_and_lands_in_seat_order():
+    game = og.load_game("traditional", {"players": 3})
+    state = game.new_initial_state()
+    picks = []
+    for k in range(28):
+        outcomes = state.chance_outcomes()
+        assert len(outcomes) == 28 - k  # a tile is dealt once
+        assert all(abs(p - 1 / (28 - k)) < 1e-12 for _, p in outcomes)
+        assert not set(picks) & {a for a, _ in outcomes}
+        # lowest index first, then the highest left: any order is a valid deal
+        choice = outcomes[0][0] if k % 2 else outcomes[-1][0]
+        picks.append(choice)
+        state.apply_action(choice)
+        if k < 27:
+            assert state.is_chance_node()
+    if state.is_chance_node():  # a one-colour hand: dealt again, as the package does
+        assert state.chance_outcomes()[0][1] == pytest.approx(1 / 28)
+        return
+    tiles = [ALL_TILES[i] for i in picks]
+    assert state.inner.hands == [sorted(tiles[0:6]), sorted(tiles[6:12]), sorted(tiles[12:18])]
+    assert state.inner.stock[::-1] == tiles[18:]  # drawn in the order dealt
+
+
+def test_matador_draws_are_chance_nodes_over_the_stock():
+    game = og.load_game("matador", {"players": 2})
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                if state.inner.due != "deal":
+                    stock = sorted(ALL_TILES.index(t) for t in state.inner.stock)
+                    assert [a for a, _ in outcomes] == stock
+                    before = len(state.inner.stock)
+                    state.apply_action(outcomes[0][0])
+                    assert len(state.inner.stock) == before - 1
+                    continue
+                state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+                continue
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+        assert sum(state.returns()) == pytest.approx(1.0)  # ties share one win
+
+
+@pytest.mark.parametrize("rule,players", [("traditional", 3), ("defi", 2), ("quinconce", 3), ("matador", 2), ("echanges", 3)])
+def test_action_ids_round_trip_on_random_states(rule, players):
+    game = og.load_game(rule, {"players": players})
+    rng = np.random.default_rng(7)
+    checked = 0
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                _deal(state, rng)
+                continue
+            inner = state.inner.legal_actions()
+            ids = state.legal_actions()
+            assert len(set(ids)) == len(inner) == len(ids)  # one id per action, none shared
+            assert all(0 <= i < game.num_distinct_actions() for i in ids)
+            assert [state.decode(i) for i in sorted(ids)] == sorted(inner, key=lambda a: og.encode(rule, state.tiles, a, state.inner))
+            for a in inner:
+                assert state.decode(og.encode(rule, state.tiles, a, state.inner)) == a
+                checked += 1
+            state.apply_action(ids[int(rng.integers(len(ids)))])
+    assert checked > 30
+
+
+def test_a_seat_sees_its_hand_and_the_public_history_only():
+    game = og.load_game("defi", {"players": 3})
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    _deal(state, rng)
+    for _ in range(4):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        state.apply_action(legal[0])
+        _deal(state, rng)
+    seat = state.current_player()
+    text = state.information_state_string(seat)
+    assert str(sorted(state.inner.hands[seat])) in text
+    other = (seat + 1) % 3
+    sample = og.resample(state, seat, np.random.RandomState(5))
+    assert sample.information_state_string(seat) == text
+    assert sample.inner.hands[seat] == state.inner.hands[seat]
+    assert [len(h) for h in sample.inner.hands] == [len(h) for h in state.inner.hands]
+    hidden = sorted(t for s in range(3) if s != seat for t in state.inner.hands[s]) + sorted(state.inner.stock)
+    hidden_after = sorted(t for s in range(3) if s != seat for t in sample.inner.hands[s]) + sorted(sample.inner.stock)
+    assert sorted(hidden) == sorted(hidden_after)  # the same tiles, dealt again
+    samples = [og.resample(state, seat, np.random.RandomState(k)).inner.hands[other] for k in range(10)]
+    assert any(h != state.inner.hands[other] for h in samples)
+
+
+def _game_with(rule, players, agents, seed):
+    state = Game(rule, players, seed).new_initial_state()
+    moves = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.legal_actions()[0])
+            continue
+        legal = state.legal_actions()
+        a = agents[state.current_player()].choose(state)
+        assert a in legal
+        moves.append(a)
+        state.apply_action(a)
+    return moves, state.returns()
+
+
+@pytest.mark.parametrize("rule,players", [("matador", 2), ("defi", 2), ("traditional", 3)])
+def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players):
+    from magdomino.games import players as kinds
+
+    def agents(seed):
+        return [og.ISMCTSPlayer(seed, max_simulations=20)] + [kinds.make_player("random", 9)] * (players - 1)
+
+    first = _game_with(rule, players, agents(4), 2)
+    again = _game_with(rule, players, agents(4), 2)
+    assert first == again
+    assert len(first[0]) > 3
+
+
+def test_ismcts_is_a_player_kind_everywhere():
+    from magdomino.games import echanges, matador, players
+
+    for make in (players.make_player, matador.make_player, echanges.make_player):
+        assert make("ismcts", 3).kind == "ismcts"
+
+
+def test_play_ismcts_without_the_extra_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if open_spiel were not installed
+    assert main(["play", "--rule", "matador", "--players", "2", "--player", "ismcts"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--player" in err[0] and "pip install 'magdomino[openspiel]'" in err[0]
