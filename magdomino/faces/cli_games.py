@@ -195,7 +195,7 @@ def add_play(sub) -> None:
         metavar="N",
         help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics, no limit without)",
     )
-    p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead", "planner"],
+    p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead", "planner", "ismcts"],
                    help="every seat's player (lookahead: vingt; planner: echanges)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")

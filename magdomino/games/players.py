@@ -68,6 +68,10 @@ class GreedyPlayer:
 
 def make_player(kind: str, seed=0):
     """A player by name: ``"random"`` (seeded) or ``"greedy"``."""
+    if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
+        from magdomino.games.openspiel_games import ISMCTSPlayer
+
+        return ISMCTSPlayer(seed)
     if kind == "random":
         return RandomPlayer(seed)
     if kind == "greedy":
