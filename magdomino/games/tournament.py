@@ -233,7 +233,9 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         ``kind: "tournament"``, ``version``, ``tournament_version``, ``seed``, ``rule``,
         ``seats``, ``players``, ``deals``, ``seating`` (rotation scheme), ``period`` (n),
         ``balanced``, ``physics``, ``engine``, ``preset``, ``magnets``, ``max_placements``,
-        ``score_sense``, ``ended`` ``{natural, abandoned}``, ``per_kind`` (rows: see
+        ``score_sense``, ``ended`` ``{natural, abandoned}``, ``seat_counts`` ``{kind: [per
+        seat]}``, ``collapses`` and ``placements`` (per deal: ``total``, ``mean``, ``min``,
+        ``max``), ``per_kind`` (rows: see
         :func:`per_kind_table`) and ``per_deal`` (rows: ``deal``, ``seed``, ``seating``,
         ``winners`` (seats), ``win_shares`` {kind: share}, ``scores`` (per seat),
         ``reason``, ``ended`` (natural/abandoned), ``collapses``, ``placements``).
@@ -312,9 +314,26 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         "max_placements": max_placements,
         "score_sense": SCORE_SENSE[rule],
         "ended": {"natural": natural, "abandoned": job.deals - natural},
+        "seat_counts": seat_counts(seats, per_deal),
+        "collapses": _spread([r["collapses"] for r in per_deal]),
+        "placements": _spread([r["placements"] for r in per_deal]),
         "per_kind": per_kind_table(seats, per_deal),
         "per_deal": per_deal,
     }
+
+
+def seat_counts(seats, per_deal: list[dict]) -> dict:
+    """``{kind: [deals it sat at seat 0, seat 1, ...]}`` (equal counts: the seats were balanced)."""
+    counts = {k: [0] * len(seats) for k in dict.fromkeys(seats)}
+    for r in per_deal:
+        for s, kind in enumerate(r["seating"]):
+            counts[kind][s] += 1
+    return counts
+
+
+def _spread(values: list[int]) -> dict:
+    """Per-deal counts summed up: ``total``, ``mean``, ``min``, ``max``."""
+    return {"total": sum(values), "mean": sum(values) / len(values), "min": min(values), "max": max(values)}
 
 
 def per_kind_table(seats, per_deal: list[dict]) -> list[dict]:

@@ -130,3 +130,13 @@ def test_a_tiny_physics_tournament_counts_collapses_and_abandons_at_the_guard():
         if row["ended"] == "abandoned":
             assert row["placements"] == 12 and row["winners"] == [] and sum(row["win_shares"].values()) == 0
     assert doc["ended"]["natural"] + doc["ended"]["abandoned"] == 2
+
+
+def test_the_document_counts_seats_and_says_when_leftover_deals_unbalance_them():
+    doc = run_tournament("traditional", ["greedy", "random", "random"], 6, seed=1, jobs=1)
+    assert doc["balanced"] and doc["seat_counts"] == {"greedy": [2, 2, 2], "random": [4, 4, 4]}
+    placements = [r["placements"] for r in doc["per_deal"]]
+    assert doc["placements"] == {"total": sum(placements), "mean": sum(placements) / 6, "min": min(placements), "max": max(placements)}
+    assert doc["collapses"]["total"] == 0  # a flat game never collapses
+    odd = run_tournament("traditional", ["greedy", "random"], 5, seed=1, jobs=1)
+    assert not odd["balanced"] and odd["seat_counts"] == {"greedy": [3, 2], "random": [2, 3]}
