@@ -24,7 +24,9 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
   (every move; chance outcomes shown as ``?``). A state built from a package state
   (:func:`from_package_state`) starts its public history with a snapshot of the public
   part of that position.
-- **Physics.** Tower games take ``physics`` = ``"none"`` (rules only, nothing collapses).
+- **Physics.** Tower games take ``physics`` = ``"none"`` (rules only, nothing collapses) or
+  ``"statics"`` (:class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, standard
+  preset, magnets on; ``max_placements`` 0 means :data:`STATICS_GUARD`).
 - **Resampling** (for information-set MCTS): the tiles a seat cannot see (the other hands
   and the stock) are dealt again at random, hand sizes kept. It ignores what a draw or a
   pass revealed about a hand (a common determinisation shortcut).
@@ -46,6 +48,8 @@ SPAN = 56
 REACH = 4
 """Largest |dx| or |dy| between a tower-rule placement's half 0 and its parent's (they touch:
 at most 3 squares apart, one more for safety)."""
+STATICS_GUARD = 200
+"""``max_placements`` of a tower game with ``physics="statics"`` when the parameter is 0."""
 PARENTS = 29
 """Parent numbers 0..27 (a construction has at most 28 tiles) and one for a start."""
 _CHAIN_KINDS = ("start", "line", "cross", "draw", "pass", "place", "exchange", "swap")
@@ -89,13 +93,19 @@ def package_game(rule: str, params: dict):
     p = {**parameters(rule), **params}
     if rule in CORE_RULES:
         physics = p.pop("physics", "none")
-        if physics != "none":
-            raise InputError("openspiel", "physics", f"'none' (rules only), got {physics!r}")
+        if physics not in ("none", "statics"):
+            raise InputError("openspiel", "physics", f"'none' (rules only) or 'statics', got {physics!r}")
         opts = {"kids": p["kids"], "deals": p["deals"]}
         if p.get("variant"):
             opts["variant"] = p["variant"]
         if p.get("max_placements"):
             opts["max_placements"] = p["max_placements"]
+        if physics == "statics":
+            from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+            opts["adjudicator"] = StaticsAdjudicator("standard")
+            # collapses can go on for ever: the runaway guard ends such a deal, not scored
+            opts.setdefault("max_placements", STATICS_GUARD)
         return Game(rule, p["players"], 0, opts)
     opts = {"set": p["set"]}
     if p.get("variant"):
@@ -443,14 +453,19 @@ def load_game(rule: str, params: dict | None = None):
     return pyspiel.load_game(f"magdomino_{rule}", dict(params or {}))
 
 
-def from_package_state(state):
-    """A pyspiel state for a package state at a seat's turn (its public part as history)."""
+def from_package_state(state, physics: bool = False):
+    """A pyspiel state for a package state at a seat's turn (its public part as history).
+
+    A tower game's physics is dropped (rules only) unless ``physics`` is True and it is
+    the statics adjudicator (stateless: clones may share it; pybullet is never searched).
+    """
     register_all()
     game_class, state_class = _CLASSES
     g = state.game
     doc = state.to_json()
     inner = state.clone()
-    if g.rule in CORE_RULES and not g.trivial:  # search rules-only: never ask the physics
+    keep = physics and getattr(g.adjudicator, "name", "") == "statics"
+    if g.rule in CORE_RULES and not g.trivial and not keep:  # search rules-only
         from magdomino.games import Game, State
 
         g = Game.from_json(g.to_json())
@@ -465,7 +480,8 @@ def _params_of(g) -> dict:
     if g.rule in CORE_RULES:
         out = {"players": g.players, "kids": g.kids, "deals": g.deals}
         if g.rule != "traditional":
-            out.update(physics="none", max_placements=g.max_placements or 0)
+            physics = "statics" if getattr(g.adjudicator, "name", "") == "statics" else "none"
+            out.update(physics=physics, max_placements=g.max_placements or 0)
         if g.rule == "defi":
             out["variant"] = g.variant or ""
         return out
@@ -489,14 +505,17 @@ class ISMCTSPlayer:
     (:func:`from_package_state`), searches ``max_simulations`` worlds resampled with
     :func:`resample`, and maps the chosen id back to the package's action. Deterministic
     for a ``seed`` (one ``numpy.random.RandomState`` drives the bot, the rollouts and the
-    resampling). Tower games played with physics are searched rules-only (the search does
-    not ask the adjudicator: nothing collapses in its plans).
+    resampling). Tower games played with physics are searched rules-only by default (the
+    search does not ask the adjudicator: nothing collapses in its plans);
+    ``search_physics=True`` searches a statics game with the statics (every simulated
+    placement judged: ~5 ms each, so a move costs seconds).
     """
 
     kind = "ismcts"
 
-    def __init__(self, seed=0, max_simulations: int = MAX_SIMULATIONS, uct_c: float = 2.0):
+    def __init__(self, seed=0, max_simulations: int = MAX_SIMULATIONS, uct_c: float = 2.0, search_physics: bool = False):
         _pyspiel()
+        self.search_physics = bool(search_physics)
         if isinstance(seed, np.random.SeedSequence):
             seed = int(seed.generate_state(1)[0])
         self.rng = np.random.RandomState(0 if seed is None else int(seed) % 2**32)
@@ -509,7 +528,7 @@ class ISMCTSPlayer:
             return legal[0]
         from open_spiel.python.algorithms import ismcts, mcts
 
-        root = from_package_state(state)
+        root = from_package_state(state, self.search_physics)
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=self.rng)
         bot = ismcts.ISMCTSBot(root.get_game(), evaluator, self.uct_c, self.max_simulations, random_state=self.rng)
         bot.set_resampler(lambda s, player: resample(s, player, self.rng))

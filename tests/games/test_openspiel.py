@@ -183,3 +183,26 @@ def test_play_ismcts_without_the_extra_says_how_to_install_it(monkeypatch, capsy
     assert main(["play", "--rule", "matador", "--players", "2", "--player", "ismcts"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--player" in err[0] and "pip install 'magdomino[openspiel]'" in err[0]
+
+
+def test_tower_games_with_the_statics_pass_the_random_simulation_test():
+    pytest.importorskip("magdomino.physics.statics_adjudicator")
+    game = og.load_game("defi", {"players": 2, "physics": "statics", "max_placements": 15})
+    assert game.new_initial_state().inner.game.adjudicator.name == "statics"
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+def test_ismcts_sits_at_a_seat_in_a_statics_tower_game():
+    statics = pytest.importorskip("magdomino.physics.statics_adjudicator")
+    game = Game("defi", 2, 1, adjudicator=statics.StaticsAdjudicator("standard"), max_placements=12)
+    state = game.new_initial_state()
+    bot = og.ISMCTSPlayer(2, max_simulations=10)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.legal_actions()[0])
+            continue
+        legal = state.legal_actions()
+        a = bot.choose(state) if state.current_player() == 0 else legal[0]
+        assert a in legal
+        state.apply_action(a)
+    assert state.placements <= 12 or state.abandoned() == 1
