@@ -113,11 +113,12 @@ def _cmd_play(args) -> int:
     physics = None
     if args.physics is None:  # tower rules need the physics to judge collapses; flat games none
         args.physics = "pybullet" if args.rule in TOWER_RULES else "none"
-    if args.physics != "pybullet" and (args.preset is not None or args.no_magnets):
-        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet (without physics nothing is simulated)")
-    if args.physics == "pybullet":
+    if args.physics == "none" and (args.preset is not None or args.no_magnets):
+        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics (without physics nothing is simulated)")
+    if args.physics in ("pybullet", "statics"):
         from magdomino.model.presets import load_preset
         from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
         try:
             preset = load_preset(args.preset or "standard")
@@ -125,7 +126,8 @@ def _cmd_play(args) -> int:
             if exc.key != "preset":
                 raise
             raise InputError("command line", "--preset", f"{exc.expected}, got {args.preset!r}") from None
-        physics = PybulletAdjudicator(preset, magnets=not args.no_magnets)
+        kind = PybulletAdjudicator if args.physics == "pybullet" else StaticsAdjudicator
+        physics = kind(preset, magnets=not args.no_magnets)
     max_placements = args.max_placements
     if max_placements is None and physics is not None:
         max_placements = 300
@@ -174,9 +176,10 @@ def add_play(sub) -> None:
     p.add_argument("--png", metavar="FILE", help="vingt, matador, echanges: draw the final table")
     p.add_argument("--record", metavar="FILE", help="vingt, matador, echanges: draw a saved record (--png) instead of playing")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--physics", choices=["pybullet", "none"], default=None,
-                   help="who decides collapses (default: pybullet for defi and quinconce, none for traditional)")
-    p.add_argument("--preset", help="physical preset for --physics pybullet (default standard)")
+    p.add_argument("--physics", choices=["pybullet", "statics", "none"], default=None,
+                   help="who decides collapses (default: pybullet for defi and quinconce, none for traditional; "
+                        "statics: the statics at the nominal grid poses, no simulation)")
+    p.add_argument("--preset", help="physical preset for --physics pybullet or statics (default standard)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--variant", choices=["extremities", "strategic"],
                    help="extremities: Défi magnétique on extremities only; strategic: Le Matador's strategic variant")
@@ -195,8 +198,9 @@ def add_play(sub) -> None:
         metavar="N",
         help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics, no limit without)",
     )
-    p.add_argument("--player", default="random", choices=["random", "greedy", "lookahead", "planner", "ismcts"],
-                   help="every seat's player (lookahead: vingt; planner: echanges)")
+    p.add_argument("--player", default="random", choices=["random", "greedy", "careful", "bold", "lookahead", "planner", "ismcts"],
+                   help="every seat's player (careful: the safest placement by the physics' risk; bold: the heaviest "
+                        "under a risk of 0.3; lookahead: vingt; planner: echanges)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")
     p.add_argument("--mp4", metavar="FILE.mp4", help="the whole game replayed into an MP4 (needs magdomino[video])")

@@ -4,6 +4,17 @@
 ``numpy.random.Generator`` (uniforms drawn in batches, so it is cheap);
 :class:`GreedyPlayer` places the heaviest tile (largest pip total), ties broken by the
 stable order of ``legal_actions()``. A physics-aware player only needs the same method.
+
+The physics-aware players ask the game's adjudicator (``state.game.adjudicator``) to
+``assess`` their candidate placements (``state.placement_view(action)`` of each; risk in
+[0, 1], 0 safest, scale in :mod:`magdomino.physics.adjudicator`):
+:class:`CarefulPlayer` plays the safest placement (ties to the heaviest tile, then the
+stable order of legal actions); :class:`BoldPlayer` the heaviest tile whose risk is at most
+its threshold (default :data:`BOLD_THRESHOLD` = 0.3), else the safest. Both draw or pass
+only when no placement is legal, and both play as :class:`GreedyPlayer` when there is
+nothing to assess: an adjudicator without ``assess``, or a game that is not a tower game
+(traditional, matador, échanges, vingt: no collapse). Their decisions are deterministic
+(the adjudicators' assessments are).
 """
 
 from __future__ import annotations
@@ -14,7 +25,10 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 
-PLAYER_KINDS = ("random", "greedy")
+PLAYER_KINDS = ("random", "greedy", "careful", "bold")
+BOLD_THRESHOLD = 0.3
+"""Default risk a :class:`BoldPlayer` accepts for a heavier tile (0.3: below the statics'
+"unknown" 0.5 and its "stands but barely" 0.45, above a comfortably standing pose)."""
 
 
 class Player(Protocol):
@@ -66,14 +80,94 @@ class GreedyPlayer:
         return best
 
 
+def _weight(action) -> int:
+    return action.tile[0] + action.tile[1]
+
+
+def _assessed(state):
+    """``(places, risks)`` for the legal placements, or ``(legal, None)`` when there is
+    nothing to weigh (no placement, a single action, no ``assess``, not a tower game)."""
+    legal = state.legal_actions()
+    places = [a for a in legal if a.kind == "place"]
+    if not places:
+        return legal, None
+    game = getattr(state, "game", None)
+    rules = getattr(game, "rules", None)
+    assess = getattr(getattr(game, "adjudicator", None), "assess", None)
+    if len(places) == 1 or assess is None or not getattr(rules, "can_collapse", False) or not hasattr(state, "placement_view"):
+        return places, None
+    return places, [float(r) for r in assess([state.placement_view(a) for a in places])]
+
+
+def _heaviest(actions):
+    """The heaviest tile, ties by the stable order of ``actions``."""
+    best = actions[0]
+    for a in actions[1:]:
+        if _weight(a) > _weight(best):
+            best = a
+    return best
+
+
+def _safest(places, risks):
+    """The lowest risk, ties to the heaviest tile, then the stable order."""
+    low = min(risks)
+    return _heaviest([a for a, r in zip(places, risks) if r == low])
+
+
+class CarefulPlayer:
+    """The safest legal placement by the adjudicator's risk, ties to the heaviest tile, then
+    the stable order of legal actions; as :class:`GreedyPlayer` when nothing is assessed."""
+
+    kind = "careful"
+
+    def __init__(self, seed=None):
+        pass
+
+    def choose(self, state):
+        places, risks = _assessed(state)
+        if risks is None:
+            return _heaviest(places) if places[0].kind == "place" else places[0]
+        return _safest(places, risks)
+
+
+class BoldPlayer:
+    """The heaviest tile whose risk is at most ``threshold`` (in [0, 1]; ties to the lower
+    risk, then the stable order), else the safest placement; as :class:`GreedyPlayer` when
+    nothing is assessed."""
+
+    kind = "bold"
+
+    def __init__(self, seed=None, threshold: float = BOLD_THRESHOLD):
+        self.threshold = float(threshold)
+
+    def choose(self, state):
+        places, risks = _assessed(state)
+        if risks is None:
+            return _heaviest(places) if places[0].kind == "place" else places[0]
+        ok = [(a, r) for a, r in zip(places, risks) if r <= self.threshold]
+        if not ok:
+            return _safest(places, risks)
+        heavy = max(_weight(a) for a, _ in ok)
+        return _safest(*zip(*[(a, r) for a, r in ok if _weight(a) == heavy]))
+
+
+_MAKERS = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+    "careful": CarefulPlayer,
+    "bold": BoldPlayer,
+}
+"""Player kind -> class called with the seed (``make_player``)."""
+
+
 def make_player(kind: str, seed=0):
-    """A player by name: ``"random"`` (seeded) or ``"greedy"``."""
+    """A player by name (:data:`PLAYER_KINDS`): ``"random"`` (seeded), ``"greedy"``,
+    ``"careful"``, ``"bold"`` (deterministic; the seed is accepted and unused)."""
     if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
         from magdomino.games.openspiel_games import ISMCTSPlayer
 
         return ISMCTSPlayer(seed)
-    if kind == "random":
-        return RandomPlayer(seed)
-    if kind == "greedy":
-        return GreedyPlayer()
-    raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
+    maker = _MAKERS.get(kind)
+    if maker is None:
+        raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
+    return maker(seed)

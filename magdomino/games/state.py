@@ -342,7 +342,13 @@ class State(TurnState):
             PlacedTile(i, a.tile, _TILE_INDEX[a.tile], a.grid, a.parent, a.mode, a.motion) for i, a in enumerate(self.placed)
         )
 
-    def _view(self, cur: int, action: Action, number: int) -> PlacementView:
+    def placement_view(self, action: Action) -> PlacementView:
+        """The adjudicator's view of place ``action`` by the current player, as
+        :meth:`apply_action` would build it, without applying it (for players that ask the
+        adjudicator to assess candidates)."""
+        return self._view(self.current, action, len(self.placed), self.placements + 1)
+
+    def _view(self, cur: int, action: Action, number: int, placements: int | None = None) -> PlacementView:
         g = self.game
         grid = self.construction_grid()
         pose = action.grid
@@ -354,7 +360,7 @@ class State(TurnState):
             off, ryaw = geo.relative_pose(pose, parent.grid, g.tile_size)
             rel = (tuple(float(v) for v in off), ryaw)
         return PlacementView(
-            number=self.placements,
+            number=self.placements if placements is None else placements,
             deal=self.deal_no,
             player=cur,
             tile=action.tile,

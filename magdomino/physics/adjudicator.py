@@ -22,6 +22,26 @@ How the rules use an :class:`Outcome`:
   collapse, the placement stands and the error is recorded.
 - ``verdict``: a JSON-ready dict recorded in the game record's ``place`` event.
 
+Optional risk assessment, for players that weigh their candidates
+(:class:`magdomino.games.players.CarefulPlayer`, ``BoldPlayer``): ``assess(views) -> list[float]``
+takes the :class:`PlacementView` of each candidate placement on the current construction
+(``State.placement_view(action)``; nothing is placed) and returns one risk per view in
+[0, 1], 0 the safest. The scale, shared by every adjudicator
+(:func:`magdomino.physics.statics_adjudicator.statics_risk`):
+
+- 1: the statics says the construction plus the tile falls (or a dynamic preview fell);
+- 0.5 (``UNKNOWN_RISK``): the statics cannot judge this pose (a tilted tile...): unknown,
+  never taken as safe;
+- below 0.5 when the statics says it stands: ``0.45 * max(tilt term, load term)`` with tilt
+  term ``clip(1 - margin / 20°, 0, 1)`` (the table tilt it survives) and load term
+  ``clip((3 - load factor) / 2, 0, 1)`` (how many times its weight the placed tile could
+  be: near 1, a drop's impact may be too much), so 0 means at least 20° of margin and
+  three times its weight; a dynamic preview that stands halves it;
+- 0 for the first tile of a construction (it cannot fall).
+
+``assess`` must leave the construction, and so the verdicts of later placements, exactly as
+they were. :class:`NoPhysics` has no information: every risk is 0.
+
 Adjudicators here: :class:`NoPhysics` (``none``: never collapses; marked ``trivial`` so the
 rules skip building views for it) and :class:`ScriptedAdjudicator` (collapses on given
 placement numbers, for tests). Adjudicators are shared by cloned states: a stateful
@@ -124,6 +144,10 @@ class NoPhysics:
 
     def place(self, state_view: PlacementView, action) -> Outcome:
         return Outcome(False)
+
+    def assess(self, views) -> list[float]:
+        """No physics, no information: every candidate's risk is 0."""
+        return [0.0] * len(views)
 
 
 @dataclass
