@@ -22,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from magdomino.maths.geometry import compose_pose, physical_pose
-from magdomino.maths.poses import quaternion_yaw
+from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
-from magdomino.physics.placement import Drop, Slide, place
+from magdomino.physics.placement import Drop, Slide, build, place
 from magdomino.physics.world import World
 
 
@@ -42,16 +42,21 @@ class PybulletAdjudicator:
         Release height above rest for dropped tiles.
     slide_start_mm : float
         How far away a slid tile starts, along its slide direction.
+    previews : int
+        How many candidates :meth:`assess` also places in a copy of the world (the lowest
+        statics risks; 1 keeps a careful decision within about two placements' time).
     """
 
     name = "pybullet"
     trivial = False
 
-    def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True, drop_mm: float = 1.0, slide_start_mm: float = 60.0):
+    def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True, drop_mm: float = 1.0, slide_start_mm: float = 60.0,
+                 previews: int = 1):
         self.preset = load_preset(preset) if isinstance(preset, str) else preset
         self.magnets = magnets
         self.drop = drop_mm / 1000
         self.slide_start = slide_start_mm / 1000
+        self.previews = int(previews)
         self.tile_size = tuple(float(v) for v in self.preset.tile.size)
         self.world: World | None = None
         self._bodies: list[int] = []  # construction number -> world tile index
@@ -97,6 +102,56 @@ class PybulletAdjudicator:
         if view.motion == "slide" and view.slide_vector is not None:
             return rest, yaw, Slide(tuple(-np.array(view.slide_vector, dtype=float) * self.slide_start))
         return rest, yaw, Drop(self.drop)
+
+    def assess(self, views) -> list[float]:
+        """Risk of each candidate placement on the current construction, in [0, 1] (the scale
+        of :mod:`magdomino.physics.adjudicator`).
+
+        The statics judges every distinct rest pose (:meth:`aim`, from where the tiles have
+        actually settled; one prepared structure per call; margin and load factor). Then the
+        ``previews`` lowest-risk poses the statics does not condemn are placed for real, one at a
+        time, in a COPY of the world (a fresh world built from the settled poses, never the
+        live one): a preview that falls makes the risk 1, one that stands halves it. The live
+        world, and so every later verdict, is left exactly as it was.
+        """
+        from magdomino.physics.statics_adjudicator import prepare, judge, statics_risk
+
+        views = list(views)
+        risks = [0.0] * len(views)
+        todo = [i for i, v in enumerate(views) if not (v.first or not v.construction)]
+        if not todo or self.world is None:
+            return risks
+        positions, quats = self.world.poses()
+        bodies = list(self._bodies)
+        structure = prepare(self.preset, positions[bodies], quats[bodies], self.magnets)
+        poses: dict = {}  # grid pose -> (risk, view index); the pips do not matter here
+        for i in todo:
+            key = views[i].grid
+            if key not in poses:
+                rest, yaw, _ = self.aim(views[i])
+                poses[key] = [statics_risk(judge(structure, rest, yaw_quaternion(yaw), True)), i]
+            risks[i] = poses[key][0]
+        ranked = sorted((r, i, key) for key, (r, i) in poses.items() if r < 1.0)
+        for r, i, key in ranked[: self.previews]:
+            fell = self._preview(views[i], positions[bodies], quats[bodies])
+            if fell is not None:
+                poses[key][0] = 1.0 if fell else r / 2
+        for i in todo:
+            risks[i] = poses[views[i].grid][0]
+        return risks
+
+    def _preview(self, view: PlacementView, positions, quats) -> bool | None:
+        """Whether ``view`` makes the construction fall in a fresh copy of the world at the
+        settled poses (None: the copy blew up)."""
+        rest, yaw, motion = self.aim(view)
+        copy = World(self.preset, magnets=self.magnets)
+        try:
+            indices = build(copy, [(t.tile, p, q, False) for t, p, q in zip(view.construction, positions, quats)])
+            copy.step(int(round(0.05 / copy.time_step)))  # seat the contacts, as _rebuild does
+            _, verdict = place(copy, view.tile, rest, yaw, motion, watched=indices)
+        finally:
+            copy.close()
+        return None if verdict.error else bool(verdict.collapsed)
 
     def _rebuild(self, tiles) -> None:
         """A fresh world holding ``tiles`` (PlacedTile or PlacementView) at their grid poses."""
