@@ -96,6 +96,8 @@ def _assessed(state):
     assess = getattr(getattr(game, "adjudicator", None), "assess", None)
     if len(places) == 1 or assess is None or not getattr(rules, "can_collapse", False) or not hasattr(state, "placement_view"):
         return places, None
+    # Heaviest first (stable): adjudicators measure margins of the first candidates they see.
+    places = sorted(places, key=lambda a: -_weight(a))
     return places, [float(r) for r in assess([state.placement_view(a) for a in places])]
 
 

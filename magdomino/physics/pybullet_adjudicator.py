@@ -45,18 +45,22 @@ class PybulletAdjudicator:
     previews : int
         How many candidates :meth:`assess` also places in a copy of the world (the lowest
         statics risks; 1 keeps a careful decision within about two placements' time).
+    margins : int
+        How many standing candidate poses :meth:`assess` measures the tilt margin and load
+        factor of (the first in the player's order; 5-50 ms each).
     """
 
     name = "pybullet"
     trivial = False
 
     def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True, drop_mm: float = 1.0, slide_start_mm: float = 60.0,
-                 previews: int = 1):
+                 previews: int = 1, margins: int = 1):
         self.preset = load_preset(preset) if isinstance(preset, str) else preset
         self.magnets = magnets
         self.drop = drop_mm / 1000
         self.slide_start = slide_start_mm / 1000
         self.previews = int(previews)
+        self.margins = int(margins)
         self.tile_size = tuple(float(v) for v in self.preset.tile.size)
         self.world: World | None = None
         self._bodies: list[int] = []  # construction number -> world tile index
@@ -108,13 +112,15 @@ class PybulletAdjudicator:
         of :mod:`magdomino.physics.adjudicator`).
 
         The statics judges every distinct rest pose (:meth:`aim`, from where the tiles have
-        actually settled; one prepared structure per call; margin and load factor). Then the
+        actually settled; one prepared structure per call), with the margin and load factor
+        of the first standing ones in the order of ``views`` (the player's preference first;
+        :func:`~magdomino.physics.statics_adjudicator.pose_risks`). Then the
         ``previews`` lowest-risk poses the statics does not condemn are placed for real, one at a
         time, in a COPY of the world (a fresh world built from the settled poses, never the
         live one): a preview that falls makes the risk 1, one that stands halves it. The live
         world, and so every later verdict, is left exactly as it was.
         """
-        from magdomino.physics.statics_adjudicator import prepare, judge, statics_risk
+        from magdomino.physics.statics_adjudicator import pose_risks, prepare
 
         views = list(views)
         risks = [0.0] * len(views)
@@ -124,13 +130,13 @@ class PybulletAdjudicator:
         positions, quats = self.world.poses()
         bodies = list(self._bodies)
         structure = prepare(self.preset, positions[bodies], quats[bodies], self.magnets)
-        poses: dict = {}  # grid pose -> (risk, view index); the pips do not matter here
+        first: dict = {}  # grid pose -> (rest position, quaternion); the pips do not matter here
         for i in todo:
-            key = views[i].grid
-            if key not in poses:
+            if views[i].grid not in first:
                 rest, yaw, _ = self.aim(views[i])
-                poses[key] = [statics_risk(judge(structure, rest, yaw_quaternion(yaw), True)), i]
-            risks[i] = poses[key][0]
+                first[views[i].grid] = (i, rest, yaw_quaternion(yaw))
+        risk = pose_risks(structure, {k: (p, q) for k, (_, p, q) in first.items()}, self.margins)
+        poses = {k: [risk[k], i] for k, (i, _, _) in first.items()}  # grid pose -> [risk, first view]
         ranked = sorted((r, i, key) for key, (r, i) in poses.items() if r < 1.0)
         for r, i, key in ranked[: self.previews]:
             fell = self._preview(views[i], positions[bodies], quats[bodies])
@@ -147,7 +153,7 @@ class PybulletAdjudicator:
         copy = World(self.preset, magnets=self.magnets)
         try:
             indices = build(copy, [(t.tile, p, q, False) for t, p, q in zip(view.construction, positions, quats)])
-            copy.step(int(round(0.05 / copy.time_step)))  # seat the contacts, as _rebuild does
+            # No seating step: the poses come from a settled world (and time is the budget).
             _, verdict = place(copy, view.tile, rest, yaw, motion, watched=indices)
         finally:
             copy.close()

@@ -73,6 +73,30 @@ def judge(structure, position, quaternion, margin: bool):
         return None
 
 
+MARGINS = 3
+"""How many standing poses ``assess`` measures the tilt margin and load factor of (the first
+in the order of the views: a player puts its preferred candidates first); the others that
+stand get :data:`STANDING_MAX` ("stands, margin not measured"). Margins cost 5-50 ms each."""
+
+
+def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
+    """Risk of each distinct pose: ``poses`` is an ordered dict ``key -> (position (3,) m,
+    quaternion (4,))``; a yes/no statics check of every pose, then the margin and load
+    factor of the first ``margins`` that stand (see :data:`MARGINS`)."""
+    risks = {}
+    measured = 0
+    for key, (position, quat) in poses.items():
+        verdict = judge(structure, position, quat, False)
+        if verdict is None or not verdict.stands:
+            risks[key] = statics_risk(verdict)
+        elif measured < margins:
+            measured += 1
+            risks[key] = statics_risk(judge(structure, position, quat, True))
+        else:
+            risks[key] = STANDING_MAX
+    return risks
+
+
 class StaticsAdjudicator:
     """Decides collapses with the statics at the nominal grid poses.
 
@@ -82,14 +106,17 @@ class StaticsAdjudicator:
         Physical preset (name, path or loaded).
     magnets : bool
         False switches the magnets off.
+    margins : int
+        :data:`MARGINS`: standing poses ``assess`` measures the margin of.
     """
 
     name = "statics"
     trivial = False
 
-    def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True):
+    def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True, margins: int = MARGINS):
         self.preset = load_preset(preset) if isinstance(preset, str) else preset
         self.magnets = magnets
+        self.margins = int(margins)
         self.tile_size = tuple(float(v) for v in self.preset.tile.size)
 
     def start(self, construction: ConstructionInfo) -> None:
@@ -119,23 +146,24 @@ class StaticsAdjudicator:
         return positions, quats
 
     def assess(self, views) -> list[float]:
-        """Risk of each candidate (see :func:`statics_risk`): the statics with its tilt margin
-        and load factor at the nominal rest pose, once per distinct pose. Every view is a
-        candidate on the same construction (the current one)."""
+        """Risk of each candidate (see :func:`statics_risk`): the statics at the nominal rest
+        pose, once per distinct pose, with the tilt margin and load factor of the first
+        ``margins`` standing poses in the order of ``views`` (:func:`pose_risks`). Every view
+        is a candidate on the same construction (the current one)."""
         views = list(views)
         risks = [0.0] * len(views)
         todo = [i for i, v in enumerate(views) if not (v.first or not v.construction)]
         if not todo:
             return risks
         structure = prepare(self.preset, *self._poses(views[todo[0]]), self.magnets)
-        seen: dict = {}
+        poses: dict = {}  # the tile's pips do not matter to the statics: one check per grid pose
         for i in todo:
-            v = views[i]
-            key = v.grid  # the tile's pips do not matter to the statics
-            if key not in seen:
-                centre, yaw = v.pose
-                seen[key] = statics_risk(judge(structure, np.asarray(centre, float), yaw_quaternion(yaw), True))
-            risks[i] = seen[key]
+            if views[i].grid not in poses:
+                centre, yaw = views[i].pose
+                poses[views[i].grid] = (np.asarray(centre, float), yaw_quaternion(yaw))
+        seen = pose_risks(structure, poses, self.margins)
+        for i in todo:
+            risks[i] = seen[views[i].grid]
         return risks
 
     def close(self) -> None:
