@@ -35,7 +35,7 @@ def _cmd_report(args) -> int:
     # Every input is read and checked before anything is drawn: a bad file costs nothing.
     results = [(path, *read_result(path)) for path in args.results]
     out = build_report(results, args.out, scenario_dirs=args.scenarios, animate=args.animate,
-                       max_renders=args.max_renders, renders=not args.no_renders)
+                       max_renders=args.max_renders, renders=not args.no_renders, replays=not args.no_replays)
     print(f"wrote {out} ({len(results)} document(s), {out.stat().st_size / 1e6:.2f} MB)")
     return 0
 
@@ -50,4 +50,6 @@ def add_report(sub) -> None:
     p.add_argument("--animate", action="store_true", help="each what-if as an animated GIF of its drop (slower, bigger)")
     p.add_argument("--max-renders", type=int, default=12, metavar="N", help="at most N what-if renders per document (default 12)")
     p.add_argument("--no-renders", action="store_true", help="no 3-D renders (tables and plots only; no physics run)")
+    p.add_argument("--no-replays", action="store_true",
+                   help="each game's final position instead of its replay GIF (a game with physics is replayed in the physics: slow)")
     p.set_defaults(func=_cmd_report)

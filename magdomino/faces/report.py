@@ -237,12 +237,10 @@ def section_whatif(doc: dict, source: Path, options: dict) -> str:
         rows.append([k + 1, c["placement"]["description"], c.get("trials", ""), c.get("collapses", ""),
                      _num(c.get("p_collapse")), _ci(c.get("ci95")), margin])
         pl = c["placement"]
-        pos = pl.get("pos_mm")
-        if isinstance(pos, list) and len(pos) >= 2 and isinstance(pl.get("yaw_deg"), (int, float)):
-            slide = pl.get("slide_from_mm")
-            placements.append(Placement(tuple(doc["tile"]), pos_mm=(float(pos[0]), float(pos[1])), yaw_deg=float(pl["yaw_deg"]),
-                                        slide_mm=None if slide is None else (float(slide[0]), float(slide[1]))))
-            labels.append(f"{k + 1}. {pl['description']}")
+        pos, slide = pl["pos_mm"], pl.get("slide_from_mm")  # checked by report_input
+        placements.append(Placement(tuple(doc["tile"]), pos_mm=(float(pos[0]), float(pos[1])), yaw_deg=float(pl["yaw_deg"]),
+                                    slide_mm=None if slide is None else (float(slide[0]), float(slide[1]))))
+        labels.append(f"{k + 1}. {pl['description']}")
     a, b = doc["tile"]
     out = f"<h3>Where to put {a}-{b}: the ranking, safest first</h3>"
     out += table(["rank", "placement", "trials", "collapses", "p(collapse)", "95 % interval", "statics margin"], rows, {0, 2, 3, 4})
@@ -282,12 +280,21 @@ def _account(doc: dict) -> str:
 def _replay(doc: dict, source: Path, options: dict) -> str:
     """The game's replay (faces.replay, when present), else its final table drawn."""
     title = f"{doc['rule']}, {doc.get('players', len(doc['scores']))} players, seed {doc.get('seed')}"
-    try:
-        from magdomino.faces import replay  # written beside this module; absent in older trees
-    except ImportError:
-        replay = None
-    if replay is not None and hasattr(replay, "replay_gif") and options.get("replays", True):
-        return "<h3>Replay</h3>" + figure(lambda p: replay.replay_gif(doc, p), f"{title}: the game replayed", ".gif")
+    if options.get("replays", True):
+        from magdomino.faces.replay import replay_gif
+
+        made = []
+        try:
+            html_ = figure(lambda p: made.append(replay_gif(doc, p, width=400, height=300, source=str(source))),
+                           f"{title}: the game replayed", ".gif")
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            # A record that passed the checks but that the replay cannot follow: the page
+            # still shows the game's end, and says why there is no replay.
+            return (f'<h3>The end of the game</h3><p class="note">no replay: {_e(type(exc).__name__)} {_e(exc)}</p>'
+                    + _final_picture(doc, title))
+        for m in (made[0].mismatches if made else [])[:10]:
+            html_ += f'<p class="note">replayed verdict differs from the record: {_e(m.get("message", m))}</p>'
+        return "<h3>Replay</h3>" + html_
     return "<h3>The end of the game</h3>" + _final_picture(doc, title)
 
 
@@ -329,24 +336,31 @@ def _construction(doc: dict, title: str) -> str:
 
 
 def section_tournament(doc: dict, source: Path, options: dict) -> str:
-    per_kind = doc["per_kind"]
-    if isinstance(per_kind, dict):
-        per_kind = [{"kind": k, **v} if isinstance(v, dict) else {"kind": k, "value": v} for k, v in per_kind.items()]
-    keys: list[str] = []
-    for row in per_kind:
-        keys += [k for k in (row if isinstance(row, dict) else {}) if k not in keys]
-    rows = [[_num(row.get(k)) if not isinstance(row.get(k), list) else _ci(row[k]) if len(row[k]) == 2 else row[k]
-             for k in keys] for row in per_kind if isinstance(row, dict)]
-    out = f"<h3>Tournament: {_e(', '.join(map(str, doc['seats'])))}</h3>" + table(keys, rows)
+    rows = [[r["kind"], r["seats"], r["games"], _num(r["wins"]), _num(r["win_share"]), _ci_or_dash(r["ci"]),
+             _num(r["mean_score"]), _ci_or_dash(r["score_ci"], "{:.2f}")] for r in doc["per_kind"]]
+    sense = {"lower": " (lower is better)", "higher": " (higher is better)"}.get(doc.get("score_sense"), "")
+    out = f"<h3>Tournament: {_e(doc['rule'])}, seats {_e(', '.join(doc['seats']))}, {doc['deals']} deals</h3>"
+    out += table(["player kind", "seats", "games", "wins", "win share", "95 % interval", "mean score" + sense, "95 % interval"],
+                 rows, {1, 2, 3, 4, 6})
+    ended = doc["ended"]
+    out += f'<p class="facts">deals ended naturally: {ended["natural"]}; abandoned (runaway guard, not scored): {ended["abandoned"]}</p>'
     try:
-        from magdomino.faces import plots
-
-        draw = getattr(plots, "tournament_figure", None)
+        from magdomino.faces.tournament_view import tournament_figure
     except ImportError:
-        draw = None
-    if draw is not None:
-        out += figure(lambda p: draw(doc, p), "the player kinds compared")
-    return out
+        from magdomino.faces.replay_summary import tournament_figure
+    out += figure(lambda p: tournament_figure(doc, p), "win share per player kind; placements and collapses per deal")
+    deals = [[r["deal"], ", ".join(map(str, r["seating"])), ", ".join(map(str, r["winners"])) or "none",
+              " ".join(_num(v) for v in r["scores"]), r.get("reason", ""), r["ended"], r["collapses"], r["placements"]]
+             for r in doc["per_deal"]]
+    return out + (f"<details><summary>every deal ({len(deals)})</summary>"
+                  + table(["deal", "seating", "winners", "scores", "reason", "ended", "collapses", "placements"], deals, {0, 6, 7})
+                  + "</details>")
+
+
+def _ci_or_dash(ci, fmt: str = "{:.3f}") -> str:
+    if ci is None or any(v is None for v in ci):
+        return "—"
+    return f"[{fmt.format(ci[0])}, {fmt.format(ci[1])}]"
 
 
 SECTIONS = {
@@ -368,8 +382,8 @@ def build_report(results: list[tuple[str, str, dict]], out, **options) -> Path:
     out : str or Path
         The HTML file to write.
     options : scenario_dirs (list of folders), animate (GIFs of the what-ifs instead of
-        their end), max_renders (per document), renders (False: none), replays (False: no
-        game replay GIFs).
+        their end), max_renders (per document), renders (False: none), replays (False: the
+        end of each game instead of its replay GIF).
     """
     from magdomino import __version__
 

@@ -101,16 +101,29 @@ def _need(doc: dict, key: str, types, what: str, source: str, prefix: str = ""):
     return value
 
 
-def _interval(entry: dict, source: str, key: str, optional: bool = False) -> None:
+def _numbers(value, n: int) -> bool:
+    """Is ``value`` a list of ``n`` numbers?"""
+    return isinstance(value, list) and len(value) == n and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+
+
+def _interval(entry: dict, source: str, key: str) -> None:
+    """The odds of one what-if or candidate: trials, errors, p_collapse and its interval."""
     ci = entry.get("ci95")
-    if optional and ci is None:
-        return
-    if not (isinstance(ci, list) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci)):
+    if not _numbers(ci, 2):
         raise InputError(source, key + ".ci95", f"a 95 % interval [low, high], got {ci!r}"[:200])
-    p = entry.get("p_collapse")
-    if p is not None and not isinstance(p, (int, float)):
+    p = entry.get("p_collapse", "missing")
+    if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool)):
         raise InputError(source, key + ".p_collapse", f"a probability or null, got {p!r}"[:200])
     _need(entry, "trials", int, "a whole number of trials", source, key + ".")
+    _need(entry, "errors", int, "a whole number of errors", source, key + ".")
+
+
+def _check_noise(doc: dict, source: str) -> None:
+    noise = _need(doc, "noise", dict, "the noise settings", source)
+    for k, v in noise.items():
+        ok = _numbers(v, 2) if k == "drop_mm" else isinstance(v, (int, float)) and not isinstance(v, bool)
+        if not ok:
+            raise InputError(source, f"noise.{k}", f"{'[low, high] in mm' if k == 'drop_mm' else 'a number'}, got {v!r}"[:200])
 
 
 def _check_odds_results(results, source: str, key: str) -> None:
@@ -120,6 +133,9 @@ def _check_odds_results(results, source: str, key: str) -> None:
         if not isinstance(r, dict):
             raise InputError(source, f"{key}[{i}]", f"an object, got {r!r}"[:200])
         _interval(r, source, f"{key}[{i}]")
+        w = r.get("what_if", "missing")
+        if w is not None and (not isinstance(w, int) or isinstance(w, bool) or w < 0):
+            raise InputError(source, f"{key}[{i}].what_if", f"a what-if number or null (the structure), got {w!r}"[:200])
 
 
 def check_document(kind: str, doc: dict, source: str) -> None:
@@ -131,11 +147,11 @@ def check_document(kind: str, doc: dict, source: str) -> None:
             if not isinstance(w, dict):
                 raise InputError(source, f"what_if[{i}]", f"a verdict object, got {w!r}"[:200])
     elif kind == "odds":
-        _need(doc, "noise", dict, "the noise settings", source)
+        _check_noise(doc, source)
         _check_odds_results(doc.get("results"), source, "results")
     elif kind == "sweep":
         _need(doc, "param", str, "the swept parameter's name", source)
-        _need(doc, "noise", dict, "the noise settings", source)
+        _check_noise(doc, source)
         values = _need(doc, "values", list, "the swept values", source)
         results = _need(doc, "results", list, "one entry per swept value", source)
         if len(results) != len(values) or not values or not all(isinstance(v, (int, float)) for v in values):
@@ -152,24 +168,85 @@ def check_document(kind: str, doc: dict, source: str) -> None:
         tile = doc.get("tile")
         if not (isinstance(tile, list) and len(tile) == 2 and all(isinstance(v, int) for v in tile)):
             raise InputError(source, "tile", f"a tile [a, b], got {tile!r}"[:200])
-        _need(doc, "noise", dict, "the noise settings", source)
+        _check_noise(doc, source)
         for i, c in enumerate(doc["candidates"]):
             key = f"candidates[{i}]"
             if not isinstance(c, dict) or not isinstance(c.get("placement"), dict):
                 raise InputError(source, key, "a candidate with its 'placement'")
-            _need(c["placement"], "description", str, "the placement's description", source, key + ".placement.")
+            _check_candidate_placement(c["placement"], source, key + ".placement")
             if c.get("ci95") is not None:
                 _interval(c, source, key)
-            elif c.get("statics") is not None and not isinstance(c["statics"], dict):
-                raise InputError(source, key + ".statics", "the statics' answer (an object)")
+            statics = c.get("statics")
+            if statics is not None and not (isinstance(statics, dict) and (
+                    statics.get("stands") is None or isinstance(statics.get("margin"), (int, float)))):
+                raise InputError(source, key + ".statics", f"the statics' answer (stands, margin), got {statics!r}"[:200])
     elif kind == "play":
         _check_play(doc, source)
     elif kind == "tournament":
-        _need(doc, "seats", list, "the seats' player kinds", source)
-        _need(doc, "per_kind", (list, dict), "the table per player kind", source)
+        _check_tournament(doc, source)
+    if kind in ("odds", "sweep", "whatif"):
+        _need(doc, "preset", str, "the preset's name", source)
     for key in ("preset", "name"):
         if doc.get(key) is not None and not isinstance(doc[key], str):
             raise InputError(source, key, f"a name, got {doc[key]!r}"[:200])
+
+
+def _number_or_none(v) -> bool:
+    return v is None or isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_tournament(doc: dict, source: str) -> None:
+    """What the page reads of a tournament (games.tournament.run_tournament's document)."""
+    from magdomino.games.tournament import TOURNAMENT_VERSION
+
+    tv = doc.get("tournament_version", 1)
+    if not isinstance(tv, int) or isinstance(tv, bool):
+        raise InputError(source, "tournament_version", f"a whole number, got {tv!r}"[:200])
+    if tv > TOURNAMENT_VERSION:
+        raise InputError(source, "tournament_version", f"a tournament of format {TOURNAMENT_VERSION} or older, got {tv} "
+                                                       "(a newer format: update magdomino to report it)")
+    seats = _need(doc, "seats", list, "the seats' player kinds", source)
+    if not seats or not all(isinstance(k, str) for k in seats):
+        raise InputError(source, "seats", f"player kinds (names), got {seats!r}"[:200])
+    _need(doc, "rule", str, "the rule's name", source)
+    _need(doc, "deals", int, "a whole number of deals", source)
+    ended = _need(doc, "ended", dict, "how the deals ended ('natural', 'abandoned')", source)
+    for k in ("natural", "abandoned"):
+        _need(ended, k, int, "a whole number of deals", source, "ended.")
+    for i, row in enumerate(_need(doc, "per_kind", list, "the table per player kind", source)):
+        key = f"per_kind[{i}]"
+        if not isinstance(row, dict):
+            raise InputError(source, key, "a row per player kind (an object)")
+        _need(row, "kind", str, "a player kind", source, key + ".")
+        for k in ("seats", "games"):
+            _need(row, k, int, "a whole number", source, key + ".")
+        for k in ("wins", "win_share", "mean_score"):
+            if not _number_or_none(row.get(k, "missing")):
+                raise InputError(source, f"{key}.{k}", f"a number or null, got {row.get(k)!r}"[:200])
+        for k in ("ci", "score_ci"):
+            ci = row.get(k)
+            if not (isinstance(ci, list) and len(ci) == 2 and all(map(_number_or_none, ci))):
+                raise InputError(source, f"{key}.{k}", f"a 95 % interval [low, high], got {ci!r}"[:200])
+    for i, row in enumerate(_need(doc, "per_deal", list, "one row per deal", source)):
+        key = f"per_deal[{i}]"
+        if not isinstance(row, dict):
+            raise InputError(source, key, "a row per deal (an object)")
+        for k in ("deal", "placements", "collapses"):
+            _need(row, k, int, "a whole number", source, key + ".")
+        _need(row, "ended", str, "'natural' or 'abandoned'", source, key + ".")
+        for k in ("seating", "winners", "scores"):
+            _need(row, k, list, "a list", source, key + ".")
+
+
+def _check_candidate_placement(pl: dict, source: str, key: str) -> None:
+    """What the page shows and renders of a whatif candidate."""
+    _need(pl, "description", str, "the placement's description", source, key + ".")
+    pos, slide = pl.get("pos_mm"), pl.get("slide_from_mm")
+    if not _numbers(pos, 3):
+        raise InputError(source, key + ".pos_mm", f"[x, y, z] in mm, got {pos!r}"[:200])
+    _need(pl, "yaw_deg", (int, float), "a yaw in degrees", source, key + ".")
+    if slide is not None and not _numbers(slide, 2):
+        raise InputError(source, key + ".slide_from_mm", f"null or [dx, dy] in mm, got {slide!r}"[:200])
 
 
 def _check_play(doc: dict, source: str) -> None:
@@ -193,10 +270,29 @@ def _check_play(doc: dict, source: str) -> None:
     else:
         raise InputError(source, "rule", f"one of {', '.join(TOWER_RULES + CHAIN_RULES + ('vingt',))}, got {rule!r}"[:200])
     scores = _need(doc, "scores", list, "the scores per seat", source)
-    if not all(isinstance(s, (int, float)) for s in scores):
+    if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores):
         raise InputError(source, "scores", f"numbers, got {scores!r}"[:200])
-    _need(doc, "winners", list, "the winning seats", source)
+    players = _need(doc, "players", int, "the number of players", source)
+    if len(scores) != players:
+        raise InputError(source, "scores", f"one score per player ({players}), got {len(scores)}")
+    kinds = doc.get("player_kinds", ["random"] * players)
+    if not (isinstance(kinds, list) and len(kinds) == players and all(isinstance(k, str) for k in kinds)):
+        raise InputError(source, "player_kinds", f"one player kind per seat ({players}), got {kinds!r}"[:200])
+    size = doc.get("tile_size_mm")
+    if size is not None and not (_numbers(size, 3) and min(size) > 0):
+        raise InputError(source, "tile_size_mm", f"[length, width, thickness] > 0 in mm, got {size!r}"[:200])
+    winners = _need(doc, "winners", list, "the winning seats", source)
+    if not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < players for w in winners):
+        raise InputError(source, "winners", f"seats 0..{players - 1}, got {winners!r}"[:200])
     _need(doc, "events", list, "the game's events", source)
+    parts = doc.get("deals", doc.get("rounds", []))
+    if not (isinstance(parts, list) and all(isinstance(d, dict) for d in parts)):
+        raise InputError(source, "deals", f"one object per deal, got {parts!r}"[:200])
+    try:
+        from magdomino.faces.replay import check_record  # the replay's own reading of a record
+    except ImportError:
+        return
+    check_record(doc, source)
 
 
 def read_result(path: str | Path) -> tuple[str, dict]:
