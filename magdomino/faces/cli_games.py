@@ -240,7 +240,7 @@ def _cmd_tournament(args) -> int:
 
 
 def add_tournament(sub) -> None:
-    p = sub.add_parser("tournament", help="many deals of one rule between player kinds, seats rotated; win shares with 95 % intervals")
+    p = sub.add_parser("tournament", help="many deals of one rule between player kinds, seats rotated; win shares with 95 %% intervals")
     p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt", "matador", "echanges"])
     p.add_argument("--seats", required=True, metavar="K1,K2,...",
                    help="one player kind per seat, comma-separated (e.g. careful,bold,random,greedy); the count is the number of players")
@@ -258,5 +258,5 @@ def add_tournament(sub) -> None:
     p.add_argument("--out-dir", metavar="DIR", help="keep a deal log there (tournament.jsonl) for --resume")
     p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
     p.add_argument("--json", metavar="OUT", help="write the tournament document as JSON ('-' for stdout)")
-    p.add_argument("--plot", metavar="FILE.png", help="win share per kind with 95 % intervals; collapses and placements per deal")
+    p.add_argument("--plot", metavar="FILE.png", help="win share per kind with 95 %% intervals; collapses and placements per deal")
     p.set_defaults(func=_cmd_tournament)

@@ -113,3 +113,20 @@ def test_play_orientation_flags(cli, tmp_path):
         assert r.returncode == 0, r.stderr
         record = json.loads(out.read_text())
         assert (record["parallel_only"], record["second_parallel"]) == expected
+
+
+def test_every_command_has_help():
+    """``magdomino COMMAND --help`` prints its usage for every command (argparse formats help
+    strings with %: a bare percent sign would end in a traceback)."""
+    import contextlib
+    import io
+
+    from magdomino.faces.cli import build_parser, main
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    assert {"simulate", "odds", "play", "tournament", "replay", "report", "whatif"} <= set(sub.choices)
+    for name in [None, *sub.choices]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as stop:
+            main(["--help"] if name is None else [name, "--help"])
+        assert stop.value.code == 0 and "usage: magdomino" in out.getvalue(), name
