@@ -123,12 +123,14 @@ def _cmd_replay(args) -> int:
     width, height = parse_size(args.size)
     tournament = _tournament(args.record)
     if tournament is not None:
-        from magdomino.faces.replay_summary import tournament_figure, tournament_rows
+        from magdomino.faces.report_input import check_document, check_version
+        from magdomino.faces.tournament_view import tournament_figure
 
         if args.out is not None or args.summary is None:
             raise InputError("command line", "--out", "a game record to replay (a tournament has only --summary FILE.png)")
-        tournament_rows(tournament, args.record)  # checked before anything is drawn
-        print(f"wrote {tournament_figure(tournament, args.summary, args.record)}")
+        check_version(tournament, args.record)  # checked before anything is drawn
+        check_document("tournament", tournament, args.record)
+        print(f"wrote {tournament_figure(tournament, args.summary)}")
         return 0
     record = load_record(args.record)  # checked before anything is drawn
     status = 0

@@ -344,10 +344,8 @@ def section_tournament(doc: dict, source: Path, options: dict) -> str:
                  rows, {1, 2, 3, 4, 6})
     ended = doc["ended"]
     out += f'<p class="facts">deals ended naturally: {ended["natural"]}; abandoned (runaway guard, not scored): {ended["abandoned"]}</p>'
-    try:
-        from magdomino.faces.tournament_view import tournament_figure
-    except ImportError:
-        from magdomino.faces.replay_summary import tournament_figure
+    from magdomino.faces.tournament_view import tournament_figure
+
     out += figure(lambda p: tournament_figure(doc, p), "win share per player kind; placements and collapses per deal")
     deals = [[r["deal"], ", ".join(map(str, r["seating"])), ", ".join(map(str, r["winners"])) or "none",
               " ".join(_num(v) for v in r["scores"]), r.get("reason", ""), r["ended"], r["collapses"], r["placements"]]
