@@ -37,6 +37,9 @@ TOWER_RULES = ("traditional", "defi", "quinconce")
 
 CHAIN_RULES = ("matador", "echanges")
 
+CHAIN_TOP = 9
+"""The most pips on a half the chain pictures draw (faces.tables: double-nine sets at most)."""
+
 
 def _version_tuple(text) -> tuple[int, ...] | None:
     """``"0.1.0"`` → ``(0, 1, 0)``; None unless it starts with dotted whole numbers."""
@@ -206,6 +209,11 @@ def _check_tournament(doc: dict, source: str) -> None:
         raise InputError(source, "tournament_version", f"a tournament of format {TOURNAMENT_VERSION} or older, got {tv} "
                                                        "(a newer format: update magdomino to report it)")
     seats = _need(doc, "seats", list, "the seats' player kinds", source)
+    _need(doc, "seed", int, "the tournament's seed (a whole number)", source)
+    _need(doc, "physics", str, "the physics the deals were played with (a name)", source)
+    sense = doc.get("score_sense")
+    if sense is not None and not isinstance(sense, str):
+        raise InputError(source, "score_sense", f"'lower', 'higher' or null, got {sense!r}"[:200])
     if not seats or not all(isinstance(k, str) for k in seats):
         raise InputError(source, "seats", f"player kinds (names), got {seats!r}"[:200])
     _need(doc, "rule", str, "the rule's name", source)
@@ -249,24 +257,89 @@ def _check_candidate_placement(pl: dict, source: str, key: str) -> None:
         raise InputError(source, key + ".slide_from_mm", f"null or [dx, dy] in mm, got {slide!r}"[:200])
 
 
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _tile_ok(t, top: int) -> bool:
+    """Is ``t`` a tile [a, b] with pips 0..top (the pictures draw up to 9 pips a half)?"""
+    return isinstance(t, list) and len(t) == 2 and all(_whole(v) and 0 <= v <= top for v in t)
+
+
+def _tiles(final: dict, key: str, top: int, source: str) -> None:
+    """``final[key]`` a list of tiles (a stock, a box)."""
+    tiles = final.get(key)
+    if not (isinstance(tiles, list) and all(_tile_ok(t, top) for t in tiles)):
+        raise InputError(source, f"final.{key}", f"a list of tiles [a, b] with pips 0..{top}, got {tiles!r}"[:200])
+
+
+def _check_chain_final(final: dict, source: str) -> None:
+    """What tables.chain_figure reads of a chain game's ``final``, beyond check_chain_record's
+    shape: tiles of pips 0..9 (a double-nine set at most) along the chain, the two ends, the hands, SUN and RAIN."""
+    for i, entry in enumerate(final["table"]):
+        key = f"final.table[{i}]"
+        if not (isinstance(entry, dict) and _tile_ok(entry.get("halves"), CHAIN_TOP)
+                and isinstance(entry.get("crossed"), bool) and isinstance(entry.get("side"), str)):
+            raise InputError(source, key, f"a tile on the chain with 'halves' [a, b] (pips 0..9), 'crossed' "
+                                          f"(true/false) and 'side', got {entry!r}"[:200])
+    ends = final.get("ends")
+    if not (isinstance(ends, list) and (len(ends) == 2 or not ends and not final["table"])
+            and all(isinstance(e, list) and len(e) == 2 and _whole(e[0]) and 0 <= e[0] <= CHAIN_TOP
+                    and isinstance(e[1], str) for e in ends)):
+        raise InputError(source, "final.ends", f"the chain's two ends [[value, kind], [value, kind]] "
+                                               f"(none before the first tile), got {ends!r}"[:200])
+    target = final.get("target")
+    if target is not None and not _whole(target):
+        raise InputError(source, "final.target", f"a whole number or null, got {target!r}"[:200])
+    hands = final["hands"]
+    if not all(isinstance(h, list) and all(_tile_ok(t, CHAIN_TOP) for t in h) for h in hands):
+        raise InputError(source, "final.hands", f"one list of tiles [a, b] (pips 0..9) per seat, got {hands!r}"[:200])
+    _tiles(final, "stock", CHAIN_TOP, source)
+    if "sun" in final or "rain" in final:  # Le jeu des échanges: both boxes
+        _tiles(final, "sun", CHAIN_TOP, source)
+        _tiles(final, "rain", CHAIN_TOP, source)
+
+
+def _cell_ok(c) -> bool:
+    return isinstance(c, list) and len(c) == 2 and all(_whole(v) for v in c)
+
+
+def _check_vingt_final(final: dict, source: str) -> None:
+    """What tables.vingt_figure reads of a 20 sur 20 ``final``, beyond vingt.check_record's
+    shape: tiles on two neighbouring cells with pips 0..9, markers on cells per seat."""
+    for i, t in enumerate(final["table"]):
+        cells = t.get("cells") if isinstance(t, dict) else None
+        ok = (isinstance(cells, list) and len(cells) == 2 and all(map(_cell_ok, cells))
+              and abs(cells[0][0] - cells[1][0]) + abs(cells[0][1] - cells[1][1]) == 1 and _tile_ok(t.get("pips"), 9))
+        if not ok:
+            raise InputError(source, f"final.table[{i}]", f"a tile with 'cells' [[x, y], [x, y]] side by side and "
+                                                          f"'pips' [a, b] (0..9), got {t!r}"[:200])
+    placed = final["markers"].get("placed")
+    if not (isinstance(placed, list) and all(isinstance(m, list) and all(map(_cell_ok, m)) for m in placed)):
+        raise InputError(source, "final.markers.placed", f"one list of cells [x, y] per seat, got {placed!r}"[:200])
+
+
 def _check_play(doc: dict, source: str) -> None:
     rule = doc.get("rule")
     if rule == "vingt":
         from magdomino.games.vingt import check_record
 
         check_record(doc, source)
+        _check_vingt_final(doc["final"], source)
     elif rule in CHAIN_RULES:
         from magdomino.games.chain_record import check_chain_record
 
         check_chain_record(doc, source)
+        _check_chain_final(doc["final"], source)
     elif rule in TOWER_RULES:
         final = _need(doc, "final", dict, "the final position", source)
         for i, pl in enumerate(_need(final, "construction", list, "the final construction", source, "final.")):
-            ok = (isinstance(pl, dict) and isinstance(pl.get("tile"), list) and len(pl["tile"]) == 2
+            ok = (isinstance(pl, dict) and _tile_ok(pl.get("tile"), 6)
                   and isinstance(pl.get("pose"), list) and len(pl["pose"]) == 4
-                  and all(isinstance(v, int) for v in pl["tile"] + pl["pose"]))
+                  and all(isinstance(v, int) and not isinstance(v, bool) for v in pl["pose"]))
             if not ok:
-                raise InputError(source, f"final.construction[{i}]", "a placement with 'tile' [a, b] and 'pose' [x, y, level, d]")
+                raise InputError(source, f"final.construction[{i}]",
+                                 "a placement with 'tile' [a, b] (pips 0..6) and 'pose' [x, y, level, d]")
     else:
         raise InputError(source, "rule", f"one of {', '.join(TOWER_RULES + CHAIN_RULES + ('vingt',))}, got {rule!r}"[:200])
     scores = _need(doc, "scores", list, "the scores per seat", source)

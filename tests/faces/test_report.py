@@ -33,6 +33,7 @@ RUNS = {
     "matador": ["play", "--rule", "matador", "--players", "2", "--seed", "1", "--json"],
     "echanges": ["play", "--rule", "echanges", "--players", "3", "--seed", "1", "--json"],
     "vingt": ["play", "--rule", "vingt", "--players", "2", "--seed", "1", "--json"],
+    "tournament": ["tournament", "--rule", "traditional", "--seats", "greedy,random", "--deals", "4", "--json"],
 }
 """One small run per kind of document (and per record layout of play)."""
 
@@ -183,6 +184,8 @@ def _bad_files(docs, folder: Path) -> dict:
         "an unknown kind": (json.dumps({**odds, "kind": "horoscope"}), "kind"),
         "a broken interval": (json.dumps({**odds, "results": [{**odds["results"][0], "ci95": "wide"}]}), "results[0].ci95"),
         "an unknown rule": (json.dumps({**game, "rule": "poker"}), "rule"),
+        **_bad_finals(docs),
+        **_bad_tournaments(docs),
     }
     out = {}
     for i, (case, (text, said)) in enumerate(files.items()):
@@ -190,6 +193,63 @@ def _bad_files(docs, folder: Path) -> dict:
         path.write_text(text)
         out[case] = (path, said)
     return out
+
+
+def _with_final(doc: dict, change) -> str:
+    """The record with ``change(final)`` applied to a copy of its final position."""
+    doc = json.loads(json.dumps(doc))
+    change(doc["final"])
+    return json.dumps(doc)
+
+
+def _bad_finals(docs) -> dict:
+    """Records whose final position the end-of-game pictures (faces.tables) cannot draw."""
+    matador, echanges, vingt, defi = (json.loads(docs[k].read_text()) for k in ("matador", "echanges", "vingt", "defi"))
+    assert matador["final"]["table"] and defi["final"]["construction"]  # something to corrupt
+    return {
+        "a chain without its ends": (_with_final(matador, lambda f: f.pop("ends")), "final.ends"),
+        "a chain end that is a word": (_with_final(matador, lambda f: f["ends"].__setitem__(0, "x")), "final.ends"),
+        "a chain tile without halves": (_with_final(echanges, lambda f: f["table"][0].pop("halves")), "final.table[0]"),
+        "an échanges RAIN box of words": (_with_final(echanges, lambda f: f.__setitem__("rain", ["x"])), "final.rain"),
+        "a 20 sur 20 marker that is no cell": (
+            _with_final(vingt, lambda f: f["markers"].__setitem__("placed", [[-1]] + f["markers"]["placed"][1:])),
+            "final.markers.placed"),
+        "a 20 sur 20 tile of 12 pips": (
+            _with_final(vingt, lambda f: f["table"].append({"cells": [[90, 90], [91, 90]], "pips": [12, 0]})),
+            f"final.table[{len(vingt['final']['table'])}]"),
+        "a Défi tile with a negative number": (
+            _with_final(defi, lambda f: f["construction"][0].__setitem__("tile", [-1, 3])), "final.construction[0]"),
+    }
+
+
+def _bad_tournaments(docs) -> dict:
+    t = json.loads(docs["tournament"].read_text())
+    return {
+        "a score sense given as a list": (json.dumps({**t, "score_sense": ["lower"]}), "score_sense"),
+        "a tournament without its physics": (json.dumps({k: v for k, v in t.items() if k != "physics"}), "physics"),
+        "a tournament without its seed": (json.dumps({k: v for k, v in t.items() if k != "seed"}), "seed"),
+    }
+
+
+def test_report_tournament(docs, tmp_path):
+    doc = json.loads(docs["tournament"].read_text())
+    out = tmp_path / "t.html"
+    r = report(docs["tournament"], "--out", out)
+    assert r.returncode == 0, r.stderr
+    page = out.read_text()
+    assert_self_contained(page)
+    section = _section(page, "tournament")
+    rows = re.findall(r"<tr>(.*?)</tr>", section)
+    assert sorted(row["kind"] for row in doc["per_kind"]) == ["greedy", "random"]
+    for row in doc["per_kind"]:  # the table per player kind, one row each, from the document's numbers
+        lo, hi = row["ci"]
+        assert any(f"<td>{row['kind']}</td>" in tr and f"[{lo:.3f}, {hi:.3f}]" in tr and f">{row['games']}<" in tr
+                   for tr in rows), row
+    # 4 deals, one seat per kind: each kind played every deal, and every deal has its row
+    assert [row["games"] for row in doc["per_kind"]] == [4, 4]
+    assert f"every deal ({doc['deals']})" in section and len(rows) == 1 + 2 + 1 + 4  # headers and rows of both tables
+    pictures = images(section)
+    assert len(pictures) == 1 and min(pictures[0][1].size) > 100 and pictures[0][1].format == "PNG"
 
 
 def test_bad_input_one_line_exit_2_nothing_written(docs, tmp_path):
