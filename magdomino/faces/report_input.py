@@ -331,6 +331,8 @@ def _check_play(doc: dict, source: str) -> None:
 
         check_chain_record(doc, source)
         _check_chain_final(doc["final"], source)
+        if not isinstance(doc.get("options", {}), dict):  # the account lists them (format_chain_record)
+            raise InputError(source, "options", f"the game's options (an object), got {doc['options']!r}"[:200])
     elif rule in TOWER_RULES:
         final = _need(doc, "final", dict, "the final position", source)
         for i, pl in enumerate(_need(final, "construction", list, "the final construction", source, "final.")):

@@ -217,6 +217,7 @@ def _bad_finals(docs) -> dict:
         "a 20 sur 20 tile of 12 pips": (
             _with_final(vingt, lambda f: f["table"].append({"cells": [[90, 90], [91, 90]], "pips": [12, 0]})),
             f"final.table[{len(vingt['final']['table'])}]"),
+        "chain options that are no object": (json.dumps({**matador, "options": None}), "options"),
         "a Défi tile with a negative number": (
             _with_final(defi, lambda f: f["construction"][0].__setitem__("tile", [-1, 3])), "final.construction[0]"),
     }
