@@ -606,9 +606,8 @@ class Structure:
             mf, mt = magnet_wrenches(self.preset, P, Q)
         elif self.use_magnets and n:
             tm = _tile_magnets(self.preset)
-            others = np.arange(n)
-            close = np.einsum("ij,ij->i", P[:n] - P[n], P[:n] - P[n]) < (tm.cutoff + 2 * tm.reach) ** 2
-            others = others[close]
+            ti, tj = tm.tile_pairs(P)
+            others = ti[tj == n]  # the structure's tiles within reach of the candidate (i < j = n)
             if len(others):
                 Fj, Tj, Ti, _ = tm.pair_wrenches(others, np.full(len(others), n), P, Q)
                 mf[n] += Fj.sum(axis=0)
