@@ -23,6 +23,7 @@ The model
   vertex the force lies in a friction pyramid of :data:`FRICTION_DIRECTIONS` edges
   ``n + μ d_k`` (inscribed in Coulomb's cone; ``μ`` the preset's ``tile.friction``, the
   contact's μ; its weakest directions, between the edges, hold ``cos(π/K)`` of ``μ``).
+  Side faces (end to end, side by side) push without friction: see class 5 below.
 - **Equilibrium** of every movable tile (6 equations: force, and torque about its centre
   divided by the tile length so every row is in tile weights): ``A α = -w`` with ``α >= 0``
   the pyramid-edge weights. Feasible (HiGHS: ``scipy.optimize.linprog``, and ``highspy`` for
@@ -70,8 +71,14 @@ found 10 and 12 disagreements, of the same two classes.) The classes:
 5. **Static indeterminacy**: the LP asks whether *some* set of contact forces holds the
    tiles (the lower-bound theorem for rigid blocks with associated friction); with
    friction the actual forces depend on the history, so a structure that needs wedged,
-   prestressed contacts (side faces pressed together) may be declared standing though the
-   dynamics never builds that prestress. Statics: stands; dynamics: collapsed. (Not seen.)
+   prestressed contacts may be declared standing though the dynamics never builds that
+   prestress. Seen in Défi games: a tile tipping over its support's edge, its far end
+   against a neighbour's end face, "held" by friction on that face (the neighbour pressed
+   sideways, friction under both balancing the push); the dynamics, and a hand's torque
+   balance, tip it. Side faces therefore carry no friction here: they can push a tile
+   (one leaning on a neighbour is held), never hold it by rubbing. This is conservative
+   where magnets genuinely press side faces together (parallel magnets side by side repel,
+   so rarely). Test: ``test_a_side_face_cannot_wedge_a_tipping_tile``.
 
 Cost (``scripts/bench_statics.py``). The yes/no answer is found by parts
 (:meth:`Equilibrium.stands`): each contact that alone joins a set of tiles to the ground (a
@@ -252,7 +259,12 @@ class Equilibrium:
         vertical = np.abs(nrm[:, 2]) > 0.5
         t1 = np.where(vertical[:, None], [1.0, 0.0, 0.0], np.column_stack([-nrm[:, 1], nrm[:, 0], np.zeros(V)]))
         t2 = np.cross(nrm, t1)
-        gens = nrm[:, None, :] + mu * (np.cos(angles)[None, :, None] * t1[:, None, :] + np.sin(angles)[None, :, None] * t2[:, None, :])
+        # Side faces (end to end, side by side) push but do not rub: friction there needs a
+        # prestress pressing the faces together, which placing a tile never builds (a tile
+        # tipping away from a neighbour only opens the gap); with friction the LP would hold
+        # tipping tiles by wedging them between side faces (the docstring's class 5).
+        mu_v = np.where(vertical, mu, 0.0)[:, None, None]
+        gens = nrm[:, None, :] + mu_v * (np.cos(angles)[None, :, None] * t1[:, None, :] + np.sin(angles)[None, :, None] * t2[:, None, :])
         cols = np.arange(V * K).reshape(V, K)
         ri, ci, vals = [], [], []
         self._on = {}  # 1: the generators' wrenches on body b, -1: on body a, (V, K, 6)

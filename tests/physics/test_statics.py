@@ -423,3 +423,25 @@ def test_a_prepared_structure_judges_as_judge_does():
             assert part.load_factor == pytest.approx(whole.load_factor, abs=1e-5)
             compared += 1
     assert compared > 40
+
+
+@pytest.mark.parametrize("beyond_mm", [1.0, 3.0])
+def test_a_side_face_cannot_wedge_a_tipping_tile(beyond_mm):
+    # A on the table, C on A and on D (well supported), B on A with its centre of mass
+    # ``beyond`` past A's left edge and its right end against C's left end. By hand: B's only
+    # support is A, and its weight acts outside A, so B tips about that edge; C can push B
+    # sideways but not hold it up: friction on the end faces would need them pressed together
+    # before B starts tipping, and tipping only opens that joint. (With friction on the end
+    # faces the LP finds a wedged solution: C's friction holds B's end down, B's push on C
+    # balanced by friction under both; the old statics said "stands" here and the dynamics
+    # watched B fall.)
+    beyond = beyond_mm / 1000
+    A, D = [L / 2, 0, T / 2], [1.5 * L, 0, T / 2]
+    B = [-beyond, 0, 1.5 * T]
+    C = [-beyond + L, 0, 1.5 * T]  # end to end with B
+    P = np.array([A, D, C, B])
+    v = judge(PRESET, P, _quats(4), placed=3, magnets=False, fixed=[True, True, False, False])
+    assert not v.stands
+    # The same pair moved right until B's centre of mass is 1 mm inside A's edge: it stands.
+    P[2:, 0] += beyond + 0.001
+    assert judge(PRESET, P, _quats(4), placed=3, magnets=False, fixed=[True, True, False, False]).stands
