@@ -116,20 +116,89 @@ def _safest(places, risks):
     return _heaviest([a for a, r in zip(places, risks) if r == low])
 
 
+LOOKAHEAD = 4
+"""How many of its safest standing placements a :class:`CarefulPlayer` also weighs by the
+construction they leave (:func:`trap_share`)."""
+TRAP_WEIGHT = 0.5
+"""Risk added per unit of :func:`trap_share` (a construction that only traps: 0.5, more
+than any standing placement's own risk, 0.45 at most)."""
+
+
+def trap_share(state, action, statics) -> float:
+    """Of the tiles the current player cannot see (neither in its hand nor in the
+    construction), the share that the next player could place only so that the tower falls,
+    after ``action``: a tile is a trap when it has legal placements and the statics
+    (``statics.assess``: the grid's nominal poses) condemns every one.
+
+    Rules only (a copy of the state on a copy of the game with no physics); the next
+    player's hand is not looked at, only which tiles exist. 0 when ``action`` ends the deal.
+    """
+    import copy
+
+    from magdomino.model.tiles import ALL_TILES
+    from magdomino.physics.adjudicator import NoPhysics
+
+    rules_only = copy.copy(state.game)
+    rules_only.adjudicator = NoPhysics()
+    rules_only.trivial = True
+    after = state.clone()
+    after.game = rules_only
+    me = state.current
+    after.apply_action(action)
+    if after.is_terminal() or after.is_chance_node() or not after.placed:
+        return 0.0
+    seen = set(after.hands[me]) | {a.tile for a in after.placed}
+    unseen = [t for t in ALL_TILES if t not in seen]
+    moves = [a for a in rules_only.rules.legal(after, unseen, after.mode(after.current)) if a.kind == "place"]
+    if not moves:
+        return 0.0
+    risks = statics.assess([after.placement_view(a) for a in moves])
+    playable: dict = {}
+    for a, r in zip(moves, risks):
+        playable[a.tile] = playable.get(a.tile, False) or r < 1.0
+    return sum(1 for safe in playable.values() if not safe) / len(unseen)
+
+
 class CarefulPlayer:
     """The safest legal placement by the adjudicator's risk, ties to the heaviest tile, then
-    the stable order of legal actions; as :class:`GreedyPlayer` when nothing is assessed."""
+    the stable order of legal actions; as :class:`GreedyPlayer` when nothing is assessed.
+
+    Careful about the tower too, not only its own turn: of its :data:`LOOKAHEAD` safest
+    standing placements it prefers the one that leaves the fewest traps (tiles that could
+    then only be placed so that the tower falls, :func:`trap_share`, judged by the statics
+    at the grid's poses): risk + :data:`TRAP_WEIGHT` × trap share. A fragile tower is
+    everyone's risk, its own in a few turns included.
+    """
 
     kind = "careful"
 
-    def __init__(self, seed=None):
-        pass
+    def __init__(self, seed=None, lookahead: int = LOOKAHEAD):
+        self.lookahead = int(lookahead)
+        self._statics = None
 
     def choose(self, state):
         places, risks = _assessed(state)
         if risks is None:
             return _heaviest(places) if places[0].kind == "place" else places[0]
-        return _safest(places, risks)
+        standing = sorted((r, -_weight(a), k) for k, (a, r) in enumerate(zip(places, risks)) if r < 1.0)
+        if self.lookahead <= 0 or len(standing) < 2 or not hasattr(state, "clone"):  # nothing to weigh, or no copy to weigh it on
+            return _safest(places, risks)
+        statics = self._statics_of(state.game)
+        weighed = []
+        for r, minus_weight, k in standing[: self.lookahead]:
+            weighed.append((r + TRAP_WEIGHT * trap_share(state, places[k], statics), minus_weight, k))
+        return places[min(weighed)[2]]
+
+    def _statics_of(self, game):
+        """A yes/no statics adjudicator with the game's preset (the grid's nominal poses)."""
+        if self._statics is None:
+            from magdomino.model.presets import load_preset
+            from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+            adjudicator = game.adjudicator
+            preset = getattr(adjudicator, "preset", None) or load_preset("standard")
+            self._statics = StaticsAdjudicator(preset, magnets=getattr(adjudicator, "magnets", True), margins=0)
+        return self._statics
 
 
 class BoldPlayer:

@@ -225,3 +225,54 @@ def test_cli_play_statics_with_careful_and_bold(cli):
                   "--player", kind, "--max-placements", "8", "--seed", "3")
         assert out.returncode == 0, out.stderr
         assert "abandoned" in out.stdout or "winner" in out.stdout
+
+
+def test_trap_share_after_the_second_tile_by_the_rules_and_the_preset():
+    # Défi, 6-6 started, the second tile 0-6 parallel with its 0 half overhanging (seed 0).
+    # By the rules the next tile goes on a free 6 square (the double's free half, or the 0-6's
+    # 6 half) or on the overhanging 0 half. By the preset (its description: one tile half on
+    # another's half is held by the magnets, a one-way staircase of three is not), every
+    # placement on the overhanging 0 half falls, and a 6 tile laid on the double's free half
+    # mirroring the 0-6 stands. So the traps are the tiles with a 0 and no 6: of the tiles
+    # the player cannot see (27 minus its six left in hand, minus 0-6).
+    from magdomino.games.core import Game
+    from magdomino.games.players import trap_share
+    from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+    statics = StaticsAdjudicator(PRESET, margins=0)
+    state = Game("defi", 2, seed=0, adjudicator=statics).new_initial_state()
+    state.apply_action(state.legal_actions()[0])  # the deal
+    state.apply_action(state.legal_actions()[0])  # the 6-6
+    second = next(a for a in state.legal_actions() if a.tile == (0, 6))
+    hand = [t for t in state.hands[state.current] if t != (0, 6)]
+    unseen = [t for t in ALL_TILES if t not in hand and t not in ((6, 6), (0, 6))]
+    traps = [t for t in unseen if 0 in t and 6 not in t]
+    assert len(traps) >= 3
+    assert trap_share(state, second, statics) == pytest.approx(len(traps) / len(unseen))
+    # The copy is rules only: the real state and its adjudicator are untouched.
+    assert len(state.placed) == 1 and (0, 6) in state.hands[state.current]
+
+
+def test_careful_leaves_fewer_traps_than_the_safest_pose_alone_would():
+    # Same opening: both second tiles stand; lookahead prefers the one whose overhanging
+    # number leaves fewer unseen tiles stranded (a trap count by the rules, as above).
+    from magdomino.games.core import Game
+    from magdomino.games.players import trap_share
+    from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+    statics = StaticsAdjudicator(PRESET, margins=0)
+    state = Game("defi", 2, seed=1, adjudicator=statics).new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    state.apply_action(state.legal_actions()[0])  # 6-6; the player holds 3-6 and 4-6
+    places = [a for a in state.legal_actions() if a.kind == "place"]
+    assert {a.tile for a in places} >= {(3, 6), (4, 6)}
+    shares = {a: trap_share(state, a, statics) for a in places}
+    # All stand (risk equal): weighing every candidate, careful leaves the fewest traps.
+    chosen = CarefulPlayer(lookahead=len(places)).choose(state)
+    assert shares[chosen] == min(shares.values())
+    assert len(set(shares.values())) > 1  # the choice mattered
+    # By default it weighs only its LOOKAHEAD safest (here the heaviest, at equal risk).
+    from magdomino.games.players import LOOKAHEAD
+
+    heaviest = sorted(places, key=lambda a: -sum(a.tile))[:LOOKAHEAD]
+    assert shares[CarefulPlayer().choose(state)] == min(shares[a] for a in heaviest)
