@@ -1,0 +1,367 @@
+"""The equilibrium linear programme of the statics and its parametric problems.
+
+:class:`Equilibrium` assembles ``A α + w = 0`` (contact-vertex friction pyramids, in tile
+weights) and answers whether it is feasible (:meth:`Equilibrium.stands`, by parts) or the
+optimum of one extra load factor (:meth:`Equilibrium.solve`, on one warm-started HiGHS
+model). :func:`fill_margins` computes a verdict's tilt margin and load factor from those
+parametric problems. The model and its limits are described in
+:mod:`magdomino.physics.statics`, the API that uses this module.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+FRICTION_DIRECTIONS = 8
+TILT_DIRECTIONS = 8
+LATERAL_CAP = 10.0
+"""Largest lateral load factor searched (a tilt of 84°)."""
+LOAD_CAP = 100.0
+CONE_RESIDUAL = 1e-7
+"""A wrench is in a contact's cone (:meth:`Equilibrium.stands`) when the non-negative
+least-squares residual is below this, relative to the wrench (HiGHS's own feasibility
+tolerance)."""
+
+
+class Equilibrium:
+    """The equilibrium equations ``A α + w = 0`` of the movable tiles, in tile weights.
+
+    Parameters
+    ----------
+    positions : ndarray, shape (n, 3), m
+    contacts : list of Contact
+    movable : ndarray of bool, shape (n,)
+    mu : float
+        Friction coefficient of every contact.
+    length : float, m
+        Torque rows are divided by it (so that every row is a force, in tile weights).
+
+    Attributes
+    ----------
+    A : scipy.sparse matrix, shape (6 m, k)
+        Columns: pyramid edges of the contact vertices, in tile weights.
+    rows : ndarray of int, shape (n,)
+        First row of each movable tile (-1 for fixed ones).
+    """
+
+    def __init__(self, positions, contacts, movable, mu: float, length: float):
+        n = len(positions)
+        self.rows = np.full(n, -1)
+        self.rows[movable] = 6 * np.arange(int(np.sum(movable)))
+        self.m = int(np.sum(movable))
+        self.length = length
+        K = FRICTION_DIRECTIONS
+        angles = 2 * np.pi * np.arange(K) / K
+        if contacts:
+            counts = [len(c.points) for c in contacts]
+            pts = np.concatenate([c.points for c in contacts])  # (V, 3)
+            nrm = np.repeat(np.array([c.normal for c in contacts]), counts, axis=0)
+            body_a = np.repeat([c.a for c in contacts], counts)
+            body_b = np.repeat([c.b for c in contacts], counts)
+        else:
+            pts = nrm = np.zeros((0, 3))
+            body_a = body_b = np.zeros(0, int)
+        V = len(pts)
+        # Tangents: x and y for a horizontal face, the face's horizontal edge and z for a side.
+        vertical = np.abs(nrm[:, 2]) > 0.5
+        t1 = np.where(vertical[:, None], [1.0, 0.0, 0.0], np.column_stack([-nrm[:, 1], nrm[:, 0], np.zeros(V)]))
+        t2 = np.cross(nrm, t1)
+        # Side faces (end to end, side by side) push but do not rub: friction there needs a
+        # prestress pressing the faces together, which placing a tile never builds (a tile
+        # tipping away from a neighbour only opens the gap); with friction the LP would hold
+        # tipping tiles by wedging them between side faces (the docstring's class 5).
+        mu_v = np.where(vertical, mu, 0.0)[:, None, None]
+        gens = nrm[:, None, :] + mu_v * (np.cos(angles)[None, :, None] * t1[:, None, :] + np.sin(angles)[None, :, None] * t2[:, None, :])
+        cols = np.arange(V * K).reshape(V, K)
+        ri, ci, vals = [], [], []
+        self._on = {}  # 1: the generators' wrenches on body b, -1: on body a, (V, K, 6)
+        for body, sign in ((body_b, 1.0), (body_a, -1.0)):
+            r0 = np.where(body >= 0, self.rows[np.maximum(body, 0)], -1)
+            use = r0 >= 0
+            lever = pts - np.asarray(positions)[np.maximum(body, 0)]
+            g = gens * sign  # (V, K, 3)
+            self._on[sign] = np.concatenate([g, np.cross(lever[:, None, :], g) / length], axis=2)
+            if not np.any(use):
+                continue
+            w = self._on[sign][use]  # (u, K, 6)
+            ri.append(np.broadcast_to(r0[use][:, None, None] + np.arange(6), w.shape).ravel())
+            ci.append(np.broadcast_to(cols[use][:, :, None], w.shape).ravel())
+            vals.append(w.ravel())
+        self.k = V * K
+        self._sparse = (ri, ci, vals)
+        self._A = None
+        self._parametric = None  # the HiGHS model of solve(extra=...), made at its first use
+        self._positions = np.asarray(positions, float)
+        self._contacts = [(c.a, c.b) for c in contacts]
+        self._starts = K * np.concatenate([[0], np.cumsum([len(c.points) for c in contacts], dtype=int)]) if contacts else np.zeros(1, int)
+
+    @property
+    def A(self):
+        """The equilibrium matrix (built when first asked for: :meth:`stands` on a tree of
+        contacts never needs it)."""
+        if self._A is None:
+            from scipy.sparse import csc_matrix
+
+            ri, ci, vals = self._sparse
+            if ri:
+                self._A = csc_matrix((np.concatenate(vals), (np.concatenate(ri), np.concatenate(ci))), shape=(6 * self.m, self.k))
+            else:
+                self._A = csc_matrix((6 * self.m, self.k))
+        return self._A
+
+    def load(self, forces, torques) -> np.ndarray:
+        """Right-hand side rows (6 m,) of external forces (n, 3) and torques (n, 3), in tile weights."""
+        w = np.hstack([forces, torques / self.length])[self.rows >= 0]
+        return w.ravel()
+
+    def stands(self, w: np.ndarray) -> bool:
+        """Is ``A α + w = 0`` feasible with ``α >= 0``? The answer of :meth:`solve`, found by
+        parts (exact, not an approximation):
+
+        A contact whose removal cuts a set of tiles ``S`` off the ground (the table and the
+        fixed tiles) carries exactly the resultant of ``S``'s loads: the sum of the tiles'
+        equilibria, in which the contacts inside ``S`` cancel (action and reaction). Such a
+        *bridge* of the contact graph (a tower's every tile-on-tile contact) is checked alone:
+        is that wrench in its contact's cone (a non-negative least-squares fit with zero
+        residual, 6 rows, tens of microseconds). The tiles left joined by other contacts (a
+        tile bridging two supports, tiles touching side by side: cycles of the graph) form
+        groups whose contact forces are coupled; each group is one small LP, its loads
+        including the known wrenches of the bridges that touch it. A tile whose every
+        contact is a bridge is then in equilibrium by construction. Tiles not connected to
+        the ground go to one LP with everything (:meth:`solve`).
+        """
+        nodes = self.m  # graph nodes: the movable tiles by row block, then the ground
+        ground = nodes
+        if nodes == 0:
+            return True
+        node_of = lambda body: int(self.rows[body]) // 6 if body >= 0 and self.rows[body] >= 0 else ground  # noqa: E731
+        edges = []  # (u, v, contact)
+        for c, (a, b) in enumerate(self._contacts):
+            u, v = node_of(a), node_of(b)
+            if u != v:
+                edges.append((u, v, c))
+        adjacency = [[] for _ in range(nodes + 1)]
+        for e, (u, v, _) in enumerate(edges):
+            adjacency[u].append((v, e))
+            adjacency[v].append((u, e))
+        # One depth-first search from the ground: discovery order, low links, tree edges.
+        disc = [-1] * (nodes + 1)
+        low = [0] * (nodes + 1)
+        parent_edge = [-1] * (nodes + 1)
+        order = []
+        disc[ground] = low[ground] = 0
+        order.append(ground)
+        stack = [(ground, iter(adjacency[ground]))]
+        while stack:
+            u, it = stack[-1]
+            for v, e in it:
+                if e == parent_edge[u]:
+                    continue
+                if disc[v] < 0:
+                    disc[v] = low[v] = len(order)
+                    order.append(v)
+                    parent_edge[v] = e
+                    stack.append((v, iter(adjacency[v])))
+                    break
+                low[u] = min(low[u], disc[v])
+            else:
+                stack.pop()
+                if stack:
+                    p = stack[-1][0]
+                    low[p] = min(low[p], low[u])
+        if len(order) < nodes + 1:
+            return self.solve(w)[0]
+        # Resultants of each depth-first subtree: force and torque about the origin.
+        length = self.length
+        block = np.asarray(w, float).reshape(nodes, 6)
+        centres = self._positions[self.rows >= 0]
+        F = block[:, :3].copy()
+        T = block[:, 3:] * length + np.cross(centres, F)
+        F = np.vstack([F, np.zeros(3)])
+        T = np.vstack([T, np.zeros(3)])
+        for v in reversed(order[1:]):
+            u = edges[parent_edge[v]][0] if edges[parent_edge[v]][1] == v else edges[parent_edge[v]][1]
+            F[u] += F[v]
+            T[u] += T[v]
+        from scipy.optimize import nnls
+
+        joined, bridges = [], []  # bridges: (contact, child node, other node, child is body b)
+        for e, (u, v, c) in enumerate(edges):
+            child = v if parent_edge[v] == e else (u if parent_edge[u] == e else -1)
+            if child < 0 or low[child] <= disc[u if child == v else v]:
+                joined.append(e)  # not a bridge: inside a group
+            else:
+                bridges.append((c, child, u if child == v else v, child == v))
+        rhs = block.copy()
+        if bridges:
+            contact, child, other, on_b = (np.array(x) for x in zip(*bridges))
+            Fc = F[child]
+            at = np.vstack([centres, np.zeros(3)])
+            W = np.hstack([Fc, (T[child] - np.cross(centres[child], Fc)) / length])  # (nb, 6)
+            for k in range(len(contact)):
+                c = contact[k]
+                gens = self._on[1.0 if on_b[k] else -1.0][self._starts[c] // FRICTION_DIRECTIONS : self._starts[c + 1] // FRICTION_DIRECTIONS]
+                _, residual = nnls(gens.reshape(-1, 6).T, -W[k])
+                if residual > CONE_RESIDUAL * (1.0 + np.abs(W[k]).max()):
+                    return False
+            if not joined:
+                return True
+            np.subtract.at(rhs, child, W)
+            keep = other != ground
+            np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - np.cross(at[other], Fc)) / length])[keep])
+        # Groups: the tiles joined by non-bridge contacts (union-find), one LP each.
+        root = list(range(nodes + 1))
+
+        def find(x):
+            while root[x] != x:
+                root[x] = root[root[x]]
+                x = root[x]
+            return x
+
+        for e in joined:
+            u, v, _ = edges[e]
+            root[find(u)] = find(v)
+        groups: dict[int, list[int]] = {}
+        for e in joined:
+            groups.setdefault(find(edges[e][0]), []).append(e)
+        for group_edges in groups.values():
+            tiles = sorted({x for e in group_edges for x in edges[e][:2] if x != ground})
+            cols = np.concatenate([np.arange(self._starts[edges[e][2]], self._starts[edges[e][2] + 1]) for e in group_edges])
+            rows = (6 * np.asarray(tiles)[:, None] + np.arange(6)).ravel()
+            if not _feasible(self.A[rows][:, cols], rhs[tiles].ravel()):
+                return False
+        return True
+
+    def solve(self, w: np.ndarray, extra=None, objective: float = 0.0, bounds=(0.0, None)):
+        """Feasibility of ``A α + w = 0``, or with an extra column ``e`` and variable ``λ``
+        (``A α + λ e + w = 0``) the optimum ``objective · λ`` (-1: maximise, +1: minimise).
+
+        The parametric problems (margins: one per tilt direction, a few per secant, the
+        load factor) share ``A`` and differ in ``e``, ``w`` and the objective: they are
+        solved by one HiGHS model kept with this object, each from the optimal basis of the
+        one before (a hot start: several times faster than a fresh solve).
+
+        Returns (feasible, λ or None).
+        """
+        if 6 * self.m == 0:
+            return True, (bounds[1] if objective < 0 else bounds[0]) if extra is not None else None
+        if extra is None:
+            return _feasible(self.A, w), None
+        import highspy
+
+        h = self._parametric
+        rows = 6 * self.m
+        if h is None:
+            from scipy.sparse import csc_matrix, hstack
+
+            A = hstack([self.A, csc_matrix(np.ones((rows, 1)))], format="csc")  # a dense last column
+            h = self._parametric = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("presolve", "off")  # costs more than it saves on these problems
+            lp = highspy.HighsLp()
+            lp.num_col_, lp.num_row_ = self.k + 1, rows
+            lp.col_cost_ = np.zeros(self.k + 1)
+            lp.col_lower_ = np.zeros(self.k + 1)
+            lp.col_upper_ = np.full(self.k + 1, highspy.kHighsInf)
+            lp.row_lower_ = lp.row_upper_ = np.zeros(rows)
+            lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+            lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+            lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = self.k + 1, rows
+            h.passModel(lp)
+        e = np.asarray(extra, float).reshape(-1)
+        for r in range(rows):
+            h.changeCoeff(r, self.k, float(e[r]))
+        index = np.arange(rows, dtype=np.int32)
+        h.changeRowsBounds(rows, index, -np.asarray(w, float), -np.asarray(w, float))
+        h.changeColCost(self.k, float(objective))
+        h.changeColBounds(self.k, float(bounds[0]), highspy.kHighsInf if bounds[1] is None else float(bounds[1]))
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return False, None
+        return True, float(h.getSolution().col_value[self.k])
+
+
+def _feasible(A, w) -> bool:
+    """Is ``A α + w = 0`` feasible with ``α >= 0`` (HiGHS)?"""
+    from scipy.optimize import linprog
+
+    # Presolve costs more than it saves on these small, dense-ish problems (~25 %).
+    res = linprog(np.zeros(A.shape[1]), A_eq=A, b_eq=-w, bounds=(0.0, None), method="highs", options={"presolve": False})
+    return res.status == 0
+
+
+def _lateral_factor(eq, w_grav, w_mag, direction, n, cos_scale, stands):
+    """Largest (standing) or smallest (not standing) lateral load factor along ``direction``
+    with the vertical gravity scaled by ``cos_scale``; None when none in [0, LATERAL_CAP]."""
+    lat = np.zeros((n, 3))
+    lat[:, :2] = direction
+    e = eq.load(lat, np.zeros((n, 3)))
+    ok, lam = eq.solve(cos_scale * w_grav + w_mag, extra=e, objective=-1.0 if stands else 1.0, bounds=(0.0, LATERAL_CAP))
+    return lam if ok else None
+
+
+def _true_tilt(eq, w_grav, w_mag, direction, n, lam, stands) -> float:
+    """The tilt (rad) along ``direction`` at which the structure starts (or stops) standing,
+    gravity keeping its magnitude: the circle ``(cos θ, sin θ)`` meets the LP's parametric
+    boundary ``s = λ(c)`` (lateral factor ``λ`` at vertical gravity scaled by ``c``). ``λ(c)``
+    is piecewise linear in ``c`` (one optimal basis per piece): a secant through two points
+    of the same piece meets the circle exactly, so this converges in one or two steps."""
+    c0, s0 = 1.0, lam
+    theta = math.atan(lam)
+    c1 = math.cos(theta)
+    s1 = _lateral_factor(eq, w_grav, w_mag, direction, n, c1, stands)
+    for _ in range(8):
+        if s1 is None or abs(c1 - c0) < 1e-12:
+            break
+        slope = (s1 - s0) / (c1 - c0)
+        offset = s1 - slope * c1
+        theta = math.atan(slope) + math.asin(max(-1.0, min(1.0, offset / math.hypot(1.0, slope))))
+        c2 = math.cos(theta)
+        s2 = _lateral_factor(eq, w_grav, w_mag, direction, n, c2, stands)
+        if s2 is None or abs(s2 - math.sin(theta)) < 1e-9:
+            break
+        c0, s0, c1, s1 = c1, s1, c2, s2
+    return theta
+
+
+def fill_margins(verdict, eq, w_grav, w_mag, n, placed, movable):
+    """Fill the tilt margin (and load factor) of ``verdict``: see the module docstring."""
+    stands = verdict.stands
+    found = []
+    for k in range(TILT_DIRECTIONS):
+        phi = 2 * math.pi * k / TILT_DIRECTIONS
+        d = np.array([math.cos(phi), math.sin(phi)])
+        lam = _lateral_factor(eq, w_grav, w_mag, d, n, 1.0, stands)
+        if lam is not None:
+            found.append((math.atan(lam), phi, d, lam))
+    if not found:  # no tilt saves it (or, standing, the solver failed on every direction: no margin)
+        verdict.margin = 0.0 if stands else -math.degrees(math.atan(LATERAL_CAP))
+    else:
+        found.sort(key=lambda f: f[0])
+        theta, phi = found[0][0], found[0][1]
+        if verdict.magnets:
+            # Magnets do not scale with gravity: the true tilt of the pseudo-static worst
+            # direction (there gravity grows with the lateral load), then of every other
+            # direction that does not survive (stands) or is not saved (falls) at that tilt.
+            theta = _true_tilt(eq, w_grav, w_mag, found[0][2], n, found[0][3], stands)
+            for _, phi_k, d, lam in found[1:]:
+                lat = np.zeros((n, 3))
+                lat[:, :2] = d * math.sin(theta)
+                ok = eq.stands(math.cos(theta) * w_grav + w_mag + eq.load(lat, np.zeros((n, 3))))
+                if ok != stands:
+                    theta_k = _true_tilt(eq, w_grav, w_mag, d, n, lam, stands)
+                    if theta_k < theta:
+                        theta, phi = theta_k, phi_k
+        verdict.margin = math.degrees(theta) if stands else -math.degrees(theta)
+        verdict.tilt_direction_deg = math.degrees(phi)
+    if placed is not None and movable[placed]:
+        if not stands:
+            verdict.load_factor = 0.0
+        else:
+            e = np.zeros((n, 3))
+            e[placed, 2] = -1.0
+            g = eq.load(e, np.zeros((n, 3)))
+            ok, lam = eq.solve(w_grav - g + w_mag, extra=g, objective=-1.0, bounds=(0.0, LOAD_CAP))
+            verdict.load_factor = lam if ok else 0.0
