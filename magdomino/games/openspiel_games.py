@@ -3,8 +3,8 @@
 Optional: needs the ``openspiel`` extra (``pip install 'magdomino[openspiel]'``); without
 it every entry point raises an :class:`~magdomino.errors.InputError` saying so.
 :func:`register_all` registers, once, ``magdomino_<rule>`` for ``traditional``, ``defi``,
-``quinconce``, ``matador`` and ``echanges`` (20 sur 20, ``vingt``, is not mapped: its moves
-are multi-tile combinations without a bounded enumeration yet).
+``quinconce``, ``matador``, ``echanges`` and ``vingt`` (20 sur 20: its multi-tile moves
+get their own enumeration, in :mod:`magdomino.games.openspiel_vingt`).
 
 Mapping (why: OpenSpiel wants explicit chance with probabilities and integer actions):
 
@@ -404,6 +404,10 @@ def resample(state, player: int, rng: np.random.RandomState):
     The hands of the other seats and the stock keep their sizes; a forced start (the
     holder of the highest double) keeps its tile where it is.
     """
+    if state.rule == "vingt":
+        from magdomino.games.openspiel_vingt import resample as resample_vingt
+
+        return resample_vingt(state, player, rng)
     c = state.clone()
     inner = c.inner
     if not inner.hands or state.dealt:
@@ -443,6 +447,11 @@ def register_all() -> None:
 
         # a class per rule (pyspiel keeps what it is given until the interpreter ends)
         pyspiel.register_game(_TYPES[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
+    from magdomino.games import openspiel_vingt
+
+    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel)
+    _CLASSES.extend(vingt_classes)
+    pyspiel.register_game(_TYPES["vingt"], vingt_classes[0])
     _registered = True
 
 
@@ -460,8 +469,12 @@ def from_package_state(state, physics: bool = False):
     the statics adjudicator (stateless: clones may share it; pybullet is never searched).
     """
     register_all()
-    game_class, state_class = _CLASSES
+    game_class, state_class = _CLASSES[:2]
     g = state.game
+    if g.rule == "vingt":
+        from magdomino.games.openspiel_vingt import from_package_state as vingt_state
+
+        return vingt_state(state, *_CLASSES[2:])
     doc = state.to_json()
     inner = state.clone()
     keep = physics and getattr(g.adjudicator, "name", "") == "statics"

@@ -38,7 +38,7 @@ Choices made where RULES.md is silent (what players at the table would expect):
   someone's total reaches the target; the highest total then wins (ties shared).
   ``returns()`` gives each winner ``1/len(winners)`` and the others 0.
 
-Players: :func:`make_player` (random, greedy, lookahead); :func:`play_vingt` plays a match
+Players: :func:`make_player` (random, greedy, lookahead, ismcts); :func:`play_vingt` plays a match
 into a JSON record (``magdomino play --rule vingt``), drawn by
 :func:`magdomino.faces.tables.vingt_figure`.
 """
@@ -498,13 +498,19 @@ class VingtState(TurnState):
         return f"<VingtState {self.game!r} round={self.round_no} current={self.current} tiles={len(self.tiles)}>"
 
 
-PLAYER_KINDS = ("random", "greedy", "lookahead")
+PLAYER_KINDS = ("random", "greedy", "lookahead", "ismcts")
 
 
 def make_player(kind: str, seed=0):
-    """A 20 sur 20 player by name: random (seeded), greedy or lookahead."""
+    """A 20 sur 20 player by name: random (seeded), greedy, lookahead or ismcts (OpenSpiel's
+    information-set MCTS on ``magdomino_vingt``: needs the openspiel extra)."""
     from magdomino.games.players import RandomPlayer
     from magdomino.games.vingt_moves import GreedyPlayer, LookaheadPlayer
+
+    if kind == "ismcts":  # an optional extra, imported on use
+        from magdomino.games.openspiel_games import ISMCTSPlayer
+
+        return ISMCTSPlayer(seed)
 
     makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
     if kind not in makers:

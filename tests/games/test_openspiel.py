@@ -24,6 +24,9 @@ CASES = [
     ("matador", {"players": 5, "set": 9}),
     ("echanges", {"players": 3}),
     ("echanges", {"players": 4}),
+    ("vingt", {"players": 2}),
+    ("vingt", {"players": 3, "target": 15}),
+    ("vingt", {"players": 4}),
 ]
 
 
@@ -172,9 +175,9 @@ def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players)
 
 
 def test_ismcts_is_a_player_kind_everywhere():
-    from magdomino.games import echanges, matador, players
+    from magdomino.games import echanges, matador, players, vingt
 
-    for make in (players.make_player, matador.make_player, echanges.make_player):
+    for make in (players.make_player, matador.make_player, echanges.make_player, vingt.make_player):
         assert make("ismcts", 3).kind == "ismcts"
 
 
@@ -206,3 +209,126 @@ def test_ismcts_sits_at_a_seat_in_a_statics_tower_game():
         assert a in legal
         state.apply_action(a)
     assert state.placements <= 12 or state.abandoned() == 1
+
+
+# -- 20 sur 20 (magdomino.games.openspiel_vingt) --------------------------------------------------
+
+
+def _vingt_state(rack, players=2):
+    """A pyspiel 20 sur 20 state at seat 0 on a table of one tile, 3-4 on (0, 0)-(1, 0)."""
+    from magdomino.games.vingt import VingtGame, VingtState
+
+    inner = VingtState.position(VingtGame(players, 0), [(0, 0, 0, 3, 4)], [rack, [(5, 5)]], stock=[(6, 6)])
+    return og.from_package_state(inner)
+
+
+def test_vingt_action_ids_follow_the_documented_enumeration():
+    from magdomino.games import openspiel_vingt as ov
+
+    state = _vingt_state([(4, 9), (1, 2), (3, 7)])  # sorted rack: slot 0 = 1-2, 1 = 3-7, 2 = 4-9
+    legal = state.inner.legal_actions()
+    # by hand: anchor = the 3 on (0, 0), rank 0 of the two halves; d = 0; one tile: a block of
+    # (b in 0..1) x 5 slots x 2 ways = 20 ids; id = (b * 5 + slot) * 2 + (high pips first)
+    hand = {
+        ("place", 0, ((2, 0, 4, 9),)): (0 * 5 + 2) * 2 + 0,
+        ("place", 0, ((2, 0, 9, 4),)): (0 * 5 + 2) * 2 + 1,
+        ("place", 0, ((-2, 0, 4, 9),)): (1 * 5 + 2) * 2 + 0,
+        ("place", 0, ((-2, 0, 9, 4),)): (1 * 5 + 2) * 2 + 1,
+        # two tiles after the anchor: block offset 20; id = 20 + (b * 20 + arrangement) * 4 + flips,
+        # arrangement of the slots (s0, s1) = s0 * 4 + (s1 minus one if s1 > s0)
+        ("place", 0, ((2, 0, 1, 2), (4, 0, 3, 7))): 20 + (0 * 20 + 0 * 4 + 0) * 4 + 0,
+        ("place", 0, ((2, 0, 3, 7), (4, 0, 1, 2))): 20 + (0 * 20 + 1 * 4 + 0) * 4 + 0,
+        ("place", 0, ((2, 0, 7, 3), (4, 0, 2, 1))): 20 + (0 * 20 + 1 * 4 + 0) * 4 + 0b11,
+    }
+    for move, expected in hand.items():
+        assert move in legal
+        assert ov.encode(state.inner, move) == expected
+        assert state.decode(expected) == move
+    assert ov.encode(state.inner, ("pass",)) == state.get_game().num_distinct_actions() - 2
+
+
+def test_vingt_moves_lie_in_one_run_with_an_old_half_as_the_ids_assume():
+    from magdomino.games.vingt_moves import STEPS, alignment, key
+
+    state = _vingt_state([(4, 9), (1, 2), (3, 7), (2, 8), (5, 6)])
+    moves = [m for m in state.inner.legal_actions() if m[0] == "place"]
+    assert len(moves) > 10
+    for move in moves:
+        occ = dict(state.inner.occ)
+        new = set()
+        for x, y, p, q in move[2]:
+            occ[key(x, y)] = p
+            occ[key(x, y) + STEPS[move[1]]] = q
+            new |= {key(x, y), key(x, y) + STEPS[move[1]]}
+        keys, total = alignment(occ, move)
+        assert total == 20 and new <= set(keys) and set(keys) - new
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_vingt_action_ids_are_distinct_round_trip_and_ignore_hidden_tiles(players):
+    game = og.load_game("vingt", {"players": players})
+    rng = np.random.default_rng(players)
+    checked = multi = 0
+    for _ in range(4):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                _deal(state, rng)
+                continue
+            inner = state.inner.legal_actions()
+            ids = state.legal_actions()
+            assert len(set(ids)) == len(ids) == len(set(inner))  # one id per move, none shared
+            assert all(0 <= i < game.num_distinct_actions() for i in ids)
+            assert sorted(state.decode(i) for i in ids) == sorted(inner)
+            seat = state.current_player()
+            other = og.resample(state, seat, np.random.RandomState(len(ids)))
+            assert other.information_state_string(seat) == state.information_state_string(seat)
+            assert other.legal_actions() == ids  # the same information set: the same ids ...
+            assert all(other.decode(i) == state.decode(i) for i in ids[:50])  # ... and moves
+            checked += len(ids)
+            multi += sum(1 for a in inner if a[0] == "place" and len(a[2]) > 1)
+            state.apply_action(ids[int(rng.integers(len(ids)))])
+    assert checked > 100 and multi > 10
+    with pytest.raises(ValueError):
+        state.decode(0)  # a terminal state has no legal move
+
+
+def test_vingt_resampling_deals_the_hidden_tiles_again():
+    game = og.load_game("vingt", {"players": 3})
+    rng = np.random.default_rng(5)
+    state = game.new_initial_state()
+    _deal(state, rng)
+    seat = state.current_player()
+    text = state.information_state_string(seat)
+    assert str(sorted(state.inner.racks[seat])) in text
+    hidden = sorted(t for s in range(3) if s != seat for t in state.inner.racks[s]) + sorted(state.inner.stock)
+    samples = [og.resample(state, seat, np.random.RandomState(k)).inner for k in range(5)]
+    for s in samples:
+        assert s.racks[seat] == state.inner.racks[seat]
+        assert [len(r) for r in s.racks] == [len(r) for r in state.inner.racks]
+        assert sorted(sorted(t for i in range(3) if i != seat for t in s.racks[i]) + sorted(s.stock)) == sorted(hidden)
+    assert any(s.racks[(seat + 1) % 3] != state.inner.racks[(seat + 1) % 3] for s in samples)
+
+
+def test_ismcts_plays_a_whole_vingt_game():
+    from magdomino.games.vingt import VingtGame, make_player
+
+    def play(seed):
+        state = VingtGame(2, 3).new_initial_state()
+        agents = [og.ISMCTSPlayer(seed, max_simulations=15), make_player("greedy", 1)]
+        mine = []
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(state.legal_actions()[0])
+                continue
+            a = agents[state.current_player()].choose(state)
+            assert a in state.legal_actions()
+            if state.current_player() == 0:
+                mine.append(a)
+            state.apply_action(a)
+        return mine, state.returns()
+
+    first = play(4)
+    assert sum(1 for a in first[0] if a[0] == "place") >= 3
+    assert sum(first[1]) == pytest.approx(1.0)
+    assert play(4) == first  # deterministic for a seed
