@@ -128,10 +128,12 @@ def trap_share(state, action, statics) -> float:
     """Of the tiles the current player cannot see (neither in its hand nor in the
     construction), the share that the next player could place only so that the tower falls,
     after ``action``: a tile is a trap when it has legal placements and the statics
-    (``statics.assess``: the grid's nominal poses) condemns every one.
+    (``statics``: a :class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, the
+    grid's nominal poses) condemns every one. A pose it cannot judge is no trap.
 
     Rules only (a copy of the state on a copy of the game with no physics); the next
     player's hand is not looked at, only which tiles exist. 0 when ``action`` ends the deal.
+    Each tile's placements are judged until one stands, each pose once.
     """
     import copy
 
@@ -149,14 +151,24 @@ def trap_share(state, action, statics) -> float:
         return 0.0
     seen = set(after.hands[me]) | {a.tile for a in after.placed}
     unseen = [t for t in ALL_TILES if t not in seen]
-    moves = [a for a in rules_only.rules.legal(after, unseen, after.mode(after.current)) if a.kind == "place"]
-    if not moves:
+    by_tile: dict = {}
+    for a in rules_only.rules.legal(after, unseen, after.mode(after.current)):
+        if a.kind == "place":
+            by_tile.setdefault(a.tile, []).append(a.grid)
+    if not by_tile:
         return 0.0
-    risks = statics.assess([after.placement_view(a) for a in moves])
-    playable: dict = {}
-    for a, r in zip(moves, risks):
-        playable[a.tile] = playable.get(a.tile, False) or r < 1.0
-    return sum(1 for safe in playable.values() if not safe) / len(unseen)
+    structure = statics.structure(after.placed_tiles())
+    standing: dict = {}  # grid pose -> not condemned
+    traps = 0
+    for grids in by_tile.values():
+        for grid in grids:
+            if grid not in standing:
+                standing[grid] = statics.stands(structure, grid) is not False
+            if standing[grid]:
+                break
+        else:
+            traps += 1
+    return traps / len(unseen)
 
 
 class CarefulPlayer:

@@ -140,10 +140,24 @@ class StaticsAdjudicator:
 
     def _poses(self, view: PlacementView) -> tuple[np.ndarray, np.ndarray]:
         """Nominal positions (n, 3) m and quaternions (n, 4) of the construction before ``view``."""
-        poses = [physical_pose(t.grid, self.tile_size) for t in view.construction]
+        return self._nominal(view.construction)
+
+    def _nominal(self, construction) -> tuple[np.ndarray, np.ndarray]:
+        poses = [physical_pose(t.grid, self.tile_size) for t in construction]
         positions = np.array([c for c, _ in poses], dtype=float).reshape(-1, 3)
         quats = np.array([yaw_quaternion(y) for _, y in poses], dtype=float).reshape(-1, 4)
         return positions, quats
+
+    def structure(self, construction):
+        """The prepared :class:`~magdomino.physics.statics.Structure` of ``construction``
+        (PlacedTile, at their grid poses), or None when the statics cannot model it."""
+        return prepare(self.preset, *self._nominal(construction), self.magnets)
+
+    def stands(self, structure, grid) -> bool | None:
+        """Does a tile at grid pose ``grid`` on ``structure`` stand (None: cannot judge)?"""
+        centre, yaw = physical_pose(grid, self.tile_size)
+        verdict = judge(structure, np.asarray(centre, float), yaw_quaternion(yaw), False)
+        return None if verdict is None else bool(verdict.stands)
 
     def assess(self, views) -> list[float]:
         """Risk of each candidate (see :func:`statics_risk`): the statics at the nominal rest
