@@ -45,7 +45,10 @@ def _mp_context():
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["magdomino.studies.trials"])
+        # What every trial needs, imported once in the server (while the parent settles the
+        # structure) rather than in each worker at its first trial: the trial code, and the
+        # magnets, which World imports on first use (scipy.special with them, ~0.2 s).
+        ctx.set_forkserver_preload(["magdomino.studies.trials", "magdomino.maths.magnets"])
         return ctx
     return mp.get_context("spawn")
 
