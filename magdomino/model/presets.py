@@ -72,7 +72,7 @@ SOLVER_DEFAULTS = {
     "magnet_model": "finite",
     "magnet_update_mm": 0.01,
     "magnet_update_deg": 0.05,
-    "magnet_idle_steps": 4,
+    "magnet_idle_steps": 6,
     "contact_erp": 0.4,
     "friction_anchor": True,
 }
@@ -93,9 +93,11 @@ SOLVER_DEFAULTS = {
   nothing. Error: < 5 · mm / 8 + 2 · rad of the coaxial force scale, 0.8 % at the defaults
   (``magdomino.maths.magnets.CachedWrenches``).
 - ``magnet_idle_steps``: while no tile pair needed recomputing at the last check (a
-  construction at rest), poses are read and checked only every this many steps, the same
-  wrenches applied meanwhile; any motion makes every step checked again (see
-  :meth:`magdomino.physics.world.World._apply_magnets`).
+  construction at rest), poses are read and checked only every this many steps (2.4 ms at
+  the defaults), the same wrenches applied meanwhile, as sub-steps of one PyBullet call; any
+  motion makes every step checked again (see
+  :meth:`magdomino.physics.world.World._apply_magnets`). 6: a resting 28-tile tower steps
+  at 1.12-1.16 times the cost of the bare engine (4: 1.16, in the same run).
 """
 
 COLLAPSE_DEFAULTS = {

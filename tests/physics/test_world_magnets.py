@@ -304,3 +304,54 @@ def test_idle_checks_only_at_rest_not_during_a_rigid_fall():
         world.step(400)
         idle = world._idle_steps
         assert world.magnet_checks - checks <= 400 / idle + 20  # at rest: one check per idle period
+
+
+def test_pybullet_keeps_an_external_force_over_the_sub_steps_of_one_call():
+    # World steps a construction at rest as sub-steps of one stepSimulation with the magnet
+    # wrenches applied once: that is only right if PyBullet holds the force over every
+    # sub-step. A free body pushed up by half its weight falls at g/2: closed form
+    # (semi-implicit Euler: z drops by a·dt²·N(N+1)/2 after N steps), 1 or 4 sub-steps a call.
+    import pybullet
+    from pybullet_utils.bullet_client import BulletClient
+
+    dt, steps, mass, g = 1 / 2500, 1000, 0.01, 9.81
+    for k in (1, 4):
+        client = BulletClient(pybullet.DIRECT)
+        try:
+            client.setGravity(0, 0, -g)
+            client.setPhysicsEngineParameter(fixedTimeStep=k * dt, numSubSteps=k if k > 1 else 0)
+            body = client.createMultiBody(mass, client.createCollisionShape(pybullet.GEOM_SPHERE, radius=0.01), basePosition=[0, 0, 1])
+            client.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0)
+            for _ in range(steps // k):
+                client.applyExternalForce(body, -1, [0, 0, mass * g / 2], [0, 0, 1], pybullet.WORLD_FRAME)
+                client.stepSimulation()
+            drop = 1 - client.getBasePositionAndOrientation(body)[0][2]
+        finally:
+            client.disconnect()
+        assert drop == pytest.approx(g / 2 * dt**2 * steps * (steps + 1) / 2, rel=1e-6), k
+
+
+def test_sub_stepped_rest_gives_the_verdicts_of_single_steps():
+    # The same placements stepped one call per step (the magnets applied before each) and with
+    # the idle steps as sub-steps: same verdicts, motions within micrometres of each other.
+    from magdomino.physics.verdict import settle
+
+    preset = load_preset("standard")
+    results = []
+    for substeps in (False, True):
+        with World(preset) as world:
+            if not substeps:
+                world._set_substeps = lambda k: None  # every call one step
+                world._idle_steps = 1
+            for level in range(4):
+                world.add_tile((level, 6), (0.012 * (level % 2), 0, 0.004 + 0.008 * level))
+            world.step(400)
+            before = world.poses()
+            rest = np.array([0.012, 0, 0.036])  # continues the zigzag: held
+            index = world.drop((6, 6), rest, drop_height=0.001)
+            ref = (np.vstack([before[0], [np.nan] * 3]), np.vstack([before[1], [np.nan] * 4]))
+            v = settle(world, list(range(4)), ref, placed=index, placed_rest=(rest, np.array([0, 0, 0, 1.0])))
+            results.append((v.collapsed, v.reason, world.poses()[0].copy(), world.steps))
+    (c1, r1, p1, n1), (c2, r2, p2, n2) = results
+    assert (c1, r1) == (c2, r2) and n1 == n2
+    assert np.max(np.abs(p1 - p2)) < 0.05e-3
