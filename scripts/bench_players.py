@@ -3,12 +3,12 @@
 ``careful_decision_over_verdict`` is the figure that counts (goal <= 2): the wall time of one
 :class:`magdomino.games.players.CarefulPlayer` decision (the statics risk of every legal
 placement on the settled construction, then a dynamic preview of the safest in a copy of the
-world, :meth:`PybulletAdjudicator.assess`) divided by the wall time of one dynamic verdict
+world, :meth:`PybulletAdjudicator.assess`; then the trap share left by its 4 safest,
+:func:`magdomino.games.players.trap_share`) divided by the wall time of one dynamic verdict
 (:meth:`PybulletAdjudicator.place` of the chosen placement in the live world), on the same
 construction. The construction is a Défi game (2 players, magnets on, standard preset) played
 by careful players from a seed until it holds ``TILES`` tiles (greedy players' towers collapse
-every 4th tile, and even careful ones seldom pass 7 tiles before a collapse, hence 6, not the
-8-12 hoped for); the two are timed one right after the other on each seed's construction, and
+every 4th tile; 6, as in session 3, so that the figures compare); the two are timed one right after the other on each seed's construction, and
 the ratio is the median over seeds.
 """
 
