@@ -164,14 +164,21 @@ def test_statics_game_careful_never_plays_what_the_statics_condemns_when_it_can_
         state.apply_action(action)
 
 
-def test_previews_leave_the_live_world_and_its_verdicts_untouched():
+def test_previews_leave_the_live_world_and_its_verdicts_untouched(monkeypatch):
     """The same actions with and without careful's assessment before each placement give the
-    same verdict records and the same settled poses."""
+    same verdict records and the same settled poses (every assessment previews here, even a
+    candidate the statics is comfortable with)."""
     from magdomino.games import CHANCE, TERMINAL, Game
+    from magdomino.physics import pybullet_adjudicator
     from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+
+    monkeypatch.setattr(pybullet_adjudicator, "COMFORTABLE_RISK", -1.0)
+    previews = []
 
     def run(assess: bool, actions=None):
         adj = PybulletAdjudicator(PRESET)
+        real_preview = adj._preview
+        adj._preview = lambda *a: previews.append(1) or real_preview(*a)
         state = Game("defi", 2, 1, {"adjudicator": adj}).new_initial_state()
         records, played, assessed = [], [], 0
         real_place = adj.place
@@ -207,7 +214,7 @@ def test_previews_leave_the_live_world_and_its_verdicts_untouched():
 
     plain, actions, poses, _ = run(False)
     checked, _, poses2, assessed = run(True, actions)
-    assert assessed >= 2
+    assert assessed >= 2 and len(previews) >= 2
     assert checked == plain
     assert np.array_equal(poses[0], poses2[0]) and np.array_equal(poses[1], poses2[1])
 
