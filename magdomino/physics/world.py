@@ -23,7 +23,9 @@ import contextlib
 import itertools
 import math
 import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,6 +67,27 @@ def _quiet_c_output():
             os.close(old)
 
 
+@contextlib.contextmanager
+def signals_held():
+    """Hold SIGINT and SIGTERM back for the duration, then deliver the first that came (main
+    thread only). Used where an interruption half-way leaves a mess: a worker process started
+    that its pool does not know of yet (it would outlive the shutdown and print a traceback),
+    a ``BulletClient`` half constructed (its ``__del__`` then prints a traceback at exit)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
+        if caught:
+            signal.raise_signal(caught[0])
+
+
 def connect(gui: bool = False):
     """A new ``BulletClient`` (DIRECT, or GUI on request) and the ``pybullet`` module.
 
@@ -75,7 +98,9 @@ def connect(gui: bool = False):
         import pybullet
         from pybullet_utils.bullet_client import BulletClient
 
-        return BulletClient(connection_mode=pybullet.GUI if gui else pybullet.DIRECT), pybullet
+        with signals_held():  # a Ctrl-C arrives after the client exists, never inside it
+            client = BulletClient(connection_mode=pybullet.GUI if gui else pybullet.DIRECT)
+        return client, pybullet
 
 
 @dataclass

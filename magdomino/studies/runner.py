@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.physics.world import signals_held
 
 if TYPE_CHECKING:
     from magdomino.studies.scenario import Scenario
@@ -110,26 +111,6 @@ def _start_server(context) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-@contextlib.contextmanager
-def _signals_held():
-    """Hold SIGINT and SIGTERM back while worker processes are being started, then deliver
-    the first that came: interrupted half-way, a worker would be started that the pool does
-    not know of yet (it would outlive the shutdown and print a traceback)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    before = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
-    try:
-        yield
-    finally:
-        for s, handler in before.items():
-            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
-        if caught:
-            signal.raise_signal(caught[0])
-
-
 def capped_jobs(jobs: int | None, work: int) -> int:
     """Worker processes for ``work`` trials: ``jobs`` (default all cores), never more than the
     trials (a worker with nothing to do still costs a process and its memory)."""
@@ -185,12 +166,23 @@ class Runner:
             raise InputError(ARGUMENTS, "executor", f"expected None, 'processes', 'serial', a dask Client or an Executor, got {executor!r}")
 
     def _new_pool(self):
-        # The workers start now, while the caller goes on (settling the structure, say); the
-        # first submit checks that they did.
+        """Start what the workers come from now, while the caller goes on (settling the
+        structure, say); the first submit checks that they started.
+
+        With a forkserver, forking a worker waits until the server has imported the trial
+        code (~0.35 s): the server is started here and imports meanwhile, and the workers are
+        forked at the first submit (:meth:`_open_pool`), not here, where the caller would wait.
+        """
         context = _mp_context()
         _start_server(context)
-        with _signals_held():
-            pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_worker_init)
+        self._context = context
+        if context.get_start_method() == "forkserver":
+            return None
+        return self._open_pool()
+
+    def _open_pool(self):
+        with signals_held():
+            pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=self._context, initializer=_worker_init)
             self._started = pool.submit(_ping)
         return pool
 
@@ -234,17 +226,20 @@ class Runner:
 
     def submit(self, fn: Callable, /, *args) -> Future:
         """Run ``fn(*args)`` on a worker (``fn`` must be picklable: a module-level function)."""
+        if self.kind == "processes" and self._pool is None:
+            self._pool = self._open_pool()
         self._check_started()
         if self.kind != "processes":
             return self._pool.submit(fn, *args)
-        with _signals_held():  # a submit may start a worker process
+        with signals_held():  # a submit may start a worker process
             return self._pool.submit(fn, *args)
 
     def rebuild(self) -> bool:
         """Replace a broken process pool; False when this runner cannot."""
         if self.kind != "processes":
             return False
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = self._new_pool()
         return True
 
