@@ -270,8 +270,7 @@ class Equilibrium:
             from scipy.sparse import csc_matrix, hstack
 
             A = hstack([self.A, csc_matrix(np.ones((rows, 1)))], format="csc")  # a dense last column
-            h = self._parametric = highspy.Highs()
-            h.setOptionValue("output_flag", False)
+            h = self._parametric = _new_highs()
             h.setOptionValue("presolve", "off")  # costs more than it saves on these problems
             lp = highspy.HighsLp()
             lp.num_col_, lp.num_row_ = self.k + 1, rows
@@ -299,6 +298,19 @@ class Equilibrium:
 _SOLVERS = threading.local()
 
 
+def _new_highs():
+    """A silent ``highspy.Highs``: recent HiGHS (1.16) prints its banner from C++ when the
+    object is made, before any option can turn output off; our stdout is for results."""
+    import highspy
+
+    from magdomino.physics.world import quiet_c_output
+
+    with quiet_c_output():
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def _feasible(A, w) -> bool:
     """Is ``A α + w = 0`` feasible with ``α >= 0`` (HiGHS, straight through ``highspy``: one
     solver object per thread, given each problem whole; a third of the time of
@@ -308,8 +320,7 @@ def _feasible(A, w) -> bool:
 
     h = getattr(_SOLVERS, "highs", None)
     if h is None:
-        h = _SOLVERS.highs = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = _SOLVERS.highs = _new_highs()
         h.setOptionValue("presolve", "off")  # costs more than it saves here (~25 %)
     A = A.tocsc()
     rows, cols = A.shape

@@ -37,8 +37,8 @@ from magdomino.model.tiles import colour_of, tile, tile_mesh, tile_uv_mesh
 
 
 @contextlib.contextmanager
-def _quiet_c_output():
-    """Silence C-level writes to stdout and stderr while PyBullet starts up.
+def quiet_c_output():
+    """Silence C-level writes to stdout and stderr (PyBullet starting up, HiGHS's banner).
 
     pybullet prints its build time (stderr) and ``argv[0]=`` (stdout) from C; our stdout is
     for results and JSON, our stderr for one-line errors and progress.
@@ -94,7 +94,7 @@ def connect(gui: bool = False):
     PyBullet's start-up chatter (written from C) is silenced. The render-only scene of
     :mod:`magdomino.faces.render` opens its client here too.
     """
-    with _quiet_c_output():
+    with quiet_c_output():
         import pybullet
         from pybullet_utils.bullet_client import BulletClient
 
