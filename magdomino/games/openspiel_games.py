@@ -253,7 +253,7 @@ def _make_classes(pyspiel):
             return MagdominoState(self, self.package.new_initial_state())
 
         def make_py_observer(self, iig_obs_type=None, params=None):
-            return _Observer()
+            return Observer()
 
     class MagdominoState(pyspiel.State):
         """A pyspiel state shadowing a package state (``self.inner``)."""
@@ -323,7 +323,7 @@ def _make_classes(pyspiel):
                 self.inner.apply_action(("draw", self.tiles[int(action)]))
                 return
             a = self.decode(int(action))
-            self.public.append(f"{self.inner.current_player()}:{_action_text(a)}")
+            self.public.append(f"{self.inner.current_player()}:{self.action_text(a)}")
             self.inner.apply_action(a)
 
         def _finish_deal(self):
@@ -346,7 +346,12 @@ def _make_classes(pyspiel):
         def _action_to_string(self, player, action):
             if player == pyspiel.PlayerId.CHANCE:
                 return f"tile {self.tiles[action]}"
-            return _action_text(self.decode(action))
+            return self.action_text(self.decode(action))
+
+        @staticmethod
+        def action_text(a) -> str:
+            """A package action as the public history shows it."""
+            return _action_text(a)
 
         def returns(self):
             if not self.inner.is_terminal():
@@ -361,33 +366,38 @@ def _make_classes(pyspiel):
             return f"seat {player} hand {sorted(hand)} | " + " ".join(self.public)
 
         def clone(self):
-            c = MagdominoState(self.get_game(), self.inner.clone(), self.public)
+            c = type(self)(self.get_game(), self.inner.clone(), self.public)
             c.dealt = list(self.dealt)
             # the pyspiel history is not carried by a Python clone: replay the ids
             return c
 
         def resample_from_infostate(self, player_id, probability_sampler):
-            return resample(self, player_id, np.random.RandomState(int(probability_sampler() * 2**31)))
+            return self.resample(player_id, np.random.RandomState(int(probability_sampler() * 2**31)))
+
+        def resample(self, player: int, rng: np.random.RandomState):
+            """A copy with the hidden tiles dealt again (:func:`resample`)."""
+            return resample(self, player, rng)
 
         def __str__(self):
             if self._chance_kind() == "deal":  # a chain state cannot print itself before its deal
                 return f"dealing: {[self.tiles[i] for i in self.dealt]}"
             return str(self.inner)
 
-    class _Observer:
-        """Strings only (no tensors): the information state of a seat."""
-
-        def __init__(self):
-            self.tensor = np.zeros(0, np.float32)
-            self.dict = {}
-
-        def set_from(self, state, player):
-            pass
-
-        def string_from(self, state, player):
-            return state.info_string(player)
-
     return MagdominoGame, MagdominoState
+
+
+class Observer:
+    """Strings only (no tensors): the information state of a seat (every game here)."""
+
+    def __init__(self):
+        self.tensor = np.zeros(0, np.float32)
+        self.dict = {}
+
+    def set_from(self, state, player):
+        pass
+
+    def string_from(self, state, player):
+        return state.info_string(player)
 
 
 _TYPES: dict = {}
@@ -449,7 +459,7 @@ def register_all() -> None:
         pyspiel.register_game(_TYPES[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
     from magdomino.games import openspiel_vingt
 
-    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel)
+    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class)
     _CLASSES.extend(vingt_classes)
     pyspiel.register_game(_TYPES["vingt"], vingt_classes[0])
     _registered = True

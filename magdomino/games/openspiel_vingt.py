@@ -228,8 +228,10 @@ def game_type(pyspiel):
     )
 
 
-def make_classes(pyspiel):
-    """The Game and State classes of ``magdomino_vingt`` (built once pyspiel is importable)."""
+def make_classes(pyspiel, base_state):
+    """The Game and State classes of ``magdomino_vingt`` (built once pyspiel is importable);
+    the state derives from ``base_state``, the other games' pyspiel state."""
+    from magdomino.games.openspiel_games import Observer
     from magdomino.games.vingt import RACK, TILES
 
     gtype = game_type(pyspiel)
@@ -261,18 +263,15 @@ def make_classes(pyspiel):
             return VingtSpielState(self, self.package.new_initial_state())
 
         def make_py_observer(self, iig_obs_type=None, params=None):
-            return _Observer()
+            return Observer()
 
-    class VingtSpielState(pyspiel.State):
-        """A pyspiel state shadowing a :class:`~magdomino.games.vingt.VingtState` (``inner``)."""
+    class VingtSpielState(base_state):
+        """A pyspiel state shadowing a :class:`~magdomino.games.vingt.VingtState` (``inner``):
+        the other games' state (chance, returns, clones, the public history) with 20 sur
+        20's own chance kinds, deal size, action ids, texts and resampling."""
 
         def __init__(self, game, inner, public=None):
-            super().__init__(game)
-            self.inner = inner
-            self.rule = "vingt"
-            self.tiles = TILES
-            self.dealt: list = []  # tile indices of a deal under way
-            self.public: list = list(public or [])
+            super().__init__(game, inner, public)
             self._halves = None  # (table size, {key: rank}) of the last table asked about
 
         def halves(self) -> dict:
@@ -287,23 +286,8 @@ def make_classes(pyspiel):
                 return None
             return "draw" if s.refill >= 0 else "deal"
 
-        def current_player(self):
-            if self.inner.is_terminal():
-                return pyspiel.PlayerId.TERMINAL
-            if self._chance_kind() is not None:
-                return pyspiel.PlayerId.CHANCE
-            return self.inner.current
-
-        def is_terminal(self):
-            return self.inner.is_terminal()
-
-        def chance_outcomes(self):
-            if self._chance_kind() == "deal":
-                left = [i for i in range(len(TILES)) if i not in self.dealt]
-            else:
-                left = sorted(TILES.index(t) for t in self.inner.stock)
-            p = 1.0 / len(left)
-            return [(i, p) for i in left]
+        def _deal_size(self) -> int:
+            return self.inner.game.players * RACK
 
         def _legal_actions(self, player):
             if player != self.inner.current:
@@ -315,50 +299,21 @@ def make_classes(pyspiel):
             """The package action with id ``action`` (a legal one; ValueError otherwise)."""
             return decode(self.inner, int(action), self.halves() if self.inner.occ else None)
 
-        def _apply_action(self, action):
-            kind = self._chance_kind()
-            if kind == "deal":
-                self.dealt.append(int(action))
-                self.public.append("?")
-                if len(self.dealt) == self.inner.game.players * RACK:
-                    order = [TILES[i] for i in self.dealt]
-                    self.dealt = []
-                    rest = sorted(set(TILES) - set(order))
-                    self.inner.apply_action(("deal", tuple(order) + tuple(rest)))
-                return
-            if kind == "draw":
-                self.public.append("?")
-                self.inner.apply_action(("draw", TILES[int(action)]))
-                return
-            a = self.decode(action)
-            self.public.append(f"{self.inner.current}:{_text(a)}")
-            self.inner.apply_action(a)
-
-        def _action_to_string(self, player, action):
-            if player == pyspiel.PlayerId.CHANCE:
-                return f"tile {TILES[action]}"
-            return _text(self.decode(action))
-
-        def returns(self):
-            if not self.inner.is_terminal():
-                return [0.0] * self.inner.game.players
-            return [float(r) for r in self.inner.returns()]
-
-        def rewards(self):
-            return self.returns()
+        @staticmethod
+        def action_text(a) -> str:
+            return _text(a)
 
         def info_string(self, player: int) -> str:
             rack = self.inner.racks[player] if self.inner.round_no >= 0 else []
             return f"seat {player} rack {sorted(rack)} | " + " ".join(self.public)
 
         def clone(self):
-            c = VingtSpielState(self.get_game(), self.inner.clone(), self.public)
-            c.dealt = list(self.dealt)
+            c = super().clone()
             c._halves = self._halves
             return c
 
-        def resample_from_infostate(self, player_id, probability_sampler):
-            return resample(self, player_id, np.random.RandomState(int(probability_sampler() * 2**31)))
+        def resample(self, player: int, rng: np.random.RandomState):
+            return resample(self, player, rng)
 
         def __str__(self):
             if self._chance_kind() == "deal":
@@ -367,20 +322,6 @@ def make_classes(pyspiel):
             return f"round {s.round_no} seat {s.current} racks {s.racks} table {s.table()} markers {s.markers_placed}"
 
     return gtype, VingtSpielGame, VingtSpielState
-
-
-class _Observer:
-    """Strings only (no tensors): the information state of a seat."""
-
-    def __init__(self):
-        self.tensor = np.zeros(0, np.float32)
-        self.dict = {}
-
-    def set_from(self, state, player):
-        pass
-
-    def string_from(self, state, player):
-        return state.info_string(player)
 
 
 def _text(a) -> str:
