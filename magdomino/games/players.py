@@ -202,15 +202,19 @@ class CarefulPlayer:
         return places[min(weighed)[2]]
 
     def _statics_of(self, game):
-        """A yes/no statics adjudicator with the game's preset (the grid's nominal poses)."""
-        if self._statics is None:
+        """A yes/no statics adjudicator with the game's preset and magnets (the grid's nominal
+        poses); made again when a later game's adjudicator has others."""
+        adjudicator = game.adjudicator
+        preset = getattr(adjudicator, "preset", None)
+        magnets = getattr(adjudicator, "magnets", True)
+        cached = self._statics
+        if cached is None or cached[0] is not preset or cached[1] != magnets:
             from magdomino.model.presets import load_preset
             from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
-            adjudicator = game.adjudicator
-            preset = getattr(adjudicator, "preset", None) or load_preset("standard")
-            self._statics = StaticsAdjudicator(preset, magnets=getattr(adjudicator, "magnets", True), margins=0)
-        return self._statics
+            statics = StaticsAdjudicator(preset if preset is not None else load_preset("standard"), magnets=magnets, margins=0)
+            self._statics = cached = (preset, magnets, statics)
+        return cached[2]
 
 
 class BoldPlayer:
