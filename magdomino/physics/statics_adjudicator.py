@@ -130,7 +130,7 @@ class StaticsAdjudicator:
 
         centre, yaw = view.pose
         try:
-            structure = Structure(self.preset, *self._poses(view), magnets=self.magnets)
+            structure = Structure(self.preset, *self._nominal(view.construction), magnets=self.magnets)
             verdict = structure.judge(np.asarray(centre, float), yaw_quaternion(yaw))
         except InputError as exc:
             return Outcome(False, {"engine": "statics", "stands": None, "error": str(exc)}, str(exc))
@@ -138,11 +138,8 @@ class StaticsAdjudicator:
                   "tiles": int(verdict.tiles), "contacts": int(verdict.contacts), "magnets": bool(verdict.magnets)}
         return Outcome(collapsed=not verdict.stands, verdict=record, error=None)
 
-    def _poses(self, view: PlacementView) -> tuple[np.ndarray, np.ndarray]:
-        """Nominal positions (n, 3) m and quaternions (n, 4) of the construction before ``view``."""
-        return self._nominal(view.construction)
-
     def _nominal(self, construction) -> tuple[np.ndarray, np.ndarray]:
+        """Nominal positions (n, 3) m and quaternions (n, 4) of ``construction`` (PlacedTile)."""
         poses = [physical_pose(t.grid, self.tile_size) for t in construction]
         positions = np.array([c for c, _ in poses], dtype=float).reshape(-1, 3)
         quats = np.array([yaw_quaternion(y) for _, y in poses], dtype=float).reshape(-1, 4)
@@ -169,7 +166,7 @@ class StaticsAdjudicator:
         todo = [i for i, v in enumerate(views) if not (v.first or not v.construction)]
         if not todo:
             return risks
-        structure = prepare(self.preset, *self._poses(views[todo[0]]), self.magnets)
+        structure = self.structure(views[todo[0]].construction)
         poses: dict = {}  # the tile's pips do not matter to the statics: one check per grid pose
         for i in todo:
             if views[i].grid not in poses:
