@@ -271,17 +271,7 @@ class Equilibrium:
 
             A = hstack([self.A, csc_matrix(np.ones((rows, 1)))], format="csc")  # a dense last column
             h = self._parametric = _new_highs()
-            h.setOptionValue("presolve", "off")  # costs more than it saves on these problems
-            lp = highspy.HighsLp()
-            lp.num_col_, lp.num_row_ = self.k + 1, rows
-            lp.col_cost_ = np.zeros(self.k + 1)
-            lp.col_lower_ = np.zeros(self.k + 1)
-            lp.col_upper_ = np.full(self.k + 1, highspy.kHighsInf)
-            lp.row_lower_ = lp.row_upper_ = np.zeros(rows)
-            lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-            lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-            lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = self.k + 1, rows
-            h.passModel(lp)
+            h.passModel(_equality_lp(A, np.zeros(rows)))
         e = np.asarray(extra, float).reshape(-1)
         for r in range(rows):
             h.changeCoeff(r, self.k, float(e[r]))
@@ -299,8 +289,9 @@ _SOLVERS = threading.local()
 
 
 def _new_highs():
-    """A silent ``highspy.Highs``: recent HiGHS (1.16) prints its banner from C++ when the
-    object is made, before any option can turn output off; our stdout is for results."""
+    """A silent ``highspy.Highs`` without presolve (it costs more than it saves on these
+    problems, ~25 %). Silent: recent HiGHS (1.16) prints its banner from C++ when the object
+    is made, before any option can turn output off; our stdout is for results."""
     import highspy
 
     from magdomino.physics.world import quiet_c_output
@@ -308,7 +299,25 @@ def _new_highs():
     with quiet_c_output():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
     return h
+
+
+def _equality_lp(A, rhs):
+    """The HiGHS problem ``A x = rhs``, ``x >= 0``, no cost (``A`` a CSC matrix)."""
+    import highspy
+
+    rows, cols = A.shape
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = cols, rows
+    lp.col_cost_ = np.zeros(cols)
+    lp.col_lower_ = np.zeros(cols)
+    lp.col_upper_ = np.full(cols, highspy.kHighsInf)
+    lp.row_lower_ = lp.row_upper_ = np.asarray(rhs, float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = cols, rows
+    return lp
 
 
 def _feasible(A, w) -> bool:
@@ -321,19 +330,7 @@ def _feasible(A, w) -> bool:
     h = getattr(_SOLVERS, "highs", None)
     if h is None:
         h = _SOLVERS.highs = _new_highs()
-        h.setOptionValue("presolve", "off")  # costs more than it saves here (~25 %)
-    A = A.tocsc()
-    rows, cols = A.shape
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = cols, rows
-    lp.col_cost_ = np.zeros(cols)
-    lp.col_lower_ = np.zeros(cols)
-    lp.col_upper_ = np.full(cols, highspy.kHighsInf)
-    lp.row_lower_ = lp.row_upper_ = -np.asarray(w, float)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = cols, rows
-    h.passModel(lp)
+    h.passModel(_equality_lp(A.tocsc(), -np.asarray(w, float)))
     h.run()
     return h.getModelStatus() == highspy.HighsModelStatus.kOptimal
 
