@@ -355,3 +355,106 @@ def test_sub_stepped_rest_gives_the_verdicts_of_single_steps():
     (c1, r1, p1, n1), (c2, r2, p2, n2) = results
     assert (c1, r1) == (c2, r2) and n1 == n2
     assert np.max(np.abs(p1 - p2)) < 0.05e-3
+
+
+LINEAR = (0.25e-3, math.radians(1.0))  # the standard preset's first-order band
+
+
+def _moved_within(rng, pos, rot, rho, gap, shift, turn, fraction):
+    """Tile 1 moved relative to tile 0 by a displacement bound (|Δs| + θ ρ) of ``fraction``
+    of ``shift · gap / 8 mm``, turn at most ``turn``, random directions."""
+    theta = rng.uniform(0, fraction) * min(turn, shift * gap / UPDATE_REF_DISTANCE / rho)
+    budget = fraction * shift * gap / UPDATE_REF_DISTANCE - theta * rho
+    axis, step = rng.normal(size=3), rng.normal(size=3)
+    rot1 = Rotation.from_rotvec(theta * axis / np.linalg.norm(axis)) * rot[1]
+    pos1 = pos[1] + rot[0].apply(budget * step / np.linalg.norm(step))
+    return np.array([pos[0], pos1]), Rotation.concatenate([rot[0], rot1]).as_quat()
+
+
+def test_the_first_order_band_stays_within_its_stated_bound():
+    """Moves across the first-order band (beyond the zero-order thresholds, within the band's):
+    no recomputation, the Jacobian is followed, and the wrenches differ from fresh ones by
+    less than the stated bound; third law exact, angular momentum balanced."""
+    rng = np.random.default_rng(11)
+    tm = smooth()
+    worst = 0.0
+    for trial in range(60):
+        pos, rot = random_pair(rng)
+        cache = CachedWrenches(tm, SHIFT, TURN, linear=LINEAR)
+        cache.update(pos, rot.as_quat())
+        gap = tm.pair_wrenches([0], [1], pos, rot.as_quat())[3][0]
+        P, Q = _moved_within(rng, pos, rot, cache.rho, gap, *LINEAR, rng.uniform(0.2, 0.99))
+        F, T = cache.update(P, Q)
+        assert cache.last == 0 and cache.linear_updates == 1, trial
+        Fr, Tr = tm.wrenches(P, Q)
+        bf, bt = tile_bounds(cache, tm, P, Q)
+        assert np.all(np.linalg.norm(F - Fr, axis=1) < bf), trial
+        assert np.all(np.linalg.norm(T - Tr, axis=1) < bt), trial
+        worst = max(worst, float(np.max(np.linalg.norm(F - Fr, axis=1) / bf)))
+        assert np.allclose(F[0], -F[1], rtol=0, atol=1e-12 * np.abs(F).max())
+        moment = np.cross(P, F).sum(axis=0) + T.sum(axis=0)
+        assert np.linalg.norm(moment) < 1e-9 * np.abs(F).max() * 0.01
+    eps_f, _ = CachedWrenches(tm, SHIFT, TURN, linear=LINEAR).error_bounds()
+    assert eps_f == pytest.approx(max(5 * SHIFT / UPDATE_REF_DISTANCE + 2 * TURN, 5 * (0.25 / 8) ** 2 + 5e-4))
+    assert worst > 0.1  # not vacuous
+
+
+def test_the_first_order_band_follows_the_jacobian():
+    """The remainder is second order: half the move leaves a quarter of the error (a wrong or
+    missing Jacobian leaves half, the zero-order rate); and it is far below what holding
+    the computed wrench would err."""
+    rng = np.random.default_rng(5)
+    tm = smooth()
+    ratios, gains = [], []
+    for trial in range(20):
+        pos, rot = random_pair(rng)
+        gap = tm.pair_wrenches([0], [1], pos, rot.as_quat())[3][0]
+        axis, step = rng.normal(size=3), rng.normal(size=3)
+        errors = []
+        for scale in (1.0, 0.5):
+            cache = CachedWrenches(tm, SHIFT, TURN, linear=LINEAR)
+            cache.update(pos, rot.as_quat())
+            theta = scale * min(0.3 * LINEAR[0] * gap / UPDATE_REF_DISTANCE / cache.rho, 0.8 * LINEAR[1])
+            rot1 = Rotation.from_rotvec(theta * axis / np.linalg.norm(axis)) * rot[1]
+            pos1 = pos[1] + rot[0].apply(scale * 0.6 * LINEAR[0] * gap / UPDATE_REF_DISTANCE * step / np.linalg.norm(step))
+            P, Q = np.array([pos[0], pos1]), Rotation.concatenate([rot[0], rot1]).as_quat()
+            F, _ = cache.update(P, Q)
+            assert cache.linear_updates == 1
+            Fr, _ = tm.wrenches(P, Q)
+            errors.append(np.linalg.norm(F[1] - Fr[1]))
+            if scale == 1.0:
+                F0, _ = tm.wrenches(pos, rot.as_quat())
+                gains.append(np.linalg.norm(F0[1] - Fr[1]) / errors[-1])
+        ratios.append(errors[0] / errors[1])
+    assert 3.3 < np.median(ratios) < 4.7, ratios
+    assert min(gains) > 5, gains
+
+
+def test_a_world_slide_with_the_band_stays_within_the_bound_of_fresh_ones():
+    """A tile slid under a magnet-held overhang (the band at work: few recomputations): every
+    few steps the world's wrenches are within the stated bound of fresh ones."""
+    preset = load_preset("standard")
+    with World(preset) as world:
+        world._magnets = smooth()
+        world._cache = CachedWrenches(world._magnets, SHIFT, TURN, linear=LINEAR)
+        world.add_tile((1, 1), (0, 0, H / 2))
+        world.add_tile((1, 4), (0.024, 0, 1.5 * H))
+        world.step(100)
+        checked = []
+
+        def check(w):
+            pos, quats = w.poses()
+            F, T = w._cache.update(pos, quats)
+            Fr, Tr = w._magnets.wrenches(pos, quats)
+            bf, bt = tile_bounds(w._cache, w._magnets, pos, quats)
+            assert np.all(np.linalg.norm(F - Fr, axis=1) <= bf)
+            assert np.all(np.linalg.norm(T - Tr, axis=1) <= bt)
+            checked.append(np.max(np.linalg.norm(F - Fr, axis=1) / np.maximum(bf, 1e-30)))
+
+        world.on_step, world.on_step_every = check, 25
+        updates = world._cache.updates
+        world.slide((4, 4), (0.048, 0, H / 2), start_offset=(0.02, 0))
+        steps = len(checked) * 25
+        assert len(checked) > 10 and world._cache.linear_updates > steps / 2
+        assert world._cache.updates - updates < steps / 5  # recomputed far less than every step
+        assert max(checked) > 0.01

@@ -348,8 +348,14 @@ class TileMagnets:
         R = quaternion_matrices(np.asarray(quaternions, float).reshape(-1, 4))
         return self._pairs(X, R, np.asarray(ti, np.intp).reshape(-1), np.asarray(tj, np.intp).reshape(-1))
 
-    def _pairs(self, X, R, ti_t, tj_t):
-        """:meth:`pair_wrenches` with rotation matrices ``R`` (n, 3, 3)."""
+    def _pairs(self, X, R, ti_t, tj_t, tied: int = 1):
+        """:meth:`pair_wrenches` with rotation matrices ``R`` (n, 3, 3).
+
+        ``tied`` > 1: the tile pairs come in runs of ``tied`` (the same pair at nearby
+        poses, for finite differences) whose magnet pairs all take the first pose's choices
+        (within the cutoff or not, rule level): the differences then measure the motion,
+        never a change of rule.
+        """
         n = len(X)
         k = self.k
         npairs = len(ti_t)
@@ -372,7 +378,10 @@ class TileMagnets:
         r = C[tj, kb] - Ca
         dist = np.sqrt(np.einsum("pc,pc->p", r, r))
         gap = dist.reshape(npairs, k * k).min(axis=1)
-        keep = np.nonzero(dist < self.cutoff)[0]
+        within = dist < self.cutoff
+        if tied > 1:
+            within = np.repeat(within.reshape(-1, tied, k * k)[:, :1], tied, axis=1).ravel()
+        keep = np.nonzero(within)[0]
         if len(keep) == 0:
             return Fj, Tj, Ti, gap
         if len(keep) < len(ti):
@@ -381,6 +390,10 @@ class TileMagnets:
         Ua = AW[ti, ka]
         Ub = AW[tj, kb]
         levels = self._pair_levels(R, ti, tj, ka, kb, r / dist[:, None], dist, Ua, Ub)
+        if tied > 1:  # each magnet pair takes the level of its run's first pose
+            full = np.zeros(npairs * k * k, levels.dtype)
+            full[keep] = levels
+            levels = full[keep - (pid % tied) * (k * k)]
         groups: list[PairGroup] = []
         uniq = np.unique(levels) if len(levels) > 64 else sorted(set(levels.tolist()))
         for lv in uniq:
