@@ -19,6 +19,7 @@ Units: SI inside (m, kg, s, rad). Poses are ``(position (3,), quaternion (4,) x,
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import math
@@ -103,6 +104,52 @@ def connect(gui: bool = False):
         return client, pybullet
 
 
+POOL_SIZE = 2
+"""Idle DIRECT connections kept per process for the next worlds of the same solver settings.
+Connecting costs ~15-20 ms, resetting a used one ~1-5 ms: a verdict on a small construction
+takes ~40 ms, and studies and games judge thousands of them, one world each."""
+
+_pool: dict = {}  # (pid, engine settings) -> idle BulletClients, reset and set up alike
+
+
+def _engine_key(solver) -> tuple:
+    """What a connection keeps through ``resetSimulation`` and this module sets: only
+    connections set up alike are shared (PyBullet keeps engine parameters, such as
+    ``contactERP``, that it cannot report)."""
+    return (os.getpid(), solver.time_step, solver.iterations, solver.contact_erp, solver.gravity)
+
+
+@atexit.register
+def _drain_pool() -> None:
+    """Disconnect the idle connections while pybullet is still whole (BulletClient's own
+    ``__del__`` fails with a printed traceback once the interpreter has torn it down)."""
+    for idle in _pool.values():
+        while idle:
+            client = idle.pop()
+            try:
+                client.disconnect()
+            except Exception:  # already gone
+                pass
+
+
+def _take_client(key):
+    idle = _pool.get(key)
+    if idle:
+        return idle.pop()
+    return None
+
+
+def _give_back(key, client) -> bool:
+    """Reset ``client`` (every body, shape and constraint gone) and keep it for the next world
+    with these settings; False when the pool is full (the caller disconnects it)."""
+    idle = _pool.setdefault(key, [])
+    if len(idle) >= POOL_SIZE or key[0] != os.getpid():
+        return False
+    client.resetSimulation()
+    idle.append(client)
+    return True
+
+
 @dataclass
 class TileBody:
     """One tile in the world."""
@@ -138,12 +185,20 @@ class World:
         if gui and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             # PyBullet's GUI would exit the process from C without a word.
             raise InputError(ARGUMENTS, "gui", "a display for PyBullet's window (DISPLAY is not set); drop {gui} to run headless")
-        self.client, pybullet = connect(gui)
+        solver = preset.solver
+        # Worlds with visual meshes (GUI, renders) keep their own connection.
+        self._pool_key = None if gui or visuals else _engine_key(solver)
+        reused = None if self._pool_key is None else _take_client(self._pool_key)
+        if reused is not None:
+            import pybullet
+
+            self.client = reused
+        else:
+            self.client, pybullet = connect(gui)
         self.preset = preset
         self.gui = gui
         self.visuals = gui if visuals is None else visuals
         self._pb = pybullet
-        solver = preset.solver
         self.time_step = solver.time_step
         self.client.setPhysicsEngineParameter(
             fixedTimeStep=self.time_step,
@@ -181,7 +236,8 @@ class World:
 
             self._magnets = TileMagnets.from_specs(tile_spec.magnets, model=solver.magnet_model)
             self._cache = CachedWrenches(
-                self._magnets, solver.magnet_update, solver.magnet_update_angle
+                self._magnets, solver.magnet_update, solver.magnet_update_angle,
+                linear=(solver.magnet_linear, solver.magnet_linear_angle),
             )
         self._tiles_changed = True  # tiles were added, removed or moved by hand: reset the magnet cache
         self._live = []  # bodies of the tiles in the world
@@ -516,12 +572,15 @@ class World:
         hook, self.on_close = self.on_close, None
         if hook is not None and getattr(self, "client", None) is not None:
             hook(self)
-        if getattr(self, "client", None) is not None:
+        client, self.client = getattr(self, "client", None), None
+        if client is not None:
             try:
-                self.client.disconnect()
+                # A closed world's connection serves the next one (see POOL_SIZE); a world
+                # built on it is the same as on a new one, bit for bit (tested).
+                if self._pool_key is None or not _give_back(self._pool_key, client):
+                    client.disconnect()
             except Exception:  # already gone
                 pass
-            self.client = None
 
     def __enter__(self):
         return self

@@ -315,3 +315,40 @@ def test_gui_without_a_display_is_one_line_not_a_silent_exit():
     )
     assert res.returncode == 2
     assert res.stderr.strip().startswith("magdomino: command line: --gui: a display")
+
+
+def test_a_reused_connection_gives_the_same_world_bit_for_bit():
+    """A closed world's connection serves the next world of the same settings (see
+    magdomino.physics.world.POOL_SIZE): after a world with other tiles, a slide's constraint
+    and magnets, the same placement gives the same poses to the last bit as on a new
+    connection; other settings get another connection."""
+    import magdomino.physics.world as world_module
+
+    preset = load_preset("standard")
+    H = 0.008
+
+    def placement():
+        world = World(preset)
+        world.add_tile((1, 1), (0.0, 0.0, H / 2))
+        world.add_tile((1, 4), (0.02, 0.001, 1.5 * H), 0.05)
+        world.drop((4, 4), (0.03, 0.0, 2.5 * H), 0.2)
+        verdict = settle(world, [0, 1], placed=2, time_limit_s=0.3)
+        poses = world.poses()
+        client = world.client
+        world.close()
+        return client, verdict, poses
+
+    world_module._pool.clear()
+    fresh_client, fresh, fresh_poses = placement()
+    with World(preset) as other:  # the fresh connection again, dirtied
+        assert other.client is fresh_client
+        for k in range(4):
+            other.add_tile((k, 6), (0.05 * k, 0.0, H / 2))
+        other.slide((2, 2), (0.2, 0.0, H / 2), start_offset=(0.01, 0.0))
+        other.step(50)
+    client, again, poses = placement()
+    assert client is fresh_client  # reused
+    assert again.to_dict() | {"wall_time_s": 0} == fresh.to_dict() | {"wall_time_s": 0}
+    assert all(np.array_equal(a, b) for a, b in zip(poses, fresh_poses))
+    with World(preset.with_settings(time_step_s=1 / 3000)) as other:
+        assert other.client is not fresh_client
