@@ -19,6 +19,14 @@ ARGUMENTS = "arguments"
 _NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 
 
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other unprintable characters escaped (a key read from a
+    file may hold any): an error stays one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 class InputError(ValueError):
     """Bad input from a file, a function's arguments or the command line.
 
@@ -37,7 +45,7 @@ class InputError(ValueError):
         self.key = key
         self.expected = expected
         text = _NAME.sub(lambda m: m.group(1), expected)
-        where = f"{self.source}: {key}" if key else self.source
+        where = _one_line(f"{self.source}: {key}" if key else self.source)
         super().__init__(f"{where}: {text}")
 
     def for_command_line(self, flag_of: Callable[[str], str]) -> "InputError":

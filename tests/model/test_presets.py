@@ -122,3 +122,12 @@ def test_any_garbage_value_is_an_input_error_or_a_valid_preset(garbage, where):
         assert p.tile.mass > 0 and np.all(p.tile.size > 0)
 
 
+
+
+def test_a_key_with_a_line_break_is_named_on_one_line():
+    # Found by the fuzz test above: a TOML key may hold any character.
+    data = json.loads(json.dumps(GOOD))
+    data["tile"]["size\nmm"] = 1
+    with pytest.raises(InputError) as info:
+        preset_from_dict(data, source="fuzz.toml")
+    assert str(info.value).startswith("fuzz.toml: tile.size\\nmm: unknown key") and "\n" not in str(info.value)
