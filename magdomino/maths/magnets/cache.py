@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-from magdomino.maths.magnets.dipole import _cross
 from magdomino.maths.magnets.batch import TileMagnets
 from magdomino.maths.poses import pose_matrices
 
@@ -100,7 +100,7 @@ class CachedWrenches:
     difference also holds the stated errors of both rules (the model is discontinuous
     there by at most those). Newton's third law holds exactly (both tiles of a pair get
     one turned force), and so does the conservation of angular momentum (see
-    :meth:`_balance_moments`).
+    :func:`_assemble`).
 
     Pairs are tracked if their magnets are within ``cutoff + margin``; when a tile's
     magnets may have moved more than ``margin / 2`` since the set was made (position change
@@ -108,8 +108,9 @@ class CachedWrenches:
     free magnets (whose moments depend on the field of all the others) any stale pair
     makes a full recomputation.
 
-    Cost per call: ~15 numpy operations on arrays of the tracked pairs (~45 µs for a
-    28-tile tower) plus the recomputed pairs (~0.3-0.4 ms for a few).
+    Cost per call: two compiled loops over the tracked pairs (:func:`_check_pairs`,
+    :func:`_assemble`: a few µs for a small construction, ~10 µs for a 28-tile tower) plus
+    the recomputed pairs (numpy, ~0.3-0.6 ms for a few, with their Jacobians).
     """
 
     def __init__(self, magnets: "TileMagnets", shift: float, turn: float, margin: float = 0.004,
@@ -130,11 +131,8 @@ class CachedWrenches:
         # θ <= κ |R - R'|_F / √2 with κ = (turn / 2) / sin(turn / 2) >= 1 (θ / sin(θ / 2) grows).
         self._turn_f = math.sqrt(8) * math.sin(self.turn / 2)
         kappa = (self.turn / 2) / math.sin(self.turn / 2) if self.turn > 0 else 1.0
-        self._sum_map = np.zeros((12, 2))
-        self._sum_map[[0, 1, 2, 4, 5, 6, 8, 9, 10], 0] = 1.0
-        self._sum_map[[3, 7, 11], 1] = 1.0
-        # (|ΔR|_F, |Δs|) -> (|ΔR|_F, Δ = |Δs| + θ ρ)
-        self._delta_map = np.array([[1.0, kappa * self.rho / math.sqrt(2)], [0.0, 1.0]])
+        # Δ = |Δs| + θ ρ <= |Δs| + κ ρ |ΔR|_F / √2
+        self._turn_lever = kappa * self.rho / math.sqrt(2)
         self.updates = 0  # calls that recomputed anything
         self.pair_updates = 0  # tile pairs recomputed, summed over calls
         self.reset()
@@ -185,12 +183,13 @@ class CachedWrenches:
         self.limits[P:] = (np.inf, self.margin / 2)
         self.limits1 = self.limits.copy()  # the same, for the first-order band
         self.local = np.zeros((P, 3, 3))  # force on j, torque on j, torque on i; in i's frame
-        if self.linear is not None:
-            self.base = np.zeros((P, 3, 3))  # local at the last computation
-            self.jac = np.zeros((P, 9, 6))  # ∂ local / ∂ (s, ω) there
-            self.in_band = np.zeros(P, bool)  # local moved off base by its Jacobian
-        m = len(self.I)
-        self._work = (np.empty((m, 3, 4)), np.empty((m, 3, 4)), np.empty((m, 2)), np.empty((m, 2)), np.empty((m, 2), bool))
+        # First-order band (empty, unused without): local at the last computation, its
+        # Jacobian ∂ local / ∂ (s, ω) there, and which pairs have moved off it.
+        self.base = np.zeros((P, 3, 3))
+        self.jac = np.zeros((P, 9, 6))
+        self.in_band = np.zeros(P, bool)
+        self._stale = np.zeros(len(self.I), bool)
+        self._moved = np.zeros((P, 3))
         self._recompute(A, np.arange(P), result)
 
     def _recompute(self, A, sel, result=None):
@@ -219,7 +218,7 @@ class CachedWrenches:
             thr1 = self.linear[0] * gap / UPDATE_REF_DISTANCE
             self.limits1[sel, 0] = np.where(beyond, np.inf, self._turn_f1)
             self.limits1[sel, 1] = np.where(beyond, np.maximum(thr, gap - self.magnets.cutoff), thr1)
-        self._set_local(sel, new, full=len(sel) == self._P)
+        self.local[sel] = new
         self.updates += 1
         self.pair_updates += len(sel)
 
@@ -243,43 +242,6 @@ class CachedWrenches:
         jac = (local[:, 1:] - local[:, :1]).transpose(0, 2, 1) / _FD_STEPS
         return local[:, 0].reshape(p, 3, 3), gap.reshape(p, 7)[:, 0], jac
 
-    def _set_local(self, sel, new, full=False):
-        """Make the pairs ``sel`` contribute ``new`` (local wrenches, (p, 3, 3))."""
-        I, J = self.I[sel], self.J[sel]
-        old = self.local[sel]
-        self.local[sel] = new
-        # Gt[(u, 0 | 1), (i, b)]: over the pairs of tile i, the force (0) or torque (1) on
-        # tile u, component b in i's frame; world wrenches are Gt @ [R_i columns]. Updated
-        # by the change of the recomputed pairs' contributions.
-        n = self._n
-        b = np.arange(3)
-        ci = (I * 3)[:, None] + b
-        idx = np.concatenate([(J * 2)[:, None] * (3 * n) + ci, (J * 2 + 1)[:, None] * (3 * n) + ci,
-                              (I * 2)[:, None] * (3 * n) + ci, (I * 2 + 1)[:, None] * (3 * n) + ci]).ravel()
-        if full:
-            self._Gt = np.zeros((2 * n, 3 * n))
-            old = 0.0
-        change = new - old
-        vals = np.concatenate([change[:, 0], change[:, 1], -change[:, 0], change[:, 2]]).ravel()
-        self._Gt += np.bincount(idx, vals, minlength=6 * n * n).reshape(2 * n, 3 * n)
-
-    def _linear_update(self, A, rows, D):
-        """Move the pairs ``rows`` to their pose now by their Jacobians. ``D`` (p, 3, 4): the
-        rows' ``A_j - A_i M0h`` (world axes). Angular momentum is then balanced exactly at
-        the pose now (as a fresh computation is)."""
-        RIt = A[self.I[rows], :, :3].transpose(0, 2, 1)
-        ds = np.matmul(RIt, D[:, :, 3:])[:, :, 0]  # s - s0, i's axes
-        W = np.matmul(np.matmul(RIt, D[:, :, :3]), self.M0h[rows, :3, :3].transpose(0, 2, 1))  # M M0ᵀ - I
-        omega = 0.5 * np.stack([W[:, 2, 1] - W[:, 1, 2], W[:, 0, 2] - W[:, 2, 0], W[:, 1, 0] - W[:, 0, 1]], axis=1)
-        new = self.base[rows] + np.matmul(self.jac[rows], np.concatenate([ds, omega], axis=1)[:, :, None]).reshape(-1, 3, 3)
-        # Σ moments about i's centre: T_i + T_j + s × F_j = 0; half the residue off each torque.
-        half = 0.5 * (new[:, 2] + new[:, 1] + _cross(self.M0h[rows, :3, 3] + ds, new[:, 0]))
-        new[:, 1] -= half
-        new[:, 2] -= half
-        self._set_local(rows, new)
-        self.in_band[rows] = True
-        self.linear_updates += len(rows)
-
     def update(self, positions, quaternions, active=None):
         """Forces (n, 3) N and torques (n, 3) N·m on every tile (as
         :meth:`TileMagnets.wrenches`, within the class's error bound), recomputing the
@@ -298,64 +260,162 @@ class CachedWrenches:
             self._buf = np.zeros((n + 1, 3, 4))  # poses [R | x]; row n: the world frame
             self._buf[n, :, :3] = np.eye(3)
         A = self._buf
-        pose_matrices(poses[:, :3], poses[:, 3:], out=A[:n])
+        poses = np.ascontiguousarray(poses, dtype=float)
         self.last = 0
-        moved = None  # set below when cached pairs are reused
         if n != self._n or active is not None and not np.array_equal(active, self._active):
+            pose_matrices(poses[:, :3], poses[:, 3:], out=A[:n])
             self._build(A[:n], np.ones(n, bool) if active is None else np.asarray(active, bool))
             self.last = self._P
         else:
-            # The pose of j in i's frame against M0h, in the world: D = A_j - A_i M0h has
-            # |D[:, 3]| = |Δs| and |D[:, :3]|_F = 2√2 sin(θ/2) (θ the relative turn); Δ is
-            # bounded by |Δs| + κ ρ |D[:, :3]|_F / √2. Work arrays from _build.
-            AJ, AM, sq, E, over = self._work
-            np.take(A, self.J, axis=0, out=AJ)
-            np.matmul(A.take(self.I, axis=0), self.M0h, out=AM)
-            np.subtract(AJ, AM, out=AJ)
-            moved = AJ[: self._P, :, 3].copy()  # R_i (s - s0): how far j moved in i's frame, world axes
-            D = AJ[: self._P].copy() if self.linear is not None else None
-            np.multiply(AJ, AJ, out=AJ)
-            np.matmul(AJ.reshape(-1, 12), self._sum_map, out=sq)
-            np.sqrt(sq, out=sq)
-            np.matmul(sq, self._delta_map, out=E)
-            np.greater(E, self.limits, out=over)
-            if self.linear is not None and (over[: self._P].any() or self.in_band.any()):
-                # Beyond the zero-order thresholds and within the first-order band: follow
-                # the Jacobian (every pair off its base, so none keeps a stale first-order value).
-                over1 = (E > self.limits1).any(axis=1)
-                band = np.nonzero((over[: self._P].any(axis=1) | self.in_band) & ~over1[: self._P])[0]
-                if len(band):
-                    self._linear_update(A[:n], band, D[band])
-                    moved[band] = 0.0
-                over = over1[:, None]
-            if over.any():
-                stale = over.any(axis=1)
+            stale, moved = self._stale, self._moved
+            limits1 = self.limits1 if self.linear is not None else self.limits
+            band, over = _check_pairs(poses, A, self.I, self.J, self.M0h, self.limits, limits1, self._turn_lever,
+                                      self._P, self.base, self.jac, self.local, self.in_band, stale, moved)
+            self.linear_updates += band
+            if over:
                 if stale[self._P:].any():  # a tile moved more than margin / 2: a new set
                     self._build(A[:n], self._active)
                     self.last = self._P
-                    moved = None
                 else:
-                    sel = np.arange(self._P) if self.magnets.free.any() else np.nonzero(stale)[0]
+                    sel = np.arange(self._P) if self.magnets.free.any() else np.nonzero(stale[: self._P])[0]
                     self._recompute(A[:n], sel)
                     self.last = len(sel)
                     moved[sel] = 0.0
-        out = (self._Gt @ A[:n, :, :3].transpose(0, 2, 1).reshape(3 * n, 3)).reshape(n, 2, 3)
-        if moved is not None and self._P:
-            self._balance_moments(A[:n], moved, out[:, 1])
+        out = np.zeros((n, 2, 3))
+        _assemble(A, self.I, self.J, self._P, self.local, self._moved, out)
         return out[:, 0], out[:, 1]
 
-    def _balance_moments(self, A, moved, torques) -> None:
-        """Make the cached wrenches conserve angular momentum exactly.
 
-        A pair's torques were computed to balance the moment of its force pair at the
-        relative position of then: ``T_i + T_j = -s0 × F`` (i's frame, F the force on j).
-        Reused with the tiles at ``s``, the pair's net moment is ``(s - s0) × F``; half of
-        that is taken off each tile's torque, so that ``Σ (c × F + T) = 0`` as for a fresh
-        computation. The change is within the class's stated torque bound (``|Δs| |F| / 2``
-        per tile).
-        """
-        I, J = self.I[: self._P], self.J[: self._P]
-        force_j = np.einsum("pab,pb->pa", A[I, :, :3], self.local[:, 0])
-        half = 0.5 * _cross(moved, force_j)
-        np.subtract.at(torques, I, half)
-        np.subtract.at(torques, J, half)
+# -- per-step kernels (compiled: they run before every physics step) -------------------------
+
+
+@njit(cache=True, nogil=True)
+def _check_pairs(poses, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved):
+    """Fill the pose matrices ``A[:n]`` from ``poses`` (n, 7), then for every tracked row
+    (pairs ``< P``, then each tile against its pose at the set's making) measure how far
+    ``j`` has moved in ``i``'s frame since ``M0h``: ``D = A_j - A_i M0h`` has ``|D[:, 3]| =
+    |Δs|`` and ``|D[:, :3]|_F = 2√2 sin(θ/2)``; ``Δ <= |Δs| + turn_lever |D[:, :3]|_F``.
+
+    Rows beyond ``limits1`` are marked ``stale`` (to recompute). Pairs beyond ``limits`` or
+    already in the band, and within ``limits1``, follow their Jacobian (``local`` updated,
+    angular momentum balanced at the pose now, ``moved`` 0); the others keep ``local``, with
+    ``moved`` = ``R_i (s - s0)`` for the moment balance of :func:`_assemble`. Without a band
+    pass ``limits1 = limits``. Returns (pairs moved by their Jacobian, rows stale).
+    """
+    n = poses.shape[0]
+    for t in range(n):
+        x, y, z, w = poses[t, 3], poses[t, 4], poses[t, 5], poses[t, 6]
+        A[t, 0, 0] = w * w + x * x - y * y - z * z
+        A[t, 0, 1] = 2 * (x * y - w * z)
+        A[t, 0, 2] = 2 * (x * z + w * y)
+        A[t, 1, 0] = 2 * (x * y + w * z)
+        A[t, 1, 1] = w * w - x * x + y * y - z * z
+        A[t, 1, 2] = 2 * (y * z - w * x)
+        A[t, 2, 0] = 2 * (x * z - w * y)
+        A[t, 2, 1] = 2 * (y * z + w * x)
+        A[t, 2, 2] = w * w - x * x - y * y + z * z
+        A[t, 0, 3] = poses[t, 0]
+        A[t, 1, 3] = poses[t, 1]
+        A[t, 2, 3] = poses[t, 2]
+    D = np.empty((3, 4))
+    v = np.empty(6)
+    band = 0
+    over = 0
+    for r in range(I.shape[0]):
+        i = I[r]
+        j = J[r]
+        sq_turn = 0.0
+        sq_shift = 0.0
+        for a in range(3):
+            for b in range(4):
+                acc = A[i, a, 0] * M0h[r, 0, b] + A[i, a, 1] * M0h[r, 1, b] + A[i, a, 2] * M0h[r, 2, b]
+                if b == 3:
+                    acc += A[i, a, 3]
+                    D[a, b] = A[j, a, b] - acc
+                    sq_shift += D[a, b] * D[a, b]
+                else:
+                    D[a, b] = A[j, a, b] - acc
+                    sq_turn += D[a, b] * D[a, b]
+        e_turn = math.sqrt(sq_turn)
+        e_shift = math.sqrt(sq_shift) + turn_lever * e_turn
+        beyond = e_turn > limits[r, 0] or e_shift > limits[r, 1]
+        beyond1 = e_turn > limits1[r, 0] or e_shift > limits1[r, 1]
+        stale[r] = beyond1
+        if beyond1:
+            over += 1
+        if r >= P:
+            continue
+        if beyond1 or not (beyond or in_band[r]):
+            for a in range(3):
+                moved[r, a] = D[a, 3]
+            continue
+        # In the band: (Δs, ω) in i's frame. R_iᵀ D = [M - M0 | s - s0]; ω from the skew
+        # part of (M - M0) M0ᵀ = M M0ᵀ - 1.
+        for a in range(3):
+            v[a] = A[i, 0, a] * D[0, 3] + A[i, 1, a] * D[1, 3] + A[i, 2, a] * D[2, 3]
+        W = np.zeros((3, 3))
+        for a in range(3):
+            for b in range(3):
+                dm = A[i, 0, a] * D[0, b] + A[i, 1, a] * D[1, b] + A[i, 2, a] * D[2, b]  # (M - M0)[a, b]
+                for c in range(3):
+                    W[a, c] += dm * M0h[r, c, b]
+        v[3] = 0.5 * (W[2, 1] - W[1, 2])
+        v[4] = 0.5 * (W[0, 2] - W[2, 0])
+        v[5] = 0.5 * (W[1, 0] - W[0, 1])
+        for q in range(9):
+            acc = base[r, q // 3, q % 3]
+            for c in range(6):
+                acc += jac[r, q, c] * v[c]
+            local[r, q // 3, q % 3] = acc
+        # Σ moments about i's centre: T_i + T_j + s × F_j = 0; half the residue off each torque.
+        sx = M0h[r, 0, 3] + v[0]
+        sy = M0h[r, 1, 3] + v[1]
+        sz = M0h[r, 2, 3] + v[2]
+        fx, fy, fz = local[r, 0, 0], local[r, 0, 1], local[r, 0, 2]
+        hx = 0.5 * (local[r, 2, 0] + local[r, 1, 0] + sy * fz - sz * fy)
+        hy = 0.5 * (local[r, 2, 1] + local[r, 1, 1] + sz * fx - sx * fz)
+        hz = 0.5 * (local[r, 2, 2] + local[r, 1, 2] + sx * fy - sy * fx)
+        local[r, 1, 0] -= hx
+        local[r, 1, 1] -= hy
+        local[r, 1, 2] -= hz
+        local[r, 2, 0] -= hx
+        local[r, 2, 1] -= hy
+        local[r, 2, 2] -= hz
+        in_band[r] = True
+        moved[r, 0] = 0.0
+        moved[r, 1] = 0.0
+        moved[r, 2] = 0.0
+        band += 1
+    return band, over
+
+
+@njit(cache=True, nogil=True)
+def _assemble(A, I, J, P, local, moved, out):
+    """World wrenches ``out`` (n, 2, 3) (forces, torques about each tile's centre) from the
+    pairs' ``local`` wrenches (i's frame), turned by tile i's orientation now. A pair reused
+    at a shifted relative position (``moved`` = ``R_i (s - s0)``, world axes) has a net moment
+    ``moved × F``: half of it comes off each tile's torque, so that ``Σ (c × F + T) = 0`` as
+    for a fresh computation (within the stated torque bound, ``|Δs| |F| / 2`` per tile).
+    Newton's third law holds exactly: both tiles get one turned force."""
+    F = np.empty(3)
+    Tj = np.empty(3)
+    Ti = np.empty(3)
+    for p in range(P):
+        i = I[p]
+        j = J[p]
+        for a in range(3):
+            F[a] = A[i, a, 0] * local[p, 0, 0] + A[i, a, 1] * local[p, 0, 1] + A[i, a, 2] * local[p, 0, 2]
+            Tj[a] = A[i, a, 0] * local[p, 1, 0] + A[i, a, 1] * local[p, 1, 1] + A[i, a, 2] * local[p, 1, 2]
+            Ti[a] = A[i, a, 0] * local[p, 2, 0] + A[i, a, 1] * local[p, 2, 1] + A[i, a, 2] * local[p, 2, 2]
+        hx = 0.5 * (moved[p, 1] * F[2] - moved[p, 2] * F[1])
+        hy = 0.5 * (moved[p, 2] * F[0] - moved[p, 0] * F[2])
+        hz = 0.5 * (moved[p, 0] * F[1] - moved[p, 1] * F[0])
+        for a in range(3):
+            out[j, 0, a] += F[a]
+            out[i, 0, a] -= F[a]
+        out[j, 1, 0] += Tj[0] - hx
+        out[j, 1, 1] += Tj[1] - hy
+        out[j, 1, 2] += Tj[2] - hz
+        out[i, 1, 0] += Ti[0] - hx
+        out[i, 1, 1] += Ti[1] - hy
+        out[i, 1, 2] += Ti[2] - hz
