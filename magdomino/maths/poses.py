@@ -112,9 +112,16 @@ def tilt_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape (n,)
     """
-    z = quaternion_matrices(quaternions)[:, :, 2]
-    z_ref = quaternion_matrices(reference)[:, :, 2]
-    return np.arccos(np.clip(np.sum(z * z_ref, axis=1), -1.0, 1.0))
+    return np.arccos(np.clip(np.sum(z_axes(quaternions) * z_axes(reference), axis=1), -1.0, 1.0))
+
+
+def z_axes(quaternions) -> np.ndarray:
+    """Unit z axes (n, 3) of bodies with orientations ``quaternions`` (n, 4), x, y, z, w
+    (normalised here): the third column of each rotation matrix."""
+    q = np.asarray(quaternions, float)
+    x, y, z, w = q.T
+    out = np.stack([2 * (x * z + w * y), 2 * (y * z - w * x), w * w - x * x - y * y + z * z], axis=1)
+    return out / np.einsum("ij,ij->i", q, q)[:, None]
 
 
 def rotation_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:

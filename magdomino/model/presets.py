@@ -66,7 +66,7 @@ TILE_DEFAULTS = {"friction": 0.5, "restitution": 0.0, "collision": "box"}
 itself (0.3-0.6); restitution 0 because the tiles do not bounce noticeably."""
 
 SOLVER_DEFAULTS = {
-    "time_step_s": 1 / 2500,
+    "time_step_s": 1 / 2000,
     "iterations": 30,
     "gravity_m_s2": 9.81,
     "magnet_model": "finite",
@@ -85,8 +85,12 @@ SOLVER_DEFAULTS = {
   itself. Measured on an aligned 28-tile stack over 5 s (largest displacement of a tile):
   1/2000 s x 100 iterations 1.09 mm, x 200 iterations 1.16 mm; 1/3000 s x 50: 0.58 mm;
   1/4000 s x 30: 0.78 mm; 1/4000 s x 50: 0.42 mm (0.19 mm sideways, the rest is the
-  stack settling into its contacts). The default is the cheapest setting measured within
-  0.5 mm; ``scripts/bench`` reports it as ``aligned28_drift_mm``.
+  stack settling into its contacts). With contact ERP 0.4 and friction anchors (the
+  defaults), magnets off / on: 1/2500 s x 30 0.39 / 0.46 mm, x 25 0.41 / 0.43, x 20
+  0.42 / 0.52; 1/2000 s x 30 0.44 / 0.45, x 25 0.53 / 0.46, x 40 0.40 / 0.42; 1/1750 s x 35
+  0.54 / 0.45; 1/1250 s x 50 0.58 / 0.58, x 80 0.50 / 0.45. The default, 1/2000 s x 30, is
+  the cheapest setting measured within 0.5 mm whose verdicts on the validation set are
+  those of half the time step; ``scripts/bench`` reports ``aligned28_drift_mm``.
 - ``magnet_model``: ``"finite"`` (near pairs split into cells) or ``"dipole"``.
 - ``magnet_update_mm``, ``magnet_update_deg``: a tile pair's magnet wrench is recomputed when
   the pose of one tile in the other's frame has moved (magnets of the pair, up to the turn

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from magdomino.maths.poses import rotation_angles, tilt_angles
+from magdomino.maths.poses import rotation_angles, tilt_angles, z_axes
 from magdomino.physics.world import World
 
 ABSURD_SPEED_M_S = 20.0
@@ -129,7 +129,7 @@ def settle(
     placed: int | None = None,
     placed_rest: tuple[np.ndarray, np.ndarray] | None = None,
     time_limit_s: float | None = None,
-    check_interval_s: float = 0.002,
+    check_interval_s: float = 0.005,
     min_time_s: float = 0.05,
     trace: list | None = None,
     table_contacts=None,
@@ -150,7 +150,9 @@ def settle(
     time_limit_s : float or None
         Simulated time limit; default the preset's ``collapse.time_limit_s``.
     check_interval_s : float
-        Simulated time between checks (s).
+        Simulated time between checks (s). 5 ms: a falling tile is seen within a few
+        millimetres of the criteria, a window of rest holds 20 checks; 2 ms gave the same
+        verdicts on the validation set at 12 % more wall time.
     min_time_s : float
         Never call it settled before this much simulated time.
     table_contacts : ndarray of bool, shape (n,), or None
@@ -188,6 +190,8 @@ def settle(
         placed_on_table = rest_p[2] < 0.75 * world.size[2]
     moving = [i for i, t in enumerate(world.tiles) if t.body >= 0 and not t.fixed]
 
+    judged = watched + ([placed] if placed is not None else [])
+    z_ref = z_axes(np.concatenate([ref_q[watched], rest_q[None]]) if placed is not None else ref_q[watched])
     steps_per_check = max(1, int(round(check_interval_s / world.time_step)))
     check_dt = steps_per_check * world.time_step
     window = max(1, int(round(hold / check_dt)))  # checks per settle window
@@ -214,9 +218,11 @@ def settle(
             del history[0]
         if trace is not None:
             _record(trace, elapsed, watched, positions, quats, ref_p, ref_q)
-        hit = _fall(world, watched, lifted, positions, quats, ref_p, ref_q, max_drop, max_tilt)
+        # Tilts of the watched tiles (and the placed one) against their reference z axes.
+        tilts_now = np.arccos(np.clip(np.einsum("ij,ij->i", z_axes(quats[judged]), z_ref), -1.0, 1.0))
+        hit = _fall(world, watched, lifted, positions, tilts_now, ref_p, max_drop, max_tilt)
         if hit is None and placed is not None:
-            hit = _placed_fell(world, placed, positions[placed], quats[placed], rest_p, rest_q, placed_on_table, max_drop, max_tilt)
+            hit = _placed_fell(world, placed, positions[placed], tilts_now[-1], rest_p, placed_on_table, max_drop, max_tilt)
         if hit is None and shifted is None:
             shifted = _shift(watched, positions, ref_p, max_shift, placed, rest_p if placed is not None else None)
             if shifted is not None and limits.count_shifts:
@@ -231,7 +237,6 @@ def settle(
             break
 
     positions, quats = world.poses()
-    judged = watched + ([placed] if placed is not None else [])
     shifts = np.zeros(len(world.tiles))
     tilts = np.zeros(len(world.tiles))
     if watched and error is None:
@@ -315,11 +320,12 @@ def _at_rest(history, window, max_shift, max_turn) -> bool:
     return shift_now <= max(NOISE_SHIFT_M, GROWTH * shift_before) and turn_now <= max(NOISE_TURN_RAD, GROWTH * turn_before)
 
 
-def _fall(world, watched, lifted, positions, quats, ref_p, ref_q, max_drop, max_tilt):
-    """(reason, tile) of the first fall criterion met by a watched tile, or None."""
+def _fall(world, watched, lifted, positions, tilts, ref_p, max_drop, max_tilt):
+    """(reason, tile) of the first fall criterion met by a watched tile, or None. ``tilts``:
+    of the watched tiles, in their order (any further entries ignored)."""
     if not watched:
         return None
-    tilts = tilt_angles(quats[watched], ref_q[watched])
+    tilts = tilts[: len(watched)]
     worst = int(np.argmax(tilts))
     if tilts[worst] > max_tilt:
         return "tilt", watched[worst]
@@ -333,12 +339,12 @@ def _fall(world, watched, lifted, positions, quats, ref_p, ref_q, max_drop, max_
     return None
 
 
-def _placed_fell(world, placed, p, q, rest_p, rest_q, on_table, max_drop, max_tilt):
+def _placed_fell(world, placed, p, tilt, rest_p, on_table, max_drop, max_tilt):
     if not on_table and world.tile_touches_table(placed):
         return "placed tile fell", placed
     if rest_p[2] - p[2] > max_drop:
         return "placed tile fell", placed
-    if float(tilt_angles(q[None], rest_q[None])[0]) > max_tilt:
+    if float(tilt) > max_tilt:
         return "placed tile fell", placed
     return None
 
