@@ -72,7 +72,7 @@ SOLVER_DEFAULTS = {
     "magnet_model": "finite",
     "magnet_update_mm": 0.01,
     "magnet_update_deg": 0.05,
-    "magnet_linear_mm": 0.25,
+    "magnet_linear_mm": 0.2,
     "magnet_linear_deg": 1.0,
     "magnet_idle_steps": 6,
     "contact_erp": 0.4,
@@ -101,7 +101,7 @@ SOLVER_DEFAULTS = {
 - ``magnet_linear_mm``, ``magnet_linear_deg``: between those thresholds and these (scaled
   alike), a pair's wrench follows its Jacobian (forward differences taken with each
   computation) instead of being recomputed: a sliding or falling tile costs a computation
-  every 0.25 mm instead of every 0.01 mm. The remainder, < 5 (mm / 8)², is 0.49 % of the
+  every 0.2 mm instead of every 0.01 mm. The remainder, < 10 (mm / 8)² + 0.05 %, is 0.68 % of the
   coaxial force scale at the defaults, within the bound above. Equal to the thresholds
   above: no first-order band.
 - ``magnet_idle_steps``: while no tile pair needed recomputing at the last check (a

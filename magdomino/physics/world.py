@@ -246,7 +246,6 @@ class World:
         self._idle_steps = solver.magnet_idle_steps
         self._substeps = 1  # time steps per stepSimulation call (see _advance)
         self._idle_left = 0
-        self._last_flat = None  # poses (m, 7) at the last check
         self.magnet_checks = 0  # pose reads and cache checks so far
         # At rest between two checks: every coordinate moved less than the pair threshold, and
         # every quaternion component less than the turn threshold (|dq| ~ turn / 2).
@@ -416,7 +415,6 @@ class World:
         if self._tiles_changed:  # tiles added, removed or teleported: start afresh
             cache.reset()
             self._applied = None
-            self._last_flat = None
             self._live = [t.body for t in self.tiles if t.body >= 0]
             self._tiles_changed = False
         pb = self._pb
@@ -435,20 +433,17 @@ class World:
             self._applied = [(k, b) for k, b in enumerate(live) if b not in fixed and nonzero[k]]
         # Idle only at rest: nothing recomputed, and no tile moved or turned by a threshold
         # since the last check (a tower toppling as a whole recomputes nothing, yet moves).
-        last = self._last_flat
-        at_rest = (
-            not cache.last
-            and last is not None
-            and last.shape == flat.shape
-            and float(np.max(np.abs(flat[:, :3] - last[:, :3]), initial=0.0)) < self._rest_shift
-            and float(np.max(np.abs(flat[:, 3:] - last[:, 3:]), initial=0.0)) < self._rest_quat
-        )
-        self._last_flat = flat
+        at_rest = not cache.last and cache.motion_shift < self._rest_shift and cache.motion_turn < self._rest_quat
         self._idle_left = self._idle_steps - 1 if at_rest else 0
         fl = forces.tolist()
         tl = torques.tolist()
-        self._pushed = [(b, fl[k], poses[k][0], tl[k]) for k, b in self._applied]
-        self._push_wrenches()
+        self._pushed = pushed = [(b, fl[k], poses[k][0], tl[k]) for k, b in self._applied]
+        force = pb.applyExternalForce
+        torque = pb.applyExternalTorque
+        frame = pb.WORLD_FRAME
+        for b, f, at, t in pushed:
+            force(b, -1, f, at, frame, cid)
+            torque(b, -1, t, frame, cid)
 
     def _push_wrenches(self) -> None:
         pb = self._pb

@@ -26,11 +26,12 @@ TURN_SENSITIVITY = 2.0
 1.4 (8 mm), 0.75-1.0 beyond."""
 
 
-LINEAR_SENSITIVITY = 5.0
+LINEAR_SENSITIVITY = 10.0
 """Bound on the first-order remainder of one tile pair, ``|F - F_lin| / Σ F_ax(d)`` over
 ``(Δ / d)²`` (Δ the magnets' displacement bound as for the thresholds, d their distance):
-4.2 measured over random poses 8-30 mm apart, shifts and turns up to the band (the coaxial
-dipole's own is 10 along the axis, 4 across)."""
+the coaxial point dipole's own along its axis (``F ∝ d⁻⁴``: ``F''/2 = 10 F / d²``; 4 across).
+Finite magnets are softer: measured 3.7 (8 mm gap), 5.1 (10 mm), 6.9 (15 mm) along the axis,
+at most 4.2 over random poses 8-30 mm apart with shifts and turns up to the band."""
 
 LINEAR_FD_ERROR = 5e-4
 """Bound on what the forward differences add over the band, relative to ``Σ F_ax(d)``."""
@@ -79,7 +80,7 @@ class CachedWrenches:
     ``shift1``/``turn1`` (scaled alike) follows it, ``W(s0, M0) + J (Δs, ω)``, and is
     recomputed only beyond those. A sliding tile costs a computation every ``shift1``
     instead of every ``shift``. Error: the remainder, ``LINEAR_SENSITIVITY (shift1 /
-    UPDATE_REF_DISTANCE)² + LINEAR_FD_ERROR`` of the scale below (0.49 % at 0.25 mm), for
+    UPDATE_REF_DISTANCE)² + LINEAR_FD_ERROR`` of the scale below (0.68 % at 0.2 mm, within the zero-order bound), for
     forces and torques alike (torques measured at half of it); angular momentum is
     balanced at the pose now, Newton's third law holds exactly.
 
@@ -125,6 +126,9 @@ class CachedWrenches:
             self.linear = (max(float(linear[0]), self.shift), max(float(linear[1]), self.turn))
             self._turn_f1 = math.sqrt(8) * math.sin(self.linear[1] / 2)
         self.linear_updates = 0  # tile pairs moved by their Jacobian, summed over calls
+        # Largest change of a position coordinate (m) and of a quaternion component since
+        # the call before (inf after a new set): how far anything moved, for the world's idling.
+        self.motion_shift = self.motion_turn = math.inf
         self.margin = float(margin)
         self.rho = float(np.max(np.linalg.norm(magnets.positions, axis=1))) if magnets.k else 0.0
         # Squared Frobenius norm of R - R' for a turn of ``turn``: 8 sin²(turn / 2); below it,
@@ -255,6 +259,7 @@ class CachedWrenches:
         n = len(poses)
         if n < 2 or self.magnets.k == 0:
             self.last = 0
+            self.motion_shift = self.motion_turn = math.inf
             return np.zeros((n, 3)), np.zeros((n, 3))
         if n != self._n:
             self._buf = np.zeros((n + 1, 3, 4))  # poses [R | x]; row n: the world frame
@@ -263,14 +268,17 @@ class CachedWrenches:
         poses = np.ascontiguousarray(poses, dtype=float)
         self.last = 0
         if n != self._n or active is not None and not np.array_equal(active, self._active):
+            self._previous = poses.copy()
+            self.motion_shift = self.motion_turn = math.inf
             pose_matrices(poses[:, :3], poses[:, 3:], out=A[:n])
             self._build(A[:n], np.ones(n, bool) if active is None else np.asarray(active, bool))
             self.last = self._P
         else:
             stale, moved = self._stale, self._moved
             limits1 = self.limits1 if self.linear is not None else self.limits
-            band, over = _check_pairs(poses, A, self.I, self.J, self.M0h, self.limits, limits1, self._turn_lever,
-                                      self._P, self.base, self.jac, self.local, self.in_band, stale, moved)
+            band, over, self.motion_shift, self.motion_turn = _check_pairs(
+                poses, self._previous, A, self.I, self.J, self.M0h, self.limits, limits1, self._turn_lever,
+                self._P, self.base, self.jac, self.local, self.in_band, stale, moved)
             self.linear_updates += band
             if over:
                 if stale[self._P:].any():  # a tile moved more than margin / 2: a new set
@@ -294,9 +302,9 @@ class CachedWrenches:
 _F2, _F3, _I1, _B1 = "float64[:, ::1]", "float64[:, :, ::1]", "intp[::1]", "boolean[::1]"
 
 
-@njit(f"UniTuple(intp, 2)({_F2}, {_F3}, {_I1}, {_I1}, {_F3}, {_F2}, {_F2}, float64, intp, {_F3}, {_F3}, {_F3}, {_B1}, {_B1}, {_F2})",
+@njit(f"Tuple((intp, intp, float64, float64))({_F2}, {_F2}, {_F3}, {_I1}, {_I1}, {_F3}, {_F2}, {_F2}, float64, intp, {_F3}, {_F3}, {_F3}, {_B1}, {_B1}, {_F2})",
       cache=True, nogil=True)
-def _check_pairs(poses, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved):
+def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved):
     """Fill the pose matrices ``A[:n]`` from ``poses`` (n, 7), then for every tracked row
     (pairs ``< P``, then each tile against its pose at the set's making) measure how far
     ``j`` has moved in ``i``'s frame since ``M0h``: ``D = A_j - A_i M0h`` has ``|D[:, 3]| =
@@ -306,9 +314,21 @@ def _check_pairs(poses, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac,
     already in the band, and within ``limits1``, follow their Jacobian (``local`` updated,
     angular momentum balanced at the pose now, ``moved`` 0); the others keep ``local``, with
     ``moved`` = ``R_i (s - s0)`` for the moment balance of :func:`_assemble`. Without a band
-    pass ``limits1 = limits``. Returns (pairs moved by their Jacobian, rows stale).
+    pass ``limits1 = limits``. Returns (pairs moved by their Jacobian, rows stale, largest
+    change of a position coordinate and of a quaternion component since ``previous``, which
+    then takes ``poses``).
     """
     n = poses.shape[0]
+    shift = 0.0
+    turn = 0.0
+    for t in range(n):
+        for a in range(7):
+            change = abs(poses[t, a] - previous[t, a])
+            previous[t, a] = poses[t, a]
+            if a < 3:
+                shift = max(shift, change)
+            else:
+                turn = max(turn, change)
     for t in range(n):
         x, y, z, w = poses[t, 3], poses[t, 4], poses[t, 5], poses[t, 6]
         A[t, 0, 0] = w * w + x * x - y * y - z * z
@@ -392,7 +412,7 @@ def _check_pairs(poses, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac,
         moved[r, 1] = 0.0
         moved[r, 2] = 0.0
         band += 1
-    return band, over
+    return band, over, shift, turn
 
 
 @njit(f"void({_F3}, {_I1}, {_I1}, intp, {_F3}, {_F2}, {_F3})", cache=True, nogil=True)
