@@ -105,7 +105,7 @@ SOLVER_DEFAULTS = {
   coaxial force scale at the defaults, within the bound above. Equal to the thresholds
   above: no first-order band.
 - ``magnet_idle_steps``: while no tile pair needed recomputing at the last check (a
-  construction at rest), poses are read and checked only every this many steps (2.4 ms at
+  construction at rest), poses are read and checked only every this many steps (3 ms at
   the defaults), the same wrenches applied meanwhile, as sub-steps of one PyBullet call; any
   motion makes every step checked again (see
   :meth:`magdomino.physics.world.World._apply_magnets`). 6: a resting 28-tile tower steps

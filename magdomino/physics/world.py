@@ -403,8 +403,9 @@ class World:
         recomputing and no tile moved by ``magnet_update_mm`` or turned by
         ``magnet_update_deg`` since the check before; so a tower toppling as a whole (which
         recomputes nothing) is checked every step. A tile at rest that is set moving is
-        noticed within that many steps (2.4 ms at the defaults), in which it moves by a few
-        micrometres: the wrenches it feels are those of the cache's bound plus that.
+        noticed within that many steps (3 ms at the defaults), in which it moves by at most
+        g t² / 2 = 44 µm if it dropped freely, by a few micrometres as it starts to tip: the
+        wrenches it feels are those of the cache's bound plus that motion's share.
         """
         if self._idle_left > 0 and self._applied is not None and not self._tiles_changed:
             self._idle_left -= 1

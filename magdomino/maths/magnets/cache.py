@@ -33,6 +33,10 @@ the coaxial point dipole's own along its axis (``F ∝ d⁻⁴``: ``F''/2 = 10 F
 Finite magnets are softer: measured 3.7 (8 mm gap), 5.1 (10 mm), 6.9 (15 mm) along the axis,
 at most 4.2 over random poses 8-30 mm apart with shifts and turns up to the band."""
 
+RECOMPUTE_EARLY = 0.5
+"""A pair recomputed for another's sake when it has moved by this share of its thresholds
+(band, or zero-order ones without): the fixed cost of a computation (~0.4 ms) is shared."""
+
 LINEAR_FD_ERROR = 5e-4
 """Bound on what the forward differences add over the band, relative to ``Σ F_ax(d)``."""
 
@@ -193,6 +197,7 @@ class CachedWrenches:
         self.jac = np.zeros((P, 9, 6))
         self.in_band = np.zeros(P, bool)
         self._stale = np.zeros(len(self.I), bool)
+        self._used = np.zeros(len(self.I))
         self._moved = np.zeros((P, 3))
         self._recompute(A, np.arange(P), result)
 
@@ -278,14 +283,17 @@ class CachedWrenches:
             limits1 = self.limits1 if self.linear is not None else self.limits
             band, over, self.motion_shift, self.motion_turn = _check_pairs(
                 poses, self._previous, A, self.I, self.J, self.M0h, self.limits, limits1, self._turn_lever,
-                self._P, self.base, self.jac, self.local, self.in_band, stale, moved)
+                self._P, self.base, self.jac, self.local, self.in_band, stale, moved, self._used)
             self.linear_updates += band
             if over:
                 if stale[self._P:].any():  # a tile moved more than margin / 2: a new set
                     self._build(A[:n], self._active)
                     self.last = self._P
                 else:
-                    sel = np.arange(self._P) if self.magnets.free.any() else np.nonzero(stale[: self._P])[0]
+                    # With the stale pairs, those past half their band: they would be
+                    # due soon, and one call costs little more for a few pairs than for one.
+                    due = stale[: self._P] | (self._used[: self._P] > RECOMPUTE_EARLY)
+                    sel = np.arange(self._P) if self.magnets.free.any() else np.nonzero(due)[0]
                     self._recompute(A[:n], sel)
                     self.last = len(sel)
                     moved[sel] = 0.0
@@ -299,12 +307,12 @@ class CachedWrenches:
 
 # Signatures given: compiled (or loaded from the cache) at import, so that a forkserver that
 # preloads this module hands them ready to its workers (loading costs ~0.3 s per process).
-_F2, _F3, _I1, _B1 = "float64[:, ::1]", "float64[:, :, ::1]", "intp[::1]", "boolean[::1]"
+_F1, _F2, _F3, _I1, _B1 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]", "intp[::1]", "boolean[::1]"
 
 
-@njit(f"Tuple((intp, intp, float64, float64))({_F2}, {_F2}, {_F3}, {_I1}, {_I1}, {_F3}, {_F2}, {_F2}, float64, intp, {_F3}, {_F3}, {_F3}, {_B1}, {_B1}, {_F2})",
+@njit(f"Tuple((intp, intp, float64, float64))({_F2}, {_F2}, {_F3}, {_I1}, {_I1}, {_F3}, {_F2}, {_F2}, float64, intp, {_F3}, {_F3}, {_F3}, {_B1}, {_B1}, {_F2}, {_F1})",
       cache=True, nogil=True)
-def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved):
+def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved, used):
     """Fill the pose matrices ``A[:n]`` from ``poses`` (n, 7), then for every tracked row
     (pairs ``< P``, then each tile against its pose at the set's making) measure how far
     ``j`` has moved in ``i``'s frame since ``M0h``: ``D = A_j - A_i M0h`` has ``|D[:, 3]| =
@@ -314,7 +322,8 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
     already in the band, and within ``limits1``, follow their Jacobian (``local`` updated,
     angular momentum balanced at the pose now, ``moved`` 0); the others keep ``local``, with
     ``moved`` = ``R_i (s - s0)`` for the moment balance of :func:`_assemble`. Without a band
-    pass ``limits1 = limits``. Returns (pairs moved by their Jacobian, rows stale, largest
+    pass ``limits1 = limits``. ``used``: the share of ``limits1`` each row has moved by.
+    Returns (pairs moved by their Jacobian, rows stale, largest
     change of a position coordinate and of a quaternion component since ``previous``, which
     then takes ``poses``).
     """
@@ -367,6 +376,7 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
         beyond = e_turn > limits[r, 0] or e_shift > limits[r, 1]
         beyond1 = e_turn > limits1[r, 0] or e_shift > limits1[r, 1]
         stale[r] = beyond1
+        used[r] = max(e_turn / limits1[r, 0], e_shift / limits1[r, 1])
         if beyond1:
             over += 1
         if r >= P:
