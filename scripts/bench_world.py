@@ -7,7 +7,7 @@
   naive loop (magnets recomputed every step, a fixed 2 s, criteria checked at the end), same
   verdict required. Goal ≤ 0.25.
 - ``slide_with_magnets_over_bare``: ``World.slide`` of a tile along the table (30 mm at
-  50 mm/s, 2400 steps) beneath a magnet-held overhang (scenarios/slide_beneath.toml) ÷ the
+  50 mm/s, 1200 steps at 1/2000 s) beneath a magnet-held overhang (scenarios/slide_beneath.toml) ÷ the
   same slide with magnets off: the cost of magnets while a tile moves (its pairs are
   recomputed every few steps, the others stay cached).
 - ``aligned28_drift_mm``: largest displacement of a tile of an aligned 28-tile stack over
