@@ -105,11 +105,13 @@ def connect(gui: bool = False):
 
 
 POOL_SIZE = 2
-"""Idle DIRECT connections kept per process for the next worlds of the same solver settings.
+"""Idle DIRECT connections kept per process (in all) for the next worlds of the same solver settings.
 Connecting costs ~15-20 ms, resetting a used one ~1-5 ms: a verdict on a small construction
 takes ~40 ms, and studies and games judge thousands of them, one world each."""
 
 _pool: dict = {}  # (pid, engine settings) -> idle BulletClients, reset and set up alike
+_pool_lock = threading.Lock()
+_pool_closed = False  # set at exit: worlds closed after that disconnect
 
 
 def _engine_key(solver) -> tuple:
@@ -123,30 +125,35 @@ def _engine_key(solver) -> tuple:
 def _drain_pool() -> None:
     """Disconnect the idle connections while pybullet is still whole (BulletClient's own
     ``__del__`` fails with a printed traceback once the interpreter has torn it down)."""
-    for idle in _pool.values():
-        while idle:
-            client = idle.pop()
-            try:
-                client.disconnect()
-            except Exception:  # already gone
-                pass
+    global _pool_closed
+    with _pool_lock:
+        _pool_closed = True
+        clients = [c for idle in _pool.values() for c in idle]
+        _pool.clear()
+    for client in clients:
+        try:
+            client.disconnect()
+        except Exception:  # already gone
+            pass
 
 
 def _take_client(key):
-    idle = _pool.get(key)
-    if idle:
-        return idle.pop()
-    return None
+    with _pool_lock:
+        idle = _pool.get(key)
+        return idle.pop() if idle else None
 
 
 def _give_back(key, client) -> bool:
     """Reset ``client`` (every body, shape and constraint gone) and keep it for the next world
     with these settings; False when the pool is full (the caller disconnects it)."""
-    idle = _pool.setdefault(key, [])
-    if len(idle) >= POOL_SIZE or key[0] != os.getpid():
-        return False
+    with _pool_lock:
+        if _pool_closed or key[0] != os.getpid() or sum(len(v) for v in _pool.values()) >= POOL_SIZE:
+            return False
     client.resetSimulation()
-    idle.append(client)
+    with _pool_lock:
+        if _pool_closed or sum(len(v) for v in _pool.values()) >= POOL_SIZE:
+            return False
+        _pool.setdefault(key, []).append(client)
     return True
 
 

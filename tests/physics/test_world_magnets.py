@@ -482,3 +482,37 @@ def test_a_world_slide_with_the_band_stays_within_the_bound_of_fresh_ones():
         assert len(checked) > 10 and world._cache.linear_updates > steps / 2
         assert world._cache.updates - updates < steps / 5  # recomputed far less than every step
         assert max(checked) > 0.01
+
+
+@pytest.mark.parametrize("shift, turn, linear", [(0.0, 0.0, None), (0.0, TURN, None), (SHIFT, 0.0, LINEAR), (0.0, 0.0, LINEAR)])
+def test_zero_thresholds_are_thresholds_not_divisions(shift, turn, linear):
+    """A threshold of 0 means: recompute (or, within a band, follow the Jacobian) on any such
+    move; the compiled check must not divide by it."""
+    rng = np.random.default_rng(2)
+    tm = smooth()
+    pos, rot = random_pair(rng)
+    cache = CachedWrenches(tm, shift, turn, linear=linear)
+    cache.update(pos, rot.as_quat())
+    moved = pos.copy()
+    moved[1] += 1e-6
+    turned = (Rotation.from_rotvec([0.0, 0.0, 1e-4]) * rot[1]).as_quat()
+    quats = np.array([rot[0].as_quat(), turned])
+    F, _ = cache.update(moved, quats)
+    fresh = tm.wrenches(moved, quats)[0]
+    if linear is None:
+        assert cache.last == 1
+        np.testing.assert_allclose(F, fresh, rtol=1e-12, atol=1e-15)
+    else:
+        assert cache.last + cache.linear_updates == 1
+        assert np.all(np.linalg.norm(F - fresh, axis=1) <= tile_bounds(cache, tm, moved, quats)[0])
+
+
+def test_dropping_the_active_mask_makes_every_tile_active_again():
+    tm = smooth()
+    pos = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.01], [0.02, 0.0, 0.0]])
+    q = np.tile([0.0, 0.0, 0.0, 1.0], (3, 1))
+    cache = CachedWrenches(tm, SHIFT, TURN, linear=LINEAR)
+    F_masked, _ = cache.update(pos, q, active=[True, True, False])
+    assert not F_masked[2].any()
+    F, _ = cache.update(pos, q)
+    np.testing.assert_allclose(F, tm.wrenches(pos, q)[0], rtol=1e-12, atol=1e-15)

@@ -164,11 +164,13 @@ class CachedWrenches:
         """Forget everything: the next :meth:`update` recomputes all pairs."""
         self._n = -1
         self._active = None
+        self._masked = False
 
     def _build(self, A, active):
         n = len(A)
         self._n = n
         self._active = active.copy()
+        self._masked = not active.all()
         X = np.ascontiguousarray(A[:, :, 3])
         ti, tj = self.magnets.tile_pairs(X, active, self.margin)
         # Tracked: the pairs with magnets within cutoff + margin (while no magnet moves by
@@ -272,7 +274,7 @@ class CachedWrenches:
         A = self._buf
         poses = np.ascontiguousarray(poses, dtype=float)
         self.last = 0
-        if n != self._n or active is not None and not np.array_equal(active, self._active):
+        if n != self._n or (active is None and self._masked) or (active is not None and not np.array_equal(active, self._active)):
             self._previous = poses.copy()
             self.motion_shift = self.motion_turn = math.inf
             pose_matrices(poses[:, :3], poses[:, 3:], out=A[:n])
@@ -303,6 +305,15 @@ class CachedWrenches:
 
 
 # -- per-step kernels (compiled: they run before every physics step) -------------------------
+
+
+@njit("float64(float64, float64)", cache=True, nogil=True)
+def _share(value, limit):
+    """``value / limit``, with a zero limit (thresholds of 0: recompute on any move) giving
+    inf for any motion and 0 for none (compiled code raises on a division by zero)."""
+    if limit > 0.0:
+        return value / limit
+    return math.inf if value > 0.0 else 0.0
 
 
 # Signatures given: compiled (or loaded from the cache) at import, so that a forkserver that
@@ -354,6 +365,7 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
         A[t, 2, 3] = poses[t, 2]
     D = np.empty((3, 4))
     v = np.empty(6)
+    W = np.empty((3, 3))
     band = 0
     over = 0
     for r in range(I.shape[0]):
@@ -376,7 +388,7 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
         beyond = e_turn > limits[r, 0] or e_shift > limits[r, 1]
         beyond1 = e_turn > limits1[r, 0] or e_shift > limits1[r, 1]
         stale[r] = beyond1
-        used[r] = max(e_turn / limits1[r, 0], e_shift / limits1[r, 1])
+        used[r] = max(_share(e_turn, limits1[r, 0]), _share(e_shift, limits1[r, 1]))
         if beyond1:
             over += 1
         if r >= P:
@@ -389,7 +401,7 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
         # part of (M - M0) M0ᵀ = M M0ᵀ - 1.
         for a in range(3):
             v[a] = A[i, 0, a] * D[0, 3] + A[i, 1, a] * D[1, 3] + A[i, 2, a] * D[2, 3]
-        W = np.zeros((3, 3))
+        W[:] = 0.0
         for a in range(3):
             for b in range(3):
                 dm = A[i, 0, a] * D[0, b] + A[i, 1, a] * D[1, b] + A[i, 2, a] * D[2, b]  # (M - M0)[a, b]
