@@ -52,6 +52,20 @@ def _deal(state, rng):
         state.apply_action(int(rng.choice(actions, p=probs)))
 
 
+def _decision_states(game, rng, games):
+    """Play ``games`` games at random (chance by its odds, moves uniformly among the legal
+    ids), yielding each state where a player is to move before its move is applied."""
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                _deal(state, rng)
+                continue
+            yield state
+            ids = state.legal_actions()
+            state.apply_action(ids[int(rng.integers(len(ids)))])
+
+
 def test_the_deal_is_uniform_over_the_tiles_left_and_lands_in_seat_order():
     game = og.load_game("traditional", {"players": 3})
     state = game.new_initial_state()
@@ -102,21 +116,15 @@ def test_action_ids_round_trip_on_random_states(rule, players):
     game = og.load_game(rule, {"players": players})
     rng = np.random.default_rng(7)
     checked = 0
-    for _ in range(3):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                _deal(state, rng)
-                continue
-            inner = state.inner.legal_actions()
-            ids = state.legal_actions()
-            assert len(set(ids)) == len(inner) == len(ids)  # one id per action, none shared
-            assert all(0 <= i < game.num_distinct_actions() for i in ids)
-            assert [state.decode(i) for i in sorted(ids)] == sorted(inner, key=lambda a: og.encode(rule, state.tiles, a, state.inner))
-            for a in inner:
-                assert state.decode(og.encode(rule, state.tiles, a, state.inner)) == a
-                checked += 1
-            state.apply_action(ids[int(rng.integers(len(ids)))])
+    for state in _decision_states(game, rng, 3):
+        inner = state.inner.legal_actions()
+        ids = state.legal_actions()
+        assert len(set(ids)) == len(inner) == len(ids)  # one id per action, none shared
+        assert all(0 <= i < game.num_distinct_actions() for i in ids)
+        assert [state.decode(i) for i in sorted(ids)] == sorted(inner, key=lambda a: og.encode(rule, state.tiles, a, state.inner))
+        for a in inner:
+            assert state.decode(og.encode(rule, state.tiles, a, state.inner)) == a
+            checked += 1
     assert checked > 30
 
 
@@ -269,26 +277,21 @@ def test_vingt_action_ids_are_distinct_round_trip_and_ignore_hidden_tiles(player
     game = og.load_game("vingt", {"players": players})
     rng = np.random.default_rng(players)
     checked = multi = 0
-    for _ in range(4):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                _deal(state, rng)
-                continue
-            inner = state.inner.legal_actions()
-            ids = state.legal_actions()
-            assert len(set(ids)) == len(ids) == len(set(inner))  # one id per move, none shared
-            assert all(0 <= i < game.num_distinct_actions() for i in ids)
-            assert sorted(state.decode(i) for i in ids) == sorted(inner)
-            seat = state.current_player()
-            other = og.resample(state, seat, np.random.RandomState(len(ids)))
-            assert other.information_state_string(seat) == state.information_state_string(seat)
-            assert other.legal_actions() == ids  # the same information set: the same ids ...
-            assert all(other.decode(i) == state.decode(i) for i in ids[:50])  # ... and moves
-            checked += len(ids)
-            multi += sum(1 for a in inner if a[0] == "place" and len(a[2]) > 1)
-            state.apply_action(ids[int(rng.integers(len(ids)))])
+    for state in _decision_states(game, rng, 4):
+        inner = state.inner.legal_actions()
+        ids = state.legal_actions()
+        assert len(set(ids)) == len(ids) == len(set(inner))  # one id per move, none shared
+        assert all(0 <= i < game.num_distinct_actions() for i in ids)
+        assert sorted(state.decode(i) for i in ids) == sorted(inner)
+        seat = state.current_player()
+        other = og.resample(state, seat, np.random.RandomState(len(ids)))
+        assert other.information_state_string(seat) == state.information_state_string(seat)
+        assert other.legal_actions() == ids  # the same information set: the same ids ...
+        assert all(other.decode(i) == state.decode(i) for i in ids[:50])  # ... and moves
+        checked += len(ids)
+        multi += sum(1 for a in inner if a[0] == "place" and len(a[2]) > 1)
     assert checked > 100 and multi > 10
+    assert state.is_terminal()  # the last game played out (states are mutated in place)
     with pytest.raises(ValueError):
         state.decode(0)  # a terminal state has no legal move
 
