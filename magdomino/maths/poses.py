@@ -112,7 +112,13 @@ def tilt_angles(quaternions: np.ndarray, reference: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape (n,)
     """
-    return np.arccos(np.clip(np.sum(z_axes(quaternions) * z_axes(reference), axis=1), -1.0, 1.0))
+    return tilts_from(quaternions, z_axes(reference))
+
+
+def tilts_from(quaternions, z_reference) -> np.ndarray:
+    """:func:`tilt_angles` against reference z axes (n, 3) already computed (a settle checks
+    the same references many times)."""
+    return np.arccos(np.clip(np.einsum("ij,ij->i", z_axes(quaternions), z_reference), -1.0, 1.0))
 
 
 def z_axes(quaternions) -> np.ndarray:

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from magdomino.maths.poses import rotation_angles, tilt_angles, z_axes
+from magdomino.maths.poses import rotation_angles, tilt_angles, tilts_from, z_axes
 from magdomino.physics.world import World
 
 ABSURD_SPEED_M_S = 20.0
@@ -219,7 +219,7 @@ def settle(
         if trace is not None:
             _record(trace, elapsed, watched, positions, quats, ref_p, ref_q)
         # Tilts of the watched tiles (and the placed one) against their reference z axes.
-        tilts_now = np.arccos(np.clip(np.einsum("ij,ij->i", z_axes(quats[judged]), z_ref), -1.0, 1.0))
+        tilts_now = tilts_from(quats[judged], z_ref)
         hit = _fall(world, watched, lifted, positions, tilts_now, ref_p, max_drop, max_tilt)
         if hit is None and placed is not None:
             hit = _placed_fell(world, placed, positions[placed], tilts_now[-1], rest_p, placed_on_table, max_drop, max_tilt)

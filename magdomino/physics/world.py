@@ -146,9 +146,8 @@ def _take_client(key):
 def _give_back(key, client) -> bool:
     """Reset ``client`` (every body, shape and constraint gone) and keep it for the next world
     with these settings; False when the pool is full (the caller disconnects it)."""
-    with _pool_lock:
-        if _pool_closed or key[0] != os.getpid() or sum(len(v) for v in _pool.values()) >= POOL_SIZE:
-            return False
+    if key[0] != os.getpid():  # a connection of the parent, inherited by a fork
+        return False
     client.resetSimulation()
     with _pool_lock:
         if _pool_closed or sum(len(v) for v in _pool.values()) >= POOL_SIZE:
@@ -445,13 +444,8 @@ class World:
         self._idle_left = self._idle_steps - 1 if at_rest else 0
         fl = forces.tolist()
         tl = torques.tolist()
-        self._pushed = pushed = [(b, fl[k], poses[k][0], tl[k]) for k, b in self._applied]
-        force = pb.applyExternalForce
-        torque = pb.applyExternalTorque
-        frame = pb.WORLD_FRAME
-        for b, f, at, t in pushed:
-            force(b, -1, f, at, frame, cid)
-            torque(b, -1, t, frame, cid)
+        self._pushed = [(b, fl[k], poses[k][0], tl[k]) for k, b in self._applied]
+        self._push_wrenches()
 
     def _push_wrenches(self) -> None:
         pb = self._pb

@@ -376,12 +376,12 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
         for a in range(3):
             for b in range(4):
                 acc = A[i, a, 0] * M0h[r, 0, b] + A[i, a, 1] * M0h[r, 1, b] + A[i, a, 2] * M0h[r, 2, b]
-                if b == 3:
+                if b == 3:  # M0h's homogeneous row (0, 0, 0, 1) adds x_i
                     acc += A[i, a, 3]
-                    D[a, b] = A[j, a, b] - acc
+                D[a, b] = A[j, a, b] - acc
+                if b == 3:
                     sq_shift += D[a, b] * D[a, b]
                 else:
-                    D[a, b] = A[j, a, b] - acc
                     sq_turn += D[a, b] * D[a, b]
         e_turn = math.sqrt(sq_turn)
         e_shift = math.sqrt(sq_shift) + turn_lever * e_turn
