@@ -46,10 +46,14 @@ def _mp_context():
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
-        # What every trial needs, imported once in the server (while the parent settles the
-        # structure) rather than in each worker at its first trial: the trial code, and the
-        # magnets, which World imports on first use (scipy.special with them, ~0.2 s).
-        ctx.set_forkserver_preload(["magdomino.studies.trials", "magdomino.maths.magnets"])
+        # What every worker needs, imported once in the server (while the parent settles the
+        # structure) rather than in each worker: the trial code; the magnets, which World
+        # imports on first use (numba and its kernels, ~0.6 s); and what a worker unpickles
+        # before it runs anything, its initializer (this module) and the pool's worker loop
+        # (~80 ms each time when a worker imported them).
+        ctx.set_forkserver_preload(
+            ["magdomino.studies.trials", "magdomino.maths.magnets", "magdomino.studies.runner", "concurrent.futures.process"]
+        )
         return ctx
     return mp.get_context("spawn")
 
