@@ -1,3 +1,3 @@
-from magdomino.faces.cli import main
+from magdomino.faces.cli import run
 
-raise SystemExit(main())
+run()

@@ -94,3 +94,14 @@ def test_cli_out_dir_that_is_a_file_is_one_line_exit_2(tmp_path, capsys):
     assert main(["odds", str(STATICS), "--trials", "2", "--jobs", "1", "--out-dir", str(tmp_path / "f")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--out-dir" in err
+
+
+def test_the_command_leaves_quickly_with_everything_written(cli, tmp_path):
+    """`magdomino` ends with os._exit once done (faces.cli.run): its streams are flushed and
+    the exit handlers run first, so a JSON document on a pipe and the trial log are whole."""
+    res = cli("odds", STATICS, "--trials", "5", "--jobs", "2", "--what-if", "1", "--json", "-", "--out-dir", tmp_path)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["results"][0]["trials"] == 5
+    lines = (tmp_path / "odds.jsonl").read_text().splitlines()
+    assert len(lines) == 6 and all(json.loads(line) for line in lines)
