@@ -364,6 +364,23 @@ def test_standard_tower_preset_and_active_mask():
     assert np.allclose(np.delete(F2, 1, axis=0), F3, rtol=0, atol=1e-9) and np.allclose(np.delete(T2, 1, axis=0), T3, atol=1e-12)
 
 
+def test_rules_are_shared_by_the_same_magnets_only():
+    """Every world builds its own TileMagnets; their rules are made once per magnet set."""
+    from magdomino.model.presets import load_preset
+
+    specs = load_preset("standard").tile.magnets
+    pos = np.array([[0.0, 0.0, 0.004], [0.01, 0.002, 0.012], [0.03, 0.0, 0.004]])
+    quat = np.tile([0.0, 0.0, 0.0, 1.0], (3, 1))
+    a, b = TileMagnets.from_specs(specs), TileMagnets.from_specs(specs)
+    wa, wb = a.wrenches(pos, quat), b.wrenches(pos, quat)
+    assert all(np.array_equal(x, y) for x, y in zip(wa, wb))
+    assert a._rule(2) is b._rule(2) and not a._rule(2).offsets.flags.writeable
+    stronger = TileMagnets.from_specs([SimpleNamespace(**{**vars(s), "polarization": 2 * s.polarization}) for s in specs])
+    assert stronger._rule(2) is not a._rule(2)
+    assert np.allclose(stronger._rule(2).moments, 2 * a._rule(2).moments, rtol=1e-12, atol=0)
+    assert np.allclose(stronger.wrenches(pos, quat)[0], 4 * wa[0], rtol=1e-5, atol=1e-12)
+
+
 def _flipped(spec, free):
     return SimpleNamespace(**{**vars(spec), "axis": np.array([0, 0, -1.0]), "free": free})
 

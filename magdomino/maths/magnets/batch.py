@@ -108,6 +108,10 @@ class FreePiece(NamedTuple):
     """None: point dipoles."""
 
 
+_SHARED_RULES: dict = {}
+"""Rules of :meth:`TileMagnets._rule` by (magnets, level), shared between instances."""
+
+
 class TileMagnets:
     """The magnets of one tile type, in the tile frame (origin = tile centre = centre of mass).
 
@@ -212,6 +216,7 @@ class TileMagnets:
         self._fixed_level = None
         if cells is not None:
             self._fixed_level = [level_for_cells(sh, d, int(cells)) for sh, d in zip(shapes, dims)]
+        self._rules_key = (tuple(shapes), tuple(dims), J.tobytes(), A.tobytes(), P.shape, self._fixed_level and tuple(self._fixed_level))
 
     @classmethod
     def from_specs(cls, specs, **kwargs) -> "TileMagnets":
@@ -227,26 +232,40 @@ class TileMagnets:
 
     def _rule(self, level: int):
         """Cell offsets (k, c, 3) in the tile frame about each magnet's centre and cell
-        moments (k, c) A·m² at ``level``, padded with zero-moment cells to a common c."""
+        moments (k, c) A·m² at ``level``, padded with zero-moment cells to a common c.
+
+        Shared (read-only) by every instance of the same magnets: a world builds its own
+        TileMagnets, and making the rules (Gauss-Legendre nodes among them) took ~2 ms of
+        each world's first magnet computation."""
         if level not in self._rules:
-            offs, wts = [], []
-            for i in range(self.k):
-                lv = level
-                if self._fixed_level is not None and level > 0:
-                    lv = self._fixed_level[i]
-                o, w = cell_rule(self.shapes[i], self.dimensions[i], rule_nodes(self.shapes[i], self.dimensions[i], lv))
-                offs.append(o @ self.frames[i].T)
-                wts.append(w * self.moments[i])
-            c = max(len(w) for w in wts)
-            O = np.zeros((self.k, c, 3))
-            W = np.zeros((self.k, c))
-            for i, (o, w) in enumerate(zip(offs, wts)):
-                O[i, : len(w)] = o
-                W[i, : len(w)] = w
-            # float32 halves the cost; its rounding grows with (distance / gap)³ through the
-            # expanded sums, so the fine rules of close pairs (level >= 3) stay in float64.
-            self._rules[level] = Rule(O, W, W.astype(np.float32) if level <= F32_MAX_LEVEL else W)
+            key = (self._rules_key, level)
+            rule = _SHARED_RULES.get(key)
+            if rule is None:
+                rule = _SHARED_RULES[key] = self._make_rule(level)
+            self._rules[level] = rule
         return self._rules[level]
+
+    def _make_rule(self, level: int) -> Rule:
+        offs, wts = [], []
+        for i in range(self.k):
+            lv = level
+            if self._fixed_level is not None and level > 0:
+                lv = self._fixed_level[i]
+            o, w = cell_rule(self.shapes[i], self.dimensions[i], rule_nodes(self.shapes[i], self.dimensions[i], lv))
+            offs.append(o @ self.frames[i].T)
+            wts.append(w * self.moments[i])
+        c = max(len(w) for w in wts)
+        O = np.zeros((self.k, c, 3))
+        W = np.zeros((self.k, c))
+        for i, (o, w) in enumerate(zip(offs, wts)):
+            O[i, : len(w)] = o
+            W[i, : len(w)] = w
+        # float32 halves the cost; its rounding grows with (distance / gap)³ through the
+        # expanded sums, so the fine rules of close pairs (level >= 3) stay in float64.
+        rule = Rule(O, W, W.astype(np.float32) if level <= F32_MAX_LEVEL else W)
+        for a in rule:
+            a.flags.writeable = False
+        return rule
 
     def _pair_levels(self, R, ti, tj, ka, kb, u, dist, Ua, Ub):
         """Rule level of each magnet pair (0 = dipole), from the clearance bound."""
