@@ -67,8 +67,12 @@ split into per-cell projections, so every sum over cell pairs that the force, th
 the mean field need is a linear combination of the moment sums
 ``Σ_ij w_i w_j d(j) r_ij^-(3+2k) c(i)`` with a few per-cell monomials c, d (:func:`_cells_moments`).
 Only ``r⁻³, r⁻⁵, r⁻⁷`` are computed per cell pair; both sums are batched matrix products.
-The batch runs the cell sums of levels 0-2 in float32 (millimetre units inside, so nothing
-underflows; relative rounding ~1e-5) and reuses its work arrays between calls.
+The batch's wrenches use the same sums written out directly, compiled (numba, float64,
+:func:`~magdomino.maths.magnets.finite._rules_wrench`: one call for every magnet pair, where
+the array operations of the moment sums cost more than the arithmetic for the few pairs a
+moving construction recomputes); tests hold the two equal to 1e-9. The moment sums remain
+for the raw and checked functions and for the fields of free magnets (levels 0-2 in
+float32 there, millimetre units inside so nothing underflows; relative rounding ~1e-5).
 """
 
 from magdomino.maths.magnets.batch import (
@@ -77,7 +81,6 @@ from magdomino.maths.magnets.batch import (
     F32_MAX_LEVEL,
     FREE_ITERATIONS,
     NEAR_Q,
-    SMALL_BATCH,
     TileMagnets,
 )
 from magdomino.maths.magnets.cache import (
@@ -108,7 +111,7 @@ from magdomino.maths.magnets.quadrature import (
 
 __all__ = [
     "AUTO_LEVELS", "BATCH_MAX_LEVEL", "CUTOFF_Q", "F32_MAX_LEVEL", "FREE_ITERATIONS", "MODELS", "MU0", "NEAR_Q",
-    "SHAPES", "SHIFT_SENSITIVITY", "SMALL_BATCH", "TURN_SENSITIVITY", "UPDATE_REF_DISTANCE",
+    "SHAPES", "SHIFT_SENSITIVITY", "TURN_SENSITIVITY", "UPDATE_REF_DISTANCE",
     "CachedWrenches", "Magnet", "TileMagnets", "auto_level", "bounding_radius", "cell_rule", "clearance",
     "clearance_bound", "dipole_field", "dipole_field_pairs", "dipole_force_torque", "dipole_pair_force_torque",
     "energy_between", "force_between", "rule_nodes", "volume",

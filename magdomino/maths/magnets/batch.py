@@ -8,8 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.maths.magnets.dipole import MU0, _cross, dipole_field_pairs, dipole_pair_force_torque
-from magdomino.maths.magnets.finite import _cells_moments, _pairs_field, _pairs_wrench
+from magdomino.maths.magnets.dipole import MU0, _cross, dipole_field_pairs
+from magdomino.maths.magnets.finite import _cells_moments, _pairs_field, _rules_wrench
 from magdomino.maths.magnets.magnet import Magnet, check_model_cells
 from magdomino.maths.magnets.quadrature import (
     Sizes,
@@ -40,13 +40,8 @@ the cost of magnets that nearly touch (γ < 0.15 for cylinders, < 0.3 for cuboid
 the error may then exceed 1 %. Unreachable with magnets at mid-thickness of 8 mm tiles."""
 
 F32_MAX_LEVEL = 2
-"""Finite-model levels up to this one run their cell sums in float32 in the batch (relative
+"""Finite-model levels up to this one run the field sums of free magnets in float32 (relative
 rounding ~1e-5 at γ >= 0.6); finer levels, used only for close pairs, in float64."""
-
-SMALL_BATCH = 16
-"""At most this many magnet pairs of different float32 rules go through one cell-sum call
-(coarser rules padded with zero-moment cells): for few pairs the fixed cost of a call
-dominates, for many the padding would."""
 
 FREE_ITERATIONS = 3
 """Fixed-point iterations for the directions of free magnets that see each other."""
@@ -155,12 +150,13 @@ class TileMagnets:
     computes each magnet pair once and applies action and reaction).
 
     Cost (``scripts/bench_magnets.py``): a 28-tile aligned tower of the standard preset has
-    54 level-2 pairs (8 mm), 306 level-1 pairs (16-38 mm) and 184 dipole pairs (38-51 mm);
-    one call takes about 2-2.5 bare PyBullet steps of the same tower. Free magnets add up
-    to ``FREE_ITERATIONS`` field evaluations. An instance keeps work arrays: use one per
+    54 level-2 pairs (8 mm), 306 level-1 pairs (16-38 mm) and 184 dipole pairs (38-51 mm).
+    The cell sums of every magnet pair run in one compiled call
+    (:func:`~magdomino.maths.magnets.finite._rules_wrench`); free magnets add up to
+    ``FREE_ITERATIONS`` field evaluations. An instance keeps work arrays: use one per
     thread. Stepping worlds use :class:`CachedWrenches`, which recomputes only the tile
-    pairs whose relative pose moved (:meth:`pair_wrenches`; a few pairs cost a fixed
-    ~0.3-0.4 ms, mostly numpy call overhead).
+    pairs whose relative pose moved (:meth:`pair_wrenches`; a few pairs with their
+    Jacobians cost ~0.3 ms, most of it the array operations around the compiled sums).
     """
 
     def __init__(self, positions, axes, shapes, dimensions, polarizations, free, *,
@@ -206,6 +202,7 @@ class TileMagnets:
         self.reach = float(np.max(np.linalg.norm(P, axis=1) + rho)) if k else 0.0
         self._sizes = np.array([max(d) for d in dims])
         self._rules: dict[int, Rule] = {}
+        self._stack = None  # every rule up to the finest used yet, padded (see _stacked_rules)
         self._any_cuboid = any(sh == "cuboid" for sh in shapes)
         self._work: dict = {}  # work arrays reused between calls (one TileMagnets per thread)
         self._expand: dict = {}  # magnet-pair index arrays per number of tile pairs
@@ -244,6 +241,21 @@ class TileMagnets:
                 rule = _SHARED_RULES[key] = self._make_rule(level)
             self._rules[level] = rule
         return self._rules[level]
+
+    def _stacked_rules(self, top: int):
+        """Every rule up to level ``top`` in one padded array, for :func:`_rules_wrench`:
+        offsets (top + 1, k, c, 3) m, moments (top + 1, k, c) A·m², cells per level."""
+        stack = self._stack
+        if stack is None or len(stack[2]) <= top:
+            rules = [self._rule(lv) for lv in range(top + 1)]
+            c = max(rule.offsets.shape[1] for rule in rules)
+            offsets = np.zeros((top + 1, self.k, c, 3))
+            moments = np.zeros((top + 1, self.k, c))
+            for lv, rule in enumerate(rules):
+                offsets[lv, :, : rule.offsets.shape[1]] = rule.offsets
+                moments[lv, :, : rule.moments.shape[1]] = rule.moments
+            stack = self._stack = (offsets, moments, np.array([rule.offsets.shape[1] for rule in rules], np.intp))
+        return stack
 
     def _make_rule(self, level: int) -> Rule:
         offs, wts = [], []
@@ -413,6 +425,33 @@ class TileMagnets:
             full = np.zeros(npairs * k * k, levels.dtype)
             full[keep] = levels
             levels = full[keep - (pid % tied) * (k * k)]
+        if self.free.any():  # their directions first, from the field of all the others
+            Ua, Ub = self._align_free(n, R, ti, tj, ka, kb, r, levels, Ua, Ub)
+        # One compiled call over every magnet pair (point dipoles are the one-cell rule of
+        # level 0), direct sums in float64.
+        Fb = np.empty((len(ti), 3))
+        Tb = np.empty((len(ti), 3))
+        _rules_wrench(levels.astype(np.intp, copy=False), ka, kb, R[ti], R[tj], r, Ua, Ub,
+                      *self._stacked_rules(int(levels.max())), Fb, Tb)
+        return self._tile_sums(X, ti, tj, pid, npairs, Ca, r, Fb, Tb, gap)
+
+    @staticmethod
+    def _tile_sums(X, ti, tj, pid, npairs, Ca, r, Fb, Tb, gap):
+        """Per tile pair (force on j, torque on j, torque on i, as :meth:`_pairs`) from the
+        magnet pairs' force on b and torque on b about b's centre."""
+        # Action and reaction, angular momentum: τ_a = -τ_b - r × F_b (each about its own
+        # magnet centre); then about the tile centres.
+        Ta = -Tb - _cross(r, Fb)
+        Tb += _cross(Ca + r - X[tj], Fb)
+        Ta -= _cross(Ca - X[ti], Fb)
+        vals = np.concatenate([Fb, Tb, Ta], axis=1)  # (p, 9)
+        idx = pid[:, None] * 9 + np.arange(9)
+        out = np.bincount(idx.ravel(), vals.ravel(), minlength=9 * npairs).reshape(npairs, 9)
+        return out[:, 0:3], out[:, 3:6], out[:, 6:9], gap
+
+    def _free_groups(self, n, R, ti, tj, ka, kb, r, levels) -> list[PairGroup]:
+        """The magnet pairs by rule level, with their cells (world axes), for :meth:`_align_free`."""
+        k = self.k
         groups: list[PairGroup] = []
         uniq = np.unique(levels) if len(levels) > 64 else sorted(set(levels.tolist()))
         for lv in uniq:
@@ -435,71 +474,13 @@ class TileMagnets:
                 Ow[np.abs(Ow) < 1e-12] = 0.0
                 pa = Ow[ti[sel], ka[sel]]
                 ob = Ow[tj[sel], kb[sel]]
-            groups.append(PairGroup(sel, pa, ob + r[sel][:, None, :] if self.free.any() else None, rule, ob))
-        if self.free.any():
-            Ua, Ub = self._align_free(n, ti, tj, ka, kb, r, groups, Ua, Ub)
-        Fb = np.empty((len(ti), 3))
-        Tb = np.empty((len(ti), 3))
-        Ts, sels = [], []
-        cell_groups = [g for g in groups if g.cells_a is not None]
-        small = [g for g in cell_groups if g.rule.moments_sums.dtype == np.float32]
-        dipoles = [g for g in groups if g.cells_a is None]
-        if small and dipoles and sum(len(g.sel) for g in small + dipoles) <= SMALL_BATCH and not self.free.any():
-            # ... and point dipoles as one-cell rules (the same dipole-dipole sums).
-            sel0 = dipoles[0].sel
-            zero = np.zeros((len(sel0), 1, 3))
-            small.append(PairGroup(sel0, zero, None, self._rule(0), zero))
-            groups = cell_groups
-        if len(small) > 1 and sum(len(g.sel) for g in small) <= SMALL_BATCH:
-            # Few float32 pairs of several rules: one call, the coarser rules padded with
-            # zero-moment cells (which add exact zeros): the fixed cost of a call dominates.
-            c = max(g.cells_a.shape[1] for g in small)
-            m = sum(len(g.sel) for g in small)
-            sel = np.concatenate([g.sel for g in small])
-            pa = np.zeros((m, c, 3), np.float32)
-            pb = np.zeros((m, c, 3), np.float32)
-            wa = np.zeros((m, c), np.float32)
-            wb = np.zeros((m, c), np.float32)
-            at = 0
-            for g in small:
-                g_sel, g_pa, g_ob, g_w = g.sel, g.cells_a, g.offsets_b, g.rule.moments_sums
-                e, cc = at + len(g_sel), g_pa.shape[1]
-                pa[at:e, :cc] = g_pa
-                pb[at:e] = r[g_sel][:, None, :]  # padded b cells at b's centre: none coincide
-                pb[at:e, :cc] += g_ob
-                wa[at:e, :cc] = g_w[ka[g_sel]]
-                wb[at:e, :cc] = g_w[kb[g_sel]]
-                at = e
-            Ts.append(_cells_moments(pa, wa, Ua[sel], pb, wb, Ub[sel], self._work))
-            sels.append(sel)
-            cell_groups = [g for g in cell_groups if g.rule.moments_sums.dtype != np.float32]
-        for g in groups:
-            if g.cells_a is None:  # point dipoles
-                sel = g.sel
-                Fb[sel], Tb[sel] = dipole_pair_force_torque(r[sel], Ua[sel] * self.moments[ka[sel], None], Ub[sel] * self.moments[kb[sel], None])
-        for sel, pa, pb, rule, ob in cell_groups:
-            if pb is None:
-                pb = ob + r[sel][:, None, :]  # b's cells relative to a's centre
-            W32 = rule.moments_sums
-            dt = W32.dtype
-            Ts.append(_cells_moments(pa.astype(dt), W32[ka[sel]], Ua[sel], pb.astype(dt), W32[kb[sel]], Ub[sel], self._work))
-            sels.append(sel)
-        if sels:
-            sel = np.concatenate(sels) if len(sels) > 1 else sels[0]
-            Fb[sel], Tb[sel] = _pairs_wrench(np.concatenate(Ts) if len(Ts) > 1 else Ts[0], Ua[sel], Ub[sel], r[sel])
-        # Action and reaction, angular momentum: τ_a = -τ_b - r × F_b (each about its own
-        # magnet centre); then about the tile centres.
-        Ta = -Tb - _cross(r, Fb)
-        Tb += _cross(Ca + r - X[tj], Fb)
-        Ta -= _cross(Ca - X[ti], Fb)
-        vals = np.concatenate([Fb, Tb, Ta], axis=1)  # (p, 9)
-        idx = pid[:, None] * 9 + np.arange(9)
-        out = np.bincount(idx.ravel(), vals.ravel(), minlength=9 * npairs).reshape(npairs, 9)
-        return out[:, 0:3], out[:, 3:6], out[:, 6:9], gap
+            groups.append(PairGroup(sel, pa, ob + r[sel][:, None, :], rule, ob))
+        return groups
 
-    def _align_free(self, n, ti, tj, ka, kb, r, groups, Ua, Ub):
+    def _align_free(self, n, R, ti, tj, ka, kb, r, levels, Ua, Ub):
         """Directions of the free magnets: Jacobi fixed point of m̂ = B̄ / |B̄| (B̄ the mean
         field of all the other tiles' magnets over the magnet's cells)."""
+        groups = self._free_groups(n, R, ti, tj, ka, kb, r, levels)
         k = self.k
         ia = ti * k + ka
         ib = tj * k + kb
