@@ -50,10 +50,11 @@ def _mp_context():
         # structure) rather than in each worker: the trial code; the magnets, which World
         # imports on first use (numba and its kernels, ~0.6 s); and what a worker unpickles
         # before it runs anything, its initializer (this module) and the pool's worker loop
-        # (~80 ms each time when a worker imported them).
-        ctx.set_forkserver_preload(
-            ["magdomino.studies.trials", "magdomino.maths.magnets", "magdomino.studies.runner", "concurrent.futures.process"]
-        )
+        # (~80 ms each time when a worker imported them). First, the server's quick exit.
+        ctx.set_forkserver_preload([
+            "magdomino.studies.server_exit", "magdomino.studies.trials", "magdomino.maths.magnets",
+            "magdomino.studies.runner", "concurrent.futures.process",
+        ])
         return ctx
     return mp.get_context("spawn")
 
