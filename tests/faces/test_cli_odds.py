@@ -105,3 +105,16 @@ def test_the_command_leaves_quickly_with_everything_written(cli, tmp_path):
     assert doc["results"][0]["trials"] == 5
     lines = (tmp_path / "odds.jsonl").read_text().splitlines()
     assert len(lines) == 6 and all(json.loads(line) for line in lines)
+
+
+def test_output_into_a_pipe_closed_early_is_not_an_error():
+    """`magdomino play ... --json - | head -c 10`: the reader goes after 10 bytes of a record
+    larger than a pipe holds; the command still ends with status 0 and no traceback (its
+    quick exit flushes what it can)."""
+    args = [sys.executable, "-m", "magdomino", "play", "--rule", "traditional", "--players", "2", "--deals", "12", "--json", "-"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert "Traceback" not in err and "Exception" not in err, err
