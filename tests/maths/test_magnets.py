@@ -19,11 +19,13 @@ from magdomino.maths.magnets import (
     NEAR_Q,
     Magnet,
     TileMagnets,
+    cell_rule,
     dipole_field,
     dipole_force_torque,
     dipole_pair_force_torque,
     energy_between,
     force_between,
+    rule_nodes,
 )
 
 import magpylib as magpy  # a test dependency: missing is a failure, not a skip
@@ -310,12 +312,14 @@ def test_compiled_direct_sums_equal_the_moment_sums():
     ub = np.einsum("pij,pj->pi", Rb, tm.axes[kb])
     F, T = np.empty((P, 3)), np.empty((P, 3))
     _rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, F, T)
+    def cells(kind, lv):  # the magnet's own quadrature cells (tile frame), unpadded
+        o, w = cell_rule(specs[kind].shape, specs[kind].dimensions, rule_nodes(specs[kind].shape, specs[kind].dimensions, lv))
+        return o @ tm.frames[kind].T, w * tm.moments[kind]
+
     for p in range(P):
-        n = counts[level[p]]
-        pa = offsets[level[p], ka[p], :n] @ Ra[p].T
-        pb = r[p] + offsets[level[p], kb[p], :n] @ Rb[p].T
-        Fr, Tr = _cells_wrench(pa[None], moments[level[p], ka[p], :n][None], ua[p][None], pb[None],
-                               moments[level[p], kb[p], :n][None], ub[p][None], r[p][None])
+        (oa, wa), (ob, wb) = cells(ka[p], level[p]), cells(kb[p], level[p])
+        Fr, Tr = _cells_wrench((oa @ Ra[p].T)[None], wa[None], ua[p][None], (r[p] + ob @ Rb[p].T)[None], wb[None],
+                               ub[p][None], r[p][None])
         scale = np.linalg.norm(Fr)
         assert np.allclose(F[p], Fr[0], rtol=0, atol=1e-9 * scale), p
         assert np.allclose(T[p], Tr[0], rtol=0, atol=1e-9 * scale * 0.02), p
@@ -399,7 +403,8 @@ def test_standard_tower_preset_and_active_mask():
 
 
 def test_rules_are_shared_by_the_same_magnets_only():
-    """Every world builds its own TileMagnets; their rules are made once per magnet set."""
+    """Every world builds its own TileMagnets; their rules are made once per magnet set, and
+    a set that differs in anything the rules depend on gets its own."""
     from magdomino.model.presets import load_preset
 
     specs = load_preset("standard").tile.magnets
@@ -408,11 +413,22 @@ def test_rules_are_shared_by_the_same_magnets_only():
     a, b = TileMagnets.from_specs(specs), TileMagnets.from_specs(specs)
     wa, wb = a.wrenches(pos, quat), b.wrenches(pos, quat)
     assert all(np.array_equal(x, y) for x, y in zip(wa, wb))
+    assert a._stack is not None and a._stack is b._stack  # what the wrenches used
     assert a._rule(2) is b._rule(2) and not a._rule(2).offsets.flags.writeable
+    changed = {
+        "polarization": lambda s: {"polarization": 2 * s.polarization},
+        "axis": lambda s: {"axis": np.array([0.0, 0.6, 0.8])},
+    }
+    for what, change in changed.items():
+        other = TileMagnets.from_specs([SimpleNamespace(**{**vars(s), **change(s)}) for s in specs])
+        other.wrenches(pos, quat)
+        assert other._stack is not a._stack and other._rule(2) is not a._rule(2), what
+        assert not np.array_equal(other._stack[1 if what == "polarization" else 0], a._stack[1 if what == "polarization" else 0])
+    other = TileMagnets.from_specs(specs, cells=8)
+    assert other._rule(2) is not a._rule(2)
     stronger = TileMagnets.from_specs([SimpleNamespace(**{**vars(s), "polarization": 2 * s.polarization}) for s in specs])
-    assert stronger._rule(2) is not a._rule(2)
     assert np.allclose(stronger._rule(2).moments, 2 * a._rule(2).moments, rtol=1e-12, atol=0)
-    assert np.allclose(stronger.wrenches(pos, quat)[0], 4 * wa[0], rtol=1e-5, atol=1e-12)
+    assert np.allclose(stronger.wrenches(pos, quat)[0], 4 * wa[0], rtol=1e-9, atol=1e-15)
 
 
 def _flipped(spec, free):
@@ -442,7 +458,8 @@ def test_free_magnets_always_attract():
 
 def test_batch_with_cuboids_and_tilted_axes_equals_sum_of_pairs():
     """Mixed shapes, a tilted axis, default (clearance-chosen) rules: the batch agrees with
-    force_between pair by pair (same rules), to float32 rounding."""
+    force_between pair by pair (same rules), to rounding (the compiled direct sums against
+    the moment sums, both float64)."""
     specs = [
         SimpleNamespace(position=np.array([-0.012, 0.0, 0.0]), shape="cylinder", dimensions=(0.006, 0.002),
                         polarization=0.6, axis=np.array([0.0, 0.0, 1.0]), free=False),
@@ -455,8 +472,8 @@ def test_batch_with_cuboids_and_tilted_axes_equals_sum_of_pairs():
     F, T = tm.wrenches(pos, rot.as_quat())
     Fr, Tr = _pair_sum(specs, pos, rot)
     scale = np.abs(Fr).max()
-    assert np.allclose(F, Fr, rtol=0, atol=2e-5 * scale)
-    assert np.allclose(T, Tr, rtol=0, atol=2e-5 * scale * 0.01)
+    assert np.allclose(F, Fr, rtol=0, atol=1e-9 * scale)
+    assert np.allclose(T, Tr, rtol=0, atol=1e-9 * scale * 0.01)
 
 
 def test_batch_close_magnets_fine_rules_equal_sum_of_pairs():

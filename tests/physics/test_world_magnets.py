@@ -162,8 +162,8 @@ def test_a_tower_moving_as_a_whole_recomputes_nothing():
         assert cache.last == 0
         Fr, Tr = tm.wrenches(new_pos, new_rot.as_quat())
         scale = np.abs(Fr).max()
-        assert np.allclose(F, Fr, rtol=0, atol=1e-5 * scale)  # float32 cell sums
-        assert np.allclose(T, Tr, rtol=0, atol=1e-5 * scale * 0.01)
+        assert np.allclose(F, Fr, rtol=0, atol=1e-9 * scale)
+        assert np.allclose(T, Tr, rtol=0, atol=1e-9 * scale * 0.01)
 
 
 def test_only_the_pairs_of_a_moved_tile_are_recomputed():

@@ -56,19 +56,20 @@ class Rule(NamedTuple):
     moments: np.ndarray
     """(k, c) A·m², float64."""
     moments_sums: np.ndarray
-    """(k, c) A·m² in the dtype the cell sums run in (float32 up to ``F32_MAX_LEVEL``)."""
+    """(k, c) A·m² in the dtype the field sums of free magnets run in (float32 up to
+    ``F32_MAX_LEVEL``)."""
 
 
 class PairGroup(NamedTuple):
-    """The magnet pairs of one rule level in :meth:`TileMagnets._pairs` (positions relative
-    to magnet a's centre, world axes)."""
+    """The magnet pairs of one rule level, with their cells, for the fields of free magnets
+    (:meth:`TileMagnets._free_groups`; positions relative to magnet a's centre, world axes)."""
 
     sel: np.ndarray
     """(p,) indices into the magnet-pair arrays."""
     cells_a: np.ndarray | None
     """(p, c, 3) m, a's cells about a's centre; None: point dipoles (and so the rest)."""
     cells_b: np.ndarray | None
-    """(p, c, 3) m, b's cells relative to a's centre (made here only with free magnets)."""
+    """(p, c, 3) m, b's cells relative to a's centre."""
     rule: Rule | None
     offsets_b: np.ndarray | None
     """(p, c, 3) m, b's cells about b's centre."""
@@ -213,7 +214,8 @@ class TileMagnets:
         self._fixed_level = None
         if cells is not None:
             self._fixed_level = [level_for_cells(sh, d, int(cells)) for sh, d in zip(shapes, dims)]
-        self._rules_key = (tuple(shapes), tuple(dims), J.tobytes(), A.tobytes(), P.shape, self._fixed_level and tuple(self._fixed_level))
+        fixed = tuple(self._fixed_level) if self._fixed_level is not None else None
+        self._rules_key = (tuple(shapes), tuple(dims), J.tobytes(), A.tobytes(), k, fixed)
 
     @classmethod
     def from_specs(cls, specs, **kwargs) -> "TileMagnets":
@@ -244,17 +246,22 @@ class TileMagnets:
 
     def _stacked_rules(self, top: int):
         """Every rule up to level ``top`` in one padded array, for :func:`_rules_wrench`:
-        offsets (top + 1, k, c, 3) m, moments (top + 1, k, c) A·m², cells per level."""
+        offsets (top + 1, k, c, 3) m, moments (top + 1, k, c) A·m², cells per level
+        (shared by the instances of the same magnets, as the rules are)."""
         stack = self._stack
         if stack is None or len(stack[2]) <= top:
-            rules = [self._rule(lv) for lv in range(top + 1)]
-            c = max(rule.offsets.shape[1] for rule in rules)
-            offsets = np.zeros((top + 1, self.k, c, 3))
-            moments = np.zeros((top + 1, self.k, c))
-            for lv, rule in enumerate(rules):
-                offsets[lv, :, : rule.offsets.shape[1]] = rule.offsets
-                moments[lv, :, : rule.moments.shape[1]] = rule.moments
-            stack = self._stack = (offsets, moments, np.array([rule.offsets.shape[1] for rule in rules], np.intp))
+            key = (self._rules_key, "stack", top)
+            stack = _SHARED_RULES.get(key)
+            if stack is None:
+                rules = [self._rule(lv) for lv in range(top + 1)]
+                c = max(rule.offsets.shape[1] for rule in rules)
+                offsets = np.zeros((top + 1, self.k, c, 3))
+                moments = np.zeros((top + 1, self.k, c))
+                for lv, rule in enumerate(rules):
+                    offsets[lv, :, : rule.offsets.shape[1]] = rule.offsets
+                    moments[lv, :, : rule.moments.shape[1]] = rule.moments
+                stack = _SHARED_RULES[key] = (offsets, moments, np.array([rule.offsets.shape[1] for rule in rules], np.intp))
+            self._stack = stack
         return stack
 
     def _make_rule(self, level: int) -> Rule:

@@ -35,15 +35,16 @@ at most 4.2 over random poses 8-30 mm apart with shifts and turns up to the band
 
 RECOMPUTE_EARLY = 0.5
 """A pair recomputed for another's sake when it has moved by this share of its thresholds
-(band, or zero-order ones without): the fixed cost of a computation (~0.4 ms) is shared."""
+(band, or zero-order ones without): the fixed cost of a computation (~0.2 ms of array
+operations around the compiled sums) is shared."""
 
 LINEAR_FD_ERROR = 5e-4
 """Bound on what the forward differences add over the band, relative to ``Σ F_ax(d)``."""
 
 FD_SHIFT = 1e-5
 """Forward-difference step (m) of a pair's Jacobian in shift: 1/800 of the 8 mm stacking gap
-(truncation ~ F'' h Δ / 2 < 0.03 % of the coaxial force over the band; float32 rounding of
-the cell sums, ~1e-5 F, over h: < 0.02 %)."""
+(truncation ~ F'' h Δ / 2 < 0.03 % of the coaxial force over the band; the rounding of the
+float64 cell sums, ~1e-13 F, over h: negligible)."""
 
 FD_TURN = 1e-3
 """Forward-difference step (rad) of a pair's Jacobian in turn (moves magnets by ~12 µm)."""

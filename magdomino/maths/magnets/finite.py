@@ -1,6 +1,7 @@
 """Raw layer: the finite model, point dipoles at the cells of quadrature rules, summed as
 moment sums over the cells of both magnets (see the package docstring, "How the finite
-model is computed"). Arrays in, arrays out, no checks; SI units at the interface."""
+model is computed"), and the same sums written out directly and compiled for the batch
+(:func:`_rules_wrench`). Arrays in, arrays out, no checks; SI units at the interface."""
 
 from __future__ import annotations
 
