@@ -138,7 +138,7 @@ def _drain_pool() -> None:
     global _pool_closed
     with _pool_lock:
         _pool_closed = True
-        clients = [c for idle in _pool.values() for c in idle]
+        clients = [client for idle in _pool.values() for client, _ in idle]
         _pool.clear()
     for client in clients:
         try:

@@ -352,6 +352,11 @@ def test_a_reused_connection_gives_the_same_world_bit_for_bit():
     assert all(np.array_equal(a, b) for a, b in zip(poses, fresh_poses))
     with World(preset.with_settings(time_step_s=1 / 3000)) as other:
         assert other.client is not fresh_client
+    idle = [client for clients in world_module._pool.values() for client, _ in clients]
+    assert fresh_client in idle and all(client.isConnected() for client in idle)
+    world_module._drain_pool()  # what runs at exit: every idle connection disconnected
+    world_module._pool_closed = False
+    assert not world_module._pool and not any(client.isConnected() for client in idle)
 
 
 def test_worlds_on_reused_connections_remember_nothing_of_earlier_worlds():
