@@ -445,19 +445,12 @@ def run() -> None:
     import os
     import threading
 
+    from magdomino.studies.server_exit import flush_streams
+
     status = main()
     if any(t is not threading.main_thread() and not t.daemon and t.is_alive() for t in threading.enumerate()):
         raise SystemExit(status)
-    _flush_streams()
+    flush_streams()
     atexit._run_exitfuncs()  # noqa: SLF001 - what the interpreter's own exit runs first
-    _flush_streams()  # what the exit handlers wrote
+    flush_streams()  # what the exit handlers wrote
     os._exit(status)
-
-
-def _flush_streams() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None and not stream.closed:
-                stream.flush()
-        except (BrokenPipeError, OSError, ValueError):  # piped into `head`: what was read is all that is wanted
-            pass

@@ -10,7 +10,8 @@ registered among the preloads'), flushes the streams and leaves with ``os._exit(
 skipping the interpreter's teardown and the handlers registered before it (the server's
 own ``multiprocessing.util._exit_function``, which has nothing to finalise in a server: its
 children are the pool's, joined by the main process). Nobody reads the server's exit
-status. Imported anywhere else (a tool that imports every module), it does nothing.
+status. Imported anywhere else (the command line uses :func:`flush_streams` for its own
+quick exit), it registers nothing.
 """
 
 import atexit
@@ -26,15 +27,21 @@ def _in_forkserver() -> bool:
     return any("multiprocessing.forkserver import main" in arg for arg in getattr(sys, "orig_argv", ()))
 
 
-def _leave() -> None:
-    if os.getpid() != _SERVER:  # a worker forked from the server (they leave by os._exit anyway)
-        return
+def flush_streams() -> None:
+    """Flush stdout and stderr before an ``os._exit`` (which does not), whatever became of
+    them: closed, or a pipe whose reader has gone (what was read is all that was wanted)."""
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None and not stream.closed:
                 stream.flush()
         except (OSError, ValueError):
             pass
+
+
+def _leave() -> None:
+    if os.getpid() != _SERVER:  # a worker forked from the server (they leave by os._exit anyway)
+        return
+    flush_streams()
     os._exit(0)
 
 

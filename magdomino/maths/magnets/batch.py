@@ -440,12 +440,6 @@ class TileMagnets:
         Tb = np.empty((len(ti), 3))
         _rules_wrench(levels.astype(np.intp, copy=False), ka, kb, R[ti], R[tj], r, Ua, Ub,
                       *self._stacked_rules(int(levels.max())), Fb, Tb)
-        return self._tile_sums(X, ti, tj, pid, npairs, Ca, r, Fb, Tb, gap)
-
-    @staticmethod
-    def _tile_sums(X, ti, tj, pid, npairs, Ca, r, Fb, Tb, gap):
-        """Per tile pair (force on j, torque on j, torque on i, as :meth:`_pairs`) from the
-        magnet pairs' force on b and torque on b about b's centre."""
         # Action and reaction, angular momentum: τ_a = -τ_b - r × F_b (each about its own
         # magnet centre); then about the tile centres.
         Ta = -Tb - _cross(r, Fb)

@@ -116,7 +116,8 @@ class CachedWrenches:
 
     Cost per call: two compiled loops over the tracked pairs (:func:`_check_pairs`,
     :func:`_assemble`: a few µs for a small construction, ~10 µs for a 28-tile tower) plus
-    the recomputed pairs (numpy, ~0.3-0.6 ms for a few, with their Jacobians).
+    the recomputed pairs (~0.3 ms for a few with their Jacobians, mostly the array
+    operations around the compiled cell sums).
     """
 
     def __init__(self, magnets: "TileMagnets", shift: float, turn: float, margin: float = 0.004,
