@@ -265,6 +265,17 @@ class Game:
         self.colour = colour
         self._cache = _ACTION_CACHE
 
+    def __getstate__(self):
+        # The action cache is the process's, shared by every game (up to 200,000 entries):
+        # never part of a game's copy or pickle. OpenSpiel copies a Python state by pickling
+        # its __dict__ at every step of a random simulation; with the cache in it, the copies
+        # grew with every game the process had played before (minutes in a long test worker).
+        return {k: v for k, v in self.__dict__.items() if k != "_cache"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._cache = _ACTION_CACHE
+
     def parallel_now(self, construction_size: int) -> bool:
         """Whether a tower placement on a construction of ``construction_size`` tiles must
         lie parallel to the tile below (``parallel_only``, or the second tile with
