@@ -143,6 +143,9 @@ def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None
     name = data.get("name", Path(source).stem)
     if not isinstance(name, str):
         raise InputError(source, "name", "expected a string")
+    if not name.strip() or any(c in name for c in "/\\") or name in (".", "..") or not name.isprintable():
+        # A report finds the scenario again as NAME.toml beside the others: a file name.
+        raise InputError(source, "name", f"expected a name usable as a file name (no '/', not empty), got {name!r}")
     if not isinstance(data.get("description", ""), str):
         raise InputError(source, "description", "expected a string")
     preset_ref = data.get("preset", "standard")
@@ -190,8 +193,10 @@ def check_scenario(scenario: Scenario) -> None:
     size = scenario.preset.tile.size
     poses = structure_poses(scenario, size)
     nominal = (np.array([p for p, _ in poses]), np.array([q for _, q in poses]))
-    for placement in scenario.what_if:
-        aim_placement(scenario, nominal, placement, size)
+    for index, placement in enumerate(scenario.what_if):
+        rest, yaw, motion = aim_placement(scenario, nominal, placement, size)
+        if isinstance(motion, Slide):  # it ends on the table: beneath tiles, never inside one
+            check_clear(rest, yaw, poses, size, scenario.source, f"what_if[{index}].slide_mm", "would end")
 
 
 def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
@@ -412,19 +417,25 @@ def build_structure(scenario: Scenario, world: World, poses=None) -> list[tuple[
 OVERLAP_TOLERANCE_M = 0.0005
 
 
-def check_clear(position, yaw, poses, size, source: str, key: str) -> None:
-    """InputError if a tile put at an explicit height would start inside another one.
+def check_clear(position, yaw, poses, size, source: str, key: str, starts: str = "starts") -> None:
+    """InputError if a tile put at an explicit height would start inside the table or
+    another tile (``starts``: the verb of the message, "would end" for a slide's end).
 
     Heights computed as "resting on what is below" never do; an explicit ``z`` can. Boxes
     overlapping by less than half a millimetre (contact, rounding) are let through.
     """
     thick = size[2]
+    if position[2] - thick / 2 < -OVERLAP_TOLERANCE_M:
+        raise InputError(
+            source, key, f"expected a height >= {thick / 2 * 1000:g} mm (half the tile's thickness: it lies on the table); "
+            f"it {starts} {(thick / 2 - position[2]) * 1000:.2f} mm inside the table"
+        )
     for j, (p, q) in enumerate(poses):
         if abs(p[2] - position[2]) < thick - OVERLAP_TOLERANCE_M and footprints_overlap(
             position[:2], yaw, p[:2], quaternion_yaw(q), size, OVERLAP_TOLERANCE_M
         ):
             raise InputError(
-                source, key, f"expected a pose clear of the other tiles; it starts inside structure[{j}]"
+                source, key, f"expected a pose clear of the other tiles; it {starts} inside structure[{j}]"
             )
 
 

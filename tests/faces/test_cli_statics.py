@@ -86,12 +86,13 @@ def test_screen_must_be_positive(cli, k):
     _one_line_exit_2(cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--screen", k), "--screen", "> 0")
 
 
-def test_a_pose_the_statics_cannot_model_is_refused_not_judged(cli, tmp_path):
+def test_a_tile_inside_the_table_is_refused_by_both_engines_not_judged(cli, tmp_path):
     sunk = tmp_path / "sunk.toml"
     sunk.write_text('preset = "plain"\nmagnets = false\n[[structure]]\npips = [1, 1]\npos_mm = [0, 0, 2]\n')
-    r = cli("simulate", sunk, "--engine", "statics")
-    _one_line_exit_2(r, "statics cannot judge this: tile 0 is 2.00 mm inside the table")
-    assert "stands" not in r.stdout and "FALLS" not in r.stdout
+    for engine in ("statics", "dynamics"):
+        r = cli("simulate", sunk, "--engine", engine)
+        _one_line_exit_2(r, "structure[0].pos_mm: expected a height >= 4 mm", "2.00 mm inside the table")
+        assert "stands" not in r.stdout and "FALLS" not in r.stdout
 
 
 def test_statics_has_nothing_to_animate(cli, tmp_path):

@@ -1,6 +1,8 @@
 """Scenario values that would hang a run or make no physical sense are refused on load, the
 bound named; a scenario no command can run is refused by every loader (issue 12)."""
 
+from pathlib import Path
+
 import pytest
 
 from magdomino.errors import InputError
@@ -58,3 +60,26 @@ def test_a_byte_order_mark_is_accepted(tmp_path):
     path = tmp_path / "bom.toml"
     path.write_bytes(b"\xef\xbb\xbf" + b'name = "bom"\n[[structure]]\npips = [6, 6]\npos_mm = [0, 0]\n')
     assert load_scenario(path).name == "bom"
+
+
+def test_a_slide_that_would_end_inside_a_tile_on_the_table_is_refused_on_load():
+    # A slide ends on the table, beneath whatever is above: aimed on top of tile 0 (the
+    # `on` target) it would end in tile 0 itself.
+    message = _refused({"structure": BASE, "what_if": [{"pips": [6, 5], "on": {"tile": 0, "half": 0}, "slide_mm": [60, 0]}]})
+    assert message.startswith("S.toml: what_if[0].slide_mm:") and "would end inside structure[0]" in message
+
+
+def test_a_slide_beneath_an_overhang_is_accepted():
+    # The bundled slide: it ends on the table under the overhang, clear of the supports.
+    load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "slide_beneath.toml")
+
+
+@pytest.mark.parametrize("z_mm, ok", [(4.0, True), (3.6, True), (3.0, False)])
+def test_an_explicit_height_below_half_a_thickness_is_refused(z_mm, ok):
+    # Centre heights: a lying tile's centre is half its thickness (4 mm) above the table;
+    # contact and rounding within half a millimetre are let through.
+    data = {"structure": [{"pips": [6, 6], "pos_mm": [0, 0, z_mm]}]}
+    if ok:
+        scenario_from_dict(data, source="S.toml")
+    else:
+        assert "mm inside the table" in _refused(data)

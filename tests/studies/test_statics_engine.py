@@ -79,11 +79,13 @@ def test_the_cantilever_falls_without_magnets_in_both_engines():
     assert verdict.collapsed and verdict.margin < 0 and not verdict.magnets
 
 
-def test_a_pose_the_statics_cannot_model_is_refused_naming_the_file():
-    sc = scenario_from_dict({"preset": "plain", "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0, 2]}]},
-                            source="sunk.toml")
-    with pytest.raises(InputError, match=r"sunk.toml: structure: statics cannot judge this: tile 0 is 2.00 mm inside the table"):
-        simulate_statics(sc)
+def test_a_tile_placed_inside_the_table_is_refused_on_load_naming_the_key():
+    # pos_mm z is the centre's height: 2 mm puts the bottom of a tile 4 mm half-thick 2 mm
+    # into the table, a pose no hand makes (the dynamics would pop it out and call the jump a
+    # fall; the statics cannot model it): refused on load, for both engines.
+    with pytest.raises(InputError, match=r"sunk.toml: structure\[0\].pos_mm: expected a height >= 4 mm .* 2.00 mm inside the table"):
+        scenario_from_dict({"preset": "plain", "magnets": False, "structure": [{"pips": [1, 1], "pos_mm": [0, 0, 2]}]},
+                           source="sunk.toml")
 
 
 # -- odds -----------------------------------------------------------------------------------
