@@ -61,7 +61,12 @@ def _cmd_presets(args) -> int:
             size_mm = "x".join(f"{v:g}" for v in preset.size_mm)
             print(f"{name:<10} {size_mm} mm, {preset.tile.mass * 1000:g} g, {what}")
         return 0
-    preset = load_preset(args.name)
+    try:
+        preset = load_preset(args.name)
+    except InputError as exc:
+        if exc.key != "preset":  # a bad preset file: its own name and key
+            raise
+        raise InputError("command line", "NAME", exc.expected) from None
     print(json.dumps(preset.to_dict(), indent=2))
     return 0
 
@@ -97,6 +102,8 @@ def _cmd_simulate(args) -> int:
 
     check_outputs(args, "--json", "--gif", "--plot")
     scenario = load_scenario(args.scenario)
+    if args.gif and not scenario.what_if:
+        raise InputError("command line", "--gif", f"expected a scenario with a what-if to animate; {scenario.source} has none")
     result, line, how = run_simulate(scenario, args)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, {how}")
@@ -292,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for add in _COMMANDS:
         add(sub)
+    parser.set_defaults(commands=list(sub.choices))
     return parser
 
 
@@ -417,8 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             args = parser.parse_args(argv)
             if not getattr(args, "func", None):
-                parser.print_help()
-                return 2
+                raise InputError("command line", "", f"expected a command: {', '.join(args.commands)} (magdomino --help says what each does)")
             with json_alone_on_stdout(args):
                 return int(args.func(args) or 0)
         except InputError as exc:

@@ -25,6 +25,45 @@ _PLAY_FLAGS = {
 }
 """The game's option names (as :class:`magdomino.games.core.Game` reports them) and their flags."""
 
+_OUTPUTS = {"json", "gif", "mp4"}
+_FLAT_TOWER = _OUTPUTS | {"players", "seed", "player", "physics", "preset", "no_magnets", "variant", "kids", "deals",
+                          "max_placements", "plot"}
+_PLAY_OPTIONS = {
+    "vingt": _OUTPUTS | {"players", "seed", "player", "target", "png"},
+    "matador": _OUTPUTS | {"players", "seed", "player", "set", "variant", "deals", "target", "png"},
+    "echanges": _OUTPUTS | {"players", "seed", "player", "set", "variant", "deals", "target", "png"},
+    "traditional": _FLAT_TOWER,
+    "defi": _FLAT_TOWER | {"parallel_only", "second_parallel", "perpendicular"},
+    "quinconce": _FLAT_TOWER | {"parallel_only", "second_parallel", "perpendicular"},
+}
+"""The options each rule's game reads (``play``'s argument names); any other one given is
+refused, never ignored. A saved record (``--record``) is only redrawn: :data:`_REDRAW`."""
+_REDRAW = {"png", "gif", "mp4"}
+_FLAG_OF_OPTION = {"second_parallel": "--no-second-parallel"}
+
+
+def _flag(dest: str) -> str:
+    return _FLAG_OF_OPTION.get(dest) or "--" + dest.replace("_", "-")
+
+
+def _refuse_unread_options(args) -> None:
+    """Every option given (not at its default) must be one the game reads: a flag that does
+    nothing would leave the user believing it did."""
+    given = [d for d, default in args.play_defaults.items() if d not in ("rule", "record") and getattr(args, d) != default]
+    if args.record is not None:
+        if args.rule not in ("vingt", "matador", "echanges"):
+            raise InputError("command line", "--record", "only with --rule vingt, matador or echanges")
+        for dest in given:
+            if dest not in _REDRAW:
+                raise InputError("command line", _flag(dest), "not with --record (a saved record is redrawn: --png, --gif, --mp4)")
+        if not given:
+            raise InputError("command line", "--record", "expected an output to draw it to: --png FILE, --gif FILE.gif or --mp4 FILE.mp4")
+        return
+    for dest in given:
+        if dest not in _PLAY_OPTIONS[args.rule]:
+            rules = [r for r, options in _PLAY_OPTIONS.items() if dest in options]
+            raise InputError("command line", _flag(dest), f"only with --rule {', '.join(rules[:-1])}{' or ' if len(rules) > 1 else ''}{rules[-1]} (not read by {args.rule})")
+
 
 def _cmd_play_vingt(args) -> int:
     """``play --rule vingt``: 20 sur 20 (no physics); ``--record`` redraws a saved record."""
@@ -58,12 +97,6 @@ def _cmd_play_chain(args) -> int:
     from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
 
     check_outputs(args, "--json", "--png")
-    tower = {"--physics": args.physics not in (None, "none"), "--preset": args.preset, "--no-magnets": args.no_magnets,
-             "--perpendicular": args.perpendicular, "--parallel-only": args.parallel_only,
-             "--no-second-parallel": not args.second_parallel, "--kids": args.kids,
-             "--max-placements": args.max_placements is not None}
-    if any(tower.values()):
-        raise InputError("command line", next(f for f, on in tower.items() if on), "only with traditional, defi or quinconce")
     if args.record is not None:
         try:
             data = json.loads(Path(args.record).read_text())
@@ -88,17 +121,12 @@ def _cmd_play(args) -> int:
 
     from magdomino.faces.cli_replay import check_film_outputs
 
+    _refuse_unread_options(args)
     check_film_outputs(gif=args.gif, mp4=args.mp4, summary=args.plot)  # before playing
-    if args.plot and args.rule not in ("traditional", *TOWER_RULES):
-        raise InputError("command line", "--plot", "only with traditional, defi or quinconce")
     if args.rule == "vingt":
         return _cmd_play_vingt(args)
     if args.rule in ("matador", "echanges"):
         return _cmd_play_chain(args)
-    if args.set is not None:
-        raise InputError("command line", "--set", "only with --rule matador or echanges")
-    if args.record or args.png or args.target is not None:
-        raise InputError("command line", "--record/--png/--target", "only with --rule vingt, matador or echanges")
     if args.players is None:
         raise InputError("command line", "--players", "expected 2, 3 or 4")
     check_outputs(args, "--json")
@@ -125,7 +153,7 @@ def _cmd_play(args) -> int:
         except InputError as exc:  # not found: in the command line's words, never as a file
             if exc.key != "preset":
                 raise
-            raise InputError("command line", "--preset", f"{exc.expected}, got {args.preset!r}") from None
+            raise InputError("command line", "--preset", exc.expected) from None
         kind = PybulletAdjudicator if args.physics == "pybullet" else StaticsAdjudicator
         physics = kind(preset, magnets=not args.no_magnets)
     max_placements = args.max_placements
@@ -205,7 +233,8 @@ def add_play(sub) -> None:
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")
     p.add_argument("--mp4", metavar="FILE.mp4", help="the whole game replayed into an MP4 (needs magdomino[video])")
     p.add_argument("--plot", metavar="FILE.png", help="traditional, defi, quinconce: tower height and hands per placement")
-    p.set_defaults(func=_cmd_play)
+    options = set().union(*_PLAY_OPTIONS.values(), _REDRAW, {"rule", "record"})
+    p.set_defaults(func=_cmd_play, play_defaults={d: p.get_default(d) for d in sorted(options)})
 
 
 def _cmd_tournament(args) -> int:
@@ -213,7 +242,7 @@ def _cmd_tournament(args) -> int:
     from magdomino.faces.tournament_view import format_tournament, tournament_figure
     from magdomino.games.tournament import FLAT_RULES, run_tournament
 
-    check_outputs(args, "--json")
+    check_outputs(args, "--json", "--plot")
     if args.plot is not None and not args.plot.lower().endswith(".png"):
         raise InputError("command line", "--plot", f"a .png file name, got {args.plot!r}")
     if args.resume and args.out_dir is None:

@@ -9,9 +9,11 @@ from pathlib import Path
 from magdomino.errors import InputError
 
 
-def check_film_outputs(gif=None, mp4=None, out=None, summary=None) -> None:
-    """Every output checked before any work (one line, exit 2)."""
+def check_film_outputs(gif=None, mp4=None, out=None, summary=None, summary_flag: str = "--plot") -> None:
+    """Every output checked before any work (one line, exit 2); ``summary_flag`` is the flag
+    that named ``summary`` (``--plot`` in play, ``--summary`` in replay)."""
     from magdomino.faces.replay import check_output
+    from magdomino.faces.running import check_output as check_file
 
     for flag, path, kinds in (("--gif", gif, ("gif",)), ("--mp4", mp4, ("mp4",)), ("--out", out, ("gif", "mp4", "dir"))):
         if path is None:
@@ -27,7 +29,8 @@ def check_film_outputs(gif=None, mp4=None, out=None, summary=None) -> None:
         if not parent.is_dir():
             raise InputError("command line", flag, f"a path in an existing directory, got {path!r}")
     if summary is not None and Path(summary).suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise InputError("command line", "--summary" if out is not None else "--plot", f"a .png, .svg or .pdf file, got {summary!r}")
+        raise InputError("command line", summary_flag, f"a .png, .svg or .pdf file, got {summary!r}")
+    check_file(summary, summary_flag)
 
 
 def film(record: dict, outputs: list, source: str = "record") -> int:
@@ -75,8 +78,11 @@ def game_series(record: dict) -> dict:
     return series
 
 
-def game_summary_figure(record: dict, path) -> Path:
-    """Tower height (levels and tiles) and hand sizes over the placements, collapses marked."""
+def game_summary_figure(record: dict, path, key: str = "plot") -> Path:
+    """Tower height (levels and tiles) and hand sizes over the placements, collapses marked
+    (``key``: the argument that named ``path``, for an error)."""
+    from magdomino.faces.plots import save
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -106,11 +112,9 @@ def game_summary_figure(record: dict, path) -> Path:
         bottom.legend(fontsize=8, loc="upper right")
         top.set_title(f"{record['rule']}, {record['players']} players, seed {record.get('seed')}, physics {record.get('physics', 'none')}")
         fig.tight_layout()
-        path = Path(path)
-        fig.savefig(path)
+        return save(fig, path, key)
     finally:
         plt.close(fig)
-    return path
 
 
 def _cmd_replay(args) -> int:
@@ -119,7 +123,7 @@ def _cmd_replay(args) -> int:
 
     if args.out is None and args.summary is None:
         raise InputError("command line", "--out", "an output: --out FILE.gif|FILE.mp4|DIR/ and/or --summary FILE.png")
-    check_film_outputs(out=args.out, summary=args.summary)
+    check_film_outputs(out=args.out, summary=args.summary, summary_flag="--summary")
     width, height = parse_size(args.size)
     tournament = _tournament(args.record)
     if tournament is not None:
@@ -130,7 +134,7 @@ def _cmd_replay(args) -> int:
             raise InputError("command line", "--out", "a game record to replay (a tournament has only --summary FILE.png)")
         check_version(tournament, args.record)  # checked before anything is drawn
         check_document("tournament", tournament, args.record)
-        print(f"wrote {tournament_figure(tournament, args.summary)}")
+        print(f"wrote {tournament_figure(tournament, args.summary, 'summary')}")
         return 0
     record = load_record(args.record)  # checked before anything is drawn
     status = 0
@@ -147,7 +151,7 @@ def _cmd_replay(args) -> int:
     if args.summary is not None:
         if record["rule"] not in ("traditional", "defi", "quinconce"):
             raise InputError("command line", "--summary", "a record of traditional, defi or quinconce (tower height over the placements)")
-        print(f"wrote {game_summary_figure(record, args.summary)}")
+        print(f"wrote {game_summary_figure(record, args.summary, 'summary')}")
     return status
 
 

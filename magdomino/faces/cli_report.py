@@ -27,6 +27,8 @@ def _cmd_report(args) -> int:
     from magdomino.faces.report_input import read_result
 
     _check_out(args.out)
+    if args.animate and args.no_renders:
+        raise InputError("command line", "--animate", "not with --no-renders (the animations are renders)")
     if args.max_renders < 0:
         raise InputError("command line", "--max-renders", f"expected a whole number >= 0, got {args.max_renders}")
     for folder in args.scenarios:

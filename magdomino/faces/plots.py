@@ -42,11 +42,18 @@ def new_figure(title: str | None = None, xlabel: str | None = None, ylabel: str 
     return fig, ax
 
 
-def save(fig, path: str | Path, key: str = "plot") -> Path:
-    """Write ``fig`` to ``path`` (format from the suffix); InputError when it cannot."""
+def save(fig, path: str | Path, key: str = "plot", **savefig_kwargs) -> Path:
+    """Write ``fig`` to ``path`` (format from the suffix); InputError when it cannot.
+
+    The figure is drawn in memory and then written: matplotlib's own file writing lets some
+    failed writes pass unnoticed (a full disk), and a picture half written is no picture."""
+    import io
+
     path = Path(path)
+    buffer = io.BytesIO()
     try:
-        fig.savefig(path)
+        fig.savefig(buffer, format=path.suffix[1:].lower() or None, **savefig_kwargs)
+        path.write_bytes(buffer.getvalue())
     except (OSError, ValueError) as exc:
         raise InputError(ARGUMENTS, key, f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
     return path

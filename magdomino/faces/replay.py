@@ -118,8 +118,12 @@ def check_record(data, source: str) -> dict:
         from magdomino.games.vingt import check_record as check_vingt
 
         check_vingt(data, source)
-    elif not isinstance(data.get("seed"), int):
-        raise InputError(source, "seed", "the game's seed (a whole number)")
+    else:
+        from magdomino.games.record import check_construction
+
+        if not isinstance(data.get("seed"), int) or isinstance(data.get("seed"), bool) or data["seed"] < 0:
+            raise InputError(source, "seed", f"the game's seed (a whole number >= 0), got {data.get('seed')!r}"[:200])
+        check_construction(data, source)
     return data
 
 

@@ -112,13 +112,26 @@ def _numbers(value, n: int) -> bool:
 def _interval(entry: dict, source: str, key: str) -> None:
     """The odds of one what-if or candidate: trials, errors, p_collapse and its interval."""
     ci = entry.get("ci95")
-    if not _numbers(ci, 2):
-        raise InputError(source, key + ".ci95", f"a 95 % interval [low, high], got {ci!r}"[:200])
+    if not (_numbers(ci, 2) and 0 <= ci[0] <= ci[1] <= 1):
+        raise InputError(source, key + ".ci95", f"a 95 % interval [low, high], 0 <= low <= high <= 1, got {ci!r}"[:200])
     p = entry.get("p_collapse", "missing")
-    if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool)):
-        raise InputError(source, key + ".p_collapse", f"a probability or null, got {p!r}"[:200])
-    _need(entry, "trials", int, "a whole number of trials", source, key + ".")
-    _need(entry, "errors", int, "a whole number of errors", source, key + ".")
+    if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1):
+        raise InputError(source, key + ".p_collapse", f"a probability in [0, 1] or null, got {p!r}"[:200])
+    trials = _need(entry, "trials", int, "a whole number of trials", source, key + ".")
+    errors = _need(entry, "errors", int, "a whole number of errors", source, key + ".")
+    if trials < 0 or not 0 <= errors <= trials:
+        raise InputError(source, key + ".trials", f"trials >= 0 and 0 <= errors <= trials, got {trials} and {errors}")
+
+
+def _check_verdict(v: dict, source: str, key: str) -> None:
+    """What the page shows of a verdict: collapsed (true, false, or null: not tried), and
+    the largest shift and tilt (finite numbers >= 0, or null) where given."""
+    if not isinstance(v.get("collapsed"), (bool, type(None))):
+        raise InputError(source, key + ".collapsed", f"true, false or null, got {v.get('collapsed')!r}"[:200])
+    for k in ("max_shift_mm", "max_tilt_deg"):
+        x = v.get(k)
+        if x is not None and (not isinstance(x, (int, float)) or isinstance(x, bool) or not 0 <= x < float("inf")):
+            raise InputError(source, f"{key}.{k}", f"a number >= 0 or null, got {x!r}"[:200])
 
 
 def _check_noise(doc: dict, source: str) -> None:
@@ -145,10 +158,11 @@ def check_document(kind: str, doc: dict, source: str) -> None:
     """The fields the report reads, with their types: InputError naming the first one amiss
     (so that nothing fails half-way through drawing the page)."""
     if kind == "simulate":
-        _need(doc, "structure", dict, "the structure's verdict", source)
+        _check_verdict(_need(doc, "structure", dict, "the structure's verdict", source), source, "structure")
         for i, w in enumerate(_need(doc, "what_if", list, "a list of what-if verdicts", source)):
             if not isinstance(w, dict):
                 raise InputError(source, f"what_if[{i}]", f"a verdict object, got {w!r}"[:200])
+            _check_verdict(w, source, f"what_if[{i}]")
     elif kind == "odds":
         _check_noise(doc, source)
         _check_odds_results(doc.get("results"), source, "results")
@@ -169,8 +183,8 @@ def check_document(kind: str, doc: dict, source: str) -> None:
             raise InputError(source, "results", "the same what-ifs at every swept value")
     elif kind == "whatif":
         tile = doc.get("tile")
-        if not (isinstance(tile, list) and len(tile) == 2 and all(isinstance(v, int) for v in tile)):
-            raise InputError(source, "tile", f"a tile [a, b], got {tile!r}"[:200])
+        if not _tile_ok(tile, 6):
+            raise InputError(source, "tile", f"a double-six tile [a, b] (pips 0..6), got {tile!r}"[:200])
         _check_noise(doc, source)
         for i, c in enumerate(doc["candidates"]):
             key = f"candidates[{i}]"
@@ -192,6 +206,9 @@ def check_document(kind: str, doc: dict, source: str) -> None:
     for key in ("preset", "name"):
         if doc.get(key) is not None and not isinstance(doc[key], str):
             raise InputError(source, key, f"a name, got {doc[key]!r}"[:200])
+    size = doc.get("tile_size_mm")
+    if size is not None and not (_numbers(size, 3) and min(size) > 0):
+        raise InputError(source, "tile_size_mm", f"[length, width, thickness] > 0 in mm, got {size!r}"[:200])
 
 
 def _number_or_none(v) -> bool:
@@ -334,14 +351,10 @@ def _check_play(doc: dict, source: str) -> None:
         if not isinstance(doc.get("options", {}), dict):  # the account lists them (format_chain_record)
             raise InputError(source, "options", f"the game's options (an object), got {doc['options']!r}"[:200])
     elif rule in TOWER_RULES:
-        final = _need(doc, "final", dict, "the final position", source)
-        for i, pl in enumerate(_need(final, "construction", list, "the final construction", source, "final.")):
-            ok = (isinstance(pl, dict) and _tile_ok(pl.get("tile"), 6)
-                  and isinstance(pl.get("pose"), list) and len(pl["pose"]) == 4
-                  and all(isinstance(v, int) and not isinstance(v, bool) for v in pl["pose"]))
-            if not ok:
-                raise InputError(source, f"final.construction[{i}]",
-                                 "a placement with 'tile' [a, b] (pips 0..6) and 'pose' [x, y, level, d]")
+        from magdomino.games.record import check_construction
+
+        _need(doc, "final", dict, "the final position", source)
+        check_construction(doc, source)
     else:
         raise InputError(source, "rule", f"one of {', '.join(TOWER_RULES + CHAIN_RULES + ('vingt',))}, got {rule!r}"[:200])
     scores = _need(doc, "scores", list, "the scores per seat", source)
@@ -353,9 +366,6 @@ def _check_play(doc: dict, source: str) -> None:
     kinds = doc.get("player_kinds", ["random"] * players)
     if not (isinstance(kinds, list) and len(kinds) == players and all(isinstance(k, str) for k in kinds)):
         raise InputError(source, "player_kinds", f"one player kind per seat ({players}), got {kinds!r}"[:200])
-    size = doc.get("tile_size_mm")
-    if size is not None and not (_numbers(size, 3) and min(size) > 0):
-        raise InputError(source, "tile_size_mm", f"[length, width, thickness] > 0 in mm, got {size!r}"[:200])
     winners = _need(doc, "winners", list, "the winning seats", source)
     if not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < players for w in winners):
         raise InputError(source, "winners", f"seats 0..{players - 1}, got {winners!r}"[:200])

@@ -62,7 +62,7 @@ def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch
 
-    from magdomino.errors import InputError
+    from magdomino.faces.plots import save
 
     table = final.get("table", [])
     placed = final.get("markers", {}).get("placed", [])
@@ -120,12 +120,7 @@ def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
         )
     left = final.get("markers", {}).get("left")
     ax.set_title((title + "\n" if title else "") + (f"markers left per seat: {left}" if left is not None else ""), fontsize=8)
-    path = Path(path)
-    try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise InputError("command line", "--png", f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    return path
+    return save(fig, path, "png")
 
 
 # -- chain games (Le Matador, Le jeu des échanges) ------------------------------------------
@@ -264,7 +259,7 @@ def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
     """
     from matplotlib.figure import Figure
 
-    from magdomino.errors import InputError
+    from magdomino.faces.plots import save
 
     table = final.get("table", [])
     layout = chain_layout(table)
@@ -289,9 +284,4 @@ def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
         _draw_box(ax, ROW_UNITS / 2 + 1.0, top, "RAIN", final["rain"], "#87ceeb")
     hands = "; ".join(f"seat {s}: " + (" ".join(f"{a}-{b}" for a, b in h) or "-") for s, h in enumerate(final.get("hands", [])))
     ax.set_title((title + "\n" if title else "") + f"hands: {hands}; stock {len(final.get('stock', []))}", fontsize=8)
-    path = Path(path)
-    try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise InputError("command line", "--png", f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    return path
+    return save(fig, path, "png")

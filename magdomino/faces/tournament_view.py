@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def _num(x, fmt="{:.3f}") -> str:
     return "-" if x is None else fmt.format(x)
@@ -35,12 +33,14 @@ def format_tournament(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def tournament_figure(doc: dict, path) -> str:
+def tournament_figure(doc: dict, path, key: str = "plot") -> str:
     """Win share per kind with its 95 % interval; collapses and placements per deal. Returns the path."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from magdomino.faces.plots import save
 
     rows = doc["per_kind"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))
@@ -63,6 +63,7 @@ def tournament_figure(doc: dict, path) -> str:
     bx.legend()
     fig.suptitle(f"tournament, seats {', '.join(doc['seats'])}, seed {doc['seed']}, physics {doc['physics']}")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return str(Path(path))
+    try:
+        return str(save(fig, path, key, dpi=100))
+    finally:
+        plt.close(fig)

@@ -148,6 +148,23 @@ def play_game(
     }
 
 
+def check_construction(record: dict, source: str) -> None:
+    """A tower record's ``final.construction``: placements of double-six tiles on the grid
+    (``tile`` [a, b], pips 0..6; ``pose`` [x, y, level, d], whole numbers); InputError
+    naming the first one amiss."""
+    final = record.get("final")
+    construction = final.get("construction") if isinstance(final, dict) else None
+    if not isinstance(construction, list):
+        raise InputError(source, "final.construction", f"the final construction (a list), got {construction!r}"[:200])
+    for i, pl in enumerate(construction):
+        tile, pose = (pl.get("tile"), pl.get("pose")) if isinstance(pl, dict) else (None, None)
+        ok = (isinstance(tile, list) and len(tile) == 2 and isinstance(pose, list) and len(pose) == 4
+              and all(isinstance(v, int) and not isinstance(v, bool) for v in [*tile, *pose])
+              and all(0 <= v <= 6 for v in tile))
+        if not ok:
+            raise InputError(source, f"final.construction[{i}]", "a placement with 'tile' [a, b] (pips 0..6) and 'pose' [x, y, level, d]")
+
+
 def _t(tile) -> str:
     return f"{tile[0]}-{tile[1]}"
 

@@ -157,6 +157,31 @@ def play_deal(job: TournamentJob, deal: int) -> dict:
     }
 
 
+def check_deal_record(record: dict, seats) -> str | None:
+    """What a stored deal record (:func:`play_deal`) lacks to be counted (None: nothing)."""
+    n = len(seats)
+
+    def number(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    if not isinstance(record.get("seating"), list) or sorted(map(str, record["seating"])) != sorted(seats):
+        return f"a seating of the seats {', '.join(seats)}"
+    if not isinstance(record.get("scores"), list) or len(record["scores"]) != n or not all(map(number, record["scores"])):
+        return f"scores: {n} numbers"
+    winners = record.get("winners")
+    if not isinstance(winners, list) or not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < n for w in winners):
+        return f"winners: seats 0..{n - 1}"
+    shares = record.get("win_shares")
+    if not isinstance(shares, dict) or set(shares) != set(seats) or not all(map(number, shares.values())):
+        return "win_shares: a number per player kind"
+    if record.get("ended") not in ("natural", "abandoned") or not isinstance(record.get("reason"), str):
+        return "ended natural or abandoned, and a reason"
+    for key in ("collapses", "placements"):
+        if not isinstance(record.get(key), int) or isinstance(record.get(key), bool) or record[key] < 0:
+            return f"{key}: a whole number >= 0"
+    return None
+
+
 def run_deals(job: TournamentJob, what_if, deals: list[int]) -> list[dict]:
     """A chunk of deals on a worker (the :func:`magdomino.studies.runner.execute` protocol)."""
     return [{"what_if": what_if, "trial": d, **play_deal(job, d)} for d in deals]
@@ -250,6 +275,14 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         raise InputError(ARGUMENTS, "seed", f"a whole number >= 0, got {seed!r}")
     if max_placements is not None and max_placements < 1:
         raise InputError(ARGUMENTS, "max_placements", f"a whole number > 0, got {max_placements!r}")
+    if max_placements is not None and rule in ("vingt", "matador", "echanges"):
+        raise InputError(ARGUMENTS, "max_placements", f"only with traditional, defi or quinconce ({rule} deals end by its rules)")
+    if jobs is not None:
+        capped_jobs(jobs, 1)  # refused here, before any deal, when not a whole number > 0
+    if physics != "none":
+        from magdomino.model.presets import load_preset
+
+        load_preset(preset or "standard")  # an unknown name or a bad file refused before any deal
     if physics != "none" and max_placements is None:
         max_placements = 300  # as `play`: a physics game must end
     job = TournamentJob(rule, seats, int(seed), int(deals), physics, preset if physics != "none" else None,
@@ -259,7 +292,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
               "magnets": job.magnets, "max_placements": max_placements}
     log = None
     if out_dir is not None:
-        log = TrialLog(Path(out_dir) / "tournament.jsonl", header, resume, True)
+        log = TrialLog(Path(out_dir) / "tournament.jsonl", header, resume, True, lambda r: check_deal_record(r, seats))
     rows: dict[int, dict] = {r["trial"]: r for r in log.records.values() if r["trial"] < deals} if log else {}
     missing = [d for d in range(deals) if d not in rows]
     bar = None

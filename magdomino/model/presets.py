@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from magdomino.errors import InputError
+from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.checks import _Checker, check_number  # noqa: F401 - check_number is used by scenarios
 
 PRESET_DIR = Path(__file__).resolve().parent / "preset_files"
@@ -453,14 +453,14 @@ def resolve_preset_path(name_or_path: str | Path, relative_to: Path | None = Non
         if path.is_file():
             return path
         raise InputError(
-            text, "preset", f"unknown preset; expected one of {', '.join(preset_names())} or a path to a .toml file"
+            ARGUMENTS, "preset", f"unknown preset {text!r}; expected one of {', '.join(preset_names())} or a path to a .toml file"
         )
     path = Path(text).expanduser()
     if not path.is_absolute() and relative_to is not None and (relative_to / path).is_file():
         return relative_to / path
     if path.is_file():
         return path
-    raise InputError(text, "preset", "no such preset file")
+    raise InputError(ARGUMENTS, "preset", f"no such preset file: {text}")
 
 
 def load_preset(name_or_path: str | Path, relative_to: Path | None = None) -> Preset:

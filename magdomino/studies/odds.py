@@ -411,7 +411,7 @@ def estimate_odds(
             "batch": batch if precision is not None else None,
             **(_log_extra or {}),
         }
-        log = TrialLog(log_path, header, run.resume, _log_required) if log_path is not None else None
+        log = TrialLog(log_path, header, run.resume, _log_required, check_trial_record) if log_path is not None else None
         final = _run_trials(runner, job, labels, trials, precision, batch, log, run.progress)
     return OddsResult(
         scenario=scenario.name,
@@ -496,6 +496,15 @@ def _chunks(missing: list[tuple[int | None, list[int]]], workers: int, most: int
     return [(w, trials[k : k + size]) for w, trials in missing for k in range(0, len(trials), size)]
 
 
+def check_trial_record(record: dict) -> str | None:
+    """What a stored trial record lacks to be counted (None: nothing)."""
+    if not isinstance(record.get("collapsed"), bool) or not isinstance(record.get("shifted", False), bool):
+        return "collapsed and shifted true or false"
+    if not isinstance(record.get("reason"), str) or not isinstance(record.get("error"), (str, type(None))):
+        return "a reason and an error (text or null)"
+    return None
+
+
 def _kind(record: dict) -> str:
     """What a trial record counts as: ``errors``, ``collapses``, ``undecided`` or ``stood``."""
     if record.get("error"):
@@ -575,6 +584,8 @@ def sweep(
         raise InputError(ARGUMENTS, "values", f"expected values >= 0 for {param}, got {min(values):g}")
     if param.startswith("offset_") and not scenario.what_if:
         raise InputError(scenario.source, "what_if", f"expected at least one [[what_if]] to sweep {param}")
+    if param == "polarization_scale" and (not scenario.magnets or not scenario.preset.tile.magnets):
+        raise InputError(scenario.source, "magnets", f"expected magnets to sweep {param} (this scenario has none on)")
     if param == "polarization_scale" and max(values) > SCALE_LIMIT:
         raise InputError(ARGUMENTS, "values", f"expected factors in [0, {SCALE_LIMIT:g}] for {param}, got {max(values):g}")
     if param.startswith("offset_") and max(abs(v) for v in values) > SLIDE_LIMIT_MM:

@@ -119,6 +119,8 @@ def _start_server(context) -> None:
 def capped_jobs(jobs: int | None, work: int) -> int:
     """Worker processes for ``work`` trials: ``jobs`` (default all cores), never more than the
     trials (a worker with nothing to do still costs a process and its memory)."""
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1):
+        raise InputError(ARGUMENTS, "jobs", f"expected a whole number of worker processes > 0, got {jobs!r}")
     wanted = default_jobs() if jobs is None else int(jobs)
     return max(1, min(wanted, int(work)))
 
@@ -367,11 +369,14 @@ class TrialLog:
     ``resume``: read the trials of the run stored there (same header) and append to it; with
     ``require`` a missing log is refused (nothing to resume). The file is changed only once
     every check has passed: an incomplete last line (cut short, or garbage after the last
-    trial, as an interruption leaves it) is dropped; damage before it is refused.
+    trial, as an interruption leaves it) is dropped; damage before it is refused, and so is
+    any complete record that ``check`` refuses (it returns what was expected, or None).
     """
 
-    def __init__(self, path: Path, header: dict, resume: bool, require: bool = True):
+    def __init__(self, path: Path, header: dict, resume: bool, require: bool = True,
+                 check: Callable[[dict], str | None] | None = None):
         self.path = path
+        self._check = check
         self.records: dict[tuple, dict] = {}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -426,6 +431,9 @@ class TrialLog:
                 if n == len(lines):  # the last line: a record the interruption left incomplete
                     return keep - len(line) - 1
                 raise InputError(str(self.path), f"line {n}", "expected a trial record (the log is damaged)") from None
+            wrong = self._check(record) if self._check is not None else None
+            if wrong:
+                raise InputError(str(self.path), f"line {n}", f"expected a record with {wrong} (the log is damaged)")
             self.records[key] = record
         return keep
 

@@ -61,11 +61,11 @@ def test_cli_odds_and_sweep(cli, tmp_path):
     assert "6 trials, 0 collapses, 0 errors, 0 undecided" in res.stdout
     assert (tmp_path / "o.png").stat().st_size > 1000
     assert len(res.stdout.splitlines()) >= 3 and res.stderr == ""
-    res = cli("sweep", STATICS, "--param", "polarization_scale", "--values", "0.5", "1", "--trials", "3", "--jobs", "1",
+    res = cli("sweep", STATICS, "--param", "pos_sigma_mm", "--values", "0.5", "1", "--trials", "3", "--jobs", "1",
               "--json", tmp_path / "s.json", "--plot", tmp_path / "s.png")
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "s.json").read_text())
-    assert doc["param"] == "polarization_scale" and len(doc["results"]) == 2
+    assert doc["param"] == "pos_sigma_mm" and len(doc["results"]) == 2
     assert (tmp_path / "s.png").stat().st_size > 1000
 
 
