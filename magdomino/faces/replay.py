@@ -119,11 +119,12 @@ def check_record(data, source: str) -> dict:
 
         check_vingt(data, source)
     else:
-        from magdomino.games.record import check_construction
+        from magdomino.games.record import check_construction, check_events
 
         if not isinstance(data.get("seed"), int) or isinstance(data.get("seed"), bool) or data["seed"] < 0:
             raise InputError(source, "seed", f"the game's seed (a whole number >= 0), got {data.get('seed')!r}"[:200])
         check_construction(data, source)
+        check_events(data, source)
     return data
 
 

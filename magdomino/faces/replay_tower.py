@@ -97,23 +97,6 @@ def _adjudicator(record: dict, source: str, place_events: list):
     )
 
 
-def _match(legal, ev: dict):
-    """The legal action the recorded move ``ev`` names, or None."""
-    from magdomino.maths.geometry import DIR_NAMES
-
-    kind = ev["type"]
-    for a in legal:
-        if a.kind != kind:
-            continue
-        if kind != "place":
-            return a
-        slide = None if a.slide is None else DIR_NAMES[a.slide]
-        if (list(a.tile) == list(ev["tile"]) and [a.x, a.y, a.level, a.d] == list(ev["pose"]) and a.mode == ev["mode"]
-                and a.motion == ev["motion"] and slide == ev.get("slide") and a.parent == ev.get("parent")):
-            return a
-    return None
-
-
 class _Camera:
     """A camera per construction that only widens (a steady picture while the tower grows)."""
 
@@ -155,8 +138,8 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
     """Fill ``rep`` (a :class:`~magdomino.faces.replay.Replay`) with the frames of a tower
     rule's record; see :mod:`magdomino.faces.replay`."""
     from magdomino.faces.render import Scene
-    from magdomino.games.actions import DEAL
-    from magdomino.games.core import CHANCE, TERMINAL, Game
+    from magdomino.games.core import Game
+    from magdomino.games.record import game_options, replay_moves
     from magdomino.maths.geometry import physical_pose
     from magdomino.maths.poses import yaw_quaternion
     from magdomino.model.presets import load_preset
@@ -165,15 +148,8 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
     moves = [e for e in events if isinstance(e, dict) and e.get("type") in ("place", "draw", "pass")]
     adj = _adjudicator(record, source, [e for e in moves if e["type"] == "place"])
     preset = adj.preset if adj is not None else load_preset("standard")
-    options = dict(
-        variant=record.get("variant"), kids=bool(record.get("kids")), deals=max(1, len(record.get("deals") or [1])),
-        parallel_only=bool(record.get("parallel_only")), second_parallel=record.get("second_parallel", True) is not False,
-        max_placements=record.get("max_placements"), adjudicator=adj,
-    )
-    if adj is None and record.get("tile_size_mm"):
-        options["tile_size"] = tuple(v / 1000 for v in record["tile_size_mm"])
     try:
-        game = Game(record["rule"], record["players"], record["seed"], options)
+        game = Game(record["rule"], record["players"], record["seed"], game_options(record, adj))
     except InputError as exc:
         raise InputError(source, exc.key, exc.expected) from None
     kinds = record.get("player_kinds") or ["?"] * game.players
@@ -185,7 +161,6 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
     state = game.new_initial_state()
     state.log = log = []
     seen = 0
-    move_no = 0
     placement_in_deal = 0
     built: list = []  # the current construction's actions, as the frames show it
     shown: list = []  # the last frame's (pips, positions, quaternions)
@@ -198,19 +173,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
         rep.durations_ms.append(int(ms))
 
     try:
-        while state.current != TERMINAL:
-            if state.current == CHANCE:
-                state.apply_action(DEAL)
-                continue
-            if move_no >= len(moves):
-                raise InputError(source, "events", "the moves of a whole game (the record ends before the game does)")
-            ev = moves[move_no]
-            action = _match(state.legal_actions(), ev)
-            if action is None or ev.get("player") != state.current:
-                raise InputError(source, f"events (move {move_no + 1})",
-                                 f"a legal move of seat {state.current} in the replayed game, got {ev.get('type')} {ev.get('tile', '')}")
-            move_no += 1
-            state.apply_action(action)
+        for ev, action in replay_moves(state, moves, source):
             new, seen = log[seen:], len(log)
             for e in new:
                 kind = e["type"]

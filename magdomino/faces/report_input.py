@@ -354,7 +354,7 @@ def _check_play(doc: dict, source: str) -> None:
         from magdomino.games.record import check_construction
 
         _need(doc, "final", dict, "the final position", source)
-        check_construction(doc, source)
+        check_construction(doc, source)  # the moves: by the replay's check below
     else:
         raise InputError(source, "rule", f"one of {', '.join(TOWER_RULES + CHAIN_RULES + ('vingt',))}, got {rule!r}"[:200])
     scores = _need(doc, "scores", list, "the scores per seat", source)

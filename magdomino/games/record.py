@@ -165,6 +165,94 @@ def check_construction(record: dict, source: str) -> None:
             raise InputError(source, f"final.construction[{i}]", "a placement with 'tile' [a, b] (pips 0..6) and 'pose' [x, y, level, d]")
 
 
+class RecordedVerdicts:
+    """An adjudicator that gives a record's verdicts back in order: the rules replay the
+    record exactly as it was judged, with no physics (:func:`check_events`)."""
+
+    name = "recorded"
+
+    def __init__(self, place_events: list):
+        self.recorded = list(place_events)
+
+    def start(self, construction) -> None:
+        pass
+
+    def place(self, view, action):
+        from magdomino.physics.adjudicator import Outcome
+
+        rec = self.recorded.pop(0) if self.recorded else {}
+        verdict = rec.get("verdict") if isinstance(rec.get("verdict"), dict) else {}
+        return Outcome(collapsed=verdict.get("collapsed") is True, verdict=verdict or None, error=rec.get("error"))
+
+
+def game_options(record: dict, adjudicator) -> dict:
+    """The :class:`~magdomino.games.core.Game` options a tower record was played with."""
+    options = dict(
+        variant=record.get("variant"), kids=bool(record.get("kids")), deals=max(1, len(record.get("deals") or [1])),
+        parallel_only=bool(record.get("parallel_only")), second_parallel=record.get("second_parallel", True) is not False,
+        max_placements=record.get("max_placements"), adjudicator=adjudicator,
+    )
+    size = record.get("tile_size_mm")
+    if getattr(adjudicator, "preset", None) is None and isinstance(size, list) and len(size) == 3:
+        options["tile_size"] = tuple(v / 1000 for v in size)
+    return options
+
+
+def match_event(legal, ev: dict):
+    """The legal action the recorded move ``ev`` (a ``place``, ``draw`` or ``pass`` event) names, or None."""
+    kind = ev.get("type")
+    for a in legal:
+        if a.kind != kind:
+            continue
+        if kind != "place":
+            return a
+        slide = None if a.slide is None else DIR_NAMES[a.slide]
+        if (list(a.tile) == ev.get("tile") and [a.x, a.y, a.level, a.d] == ev.get("pose")
+                and a.mode == ev.get("mode") and a.motion == ev.get("motion") and slide == ev.get("slide")
+                and a.parent == ev.get("parent")):
+            return a
+    return None
+
+
+def replay_moves(state, moves: list, source: str):
+    """Play the recorded ``moves`` (``place``, ``draw`` and ``pass`` events) on ``state``
+    to the end of the game, the deals as chance; yields ``(event, action)`` after applying
+    each. InputError naming the first move that is not a legal move of the seat to play,
+    or a record that ends before the game does."""
+    done = 0
+    while state.current != TERMINAL:
+        if state.current == CHANCE:
+            state.apply_action(DEAL)
+            continue
+        if done >= len(moves):
+            raise InputError(source, "events", "the moves of a whole game (the record ends before the game does)")
+        ev = moves[done]
+        action = match_event(state.legal_actions(), ev)
+        if action is None or ev.get("player") != state.current:
+            raise InputError(source, f"events (move {done + 1})",
+                             f"a legal move of seat {state.current} in the replayed game, got {ev.get('type')} {ev.get('tile', '')}"[:200])
+        done += 1
+        state.apply_action(action)
+        yield ev, action
+
+
+def check_events(record: dict, source: str) -> None:
+    """Replay a tower record's moves in the rules, each placement judged as recorded
+    (:class:`RecordedVerdicts`): :func:`replay_moves` to the end, nothing drawn."""
+    events = record.get("events")
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise InputError(source, "events", "a list of event objects")
+    moves = [e for e in events if e.get("type") in ("place", "draw", "pass")]
+    judged = record.get("physics", "none") not in (None, "none")
+    adjudicator = RecordedVerdicts([e for e in moves if e["type"] == "place"]) if judged else None
+    try:
+        game = Game(record["rule"], record["players"], record["seed"], game_options(record, adjudicator))
+    except InputError as exc:
+        raise InputError(source, exc.key, exc.expected) from None
+    for _ in replay_moves(game.new_initial_state(), moves, source):
+        pass
+
+
 def _t(tile) -> str:
     return f"{tile[0]}-{tile[1]}"
 
