@@ -139,7 +139,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
     rule's record; see :mod:`magdomino.faces.replay`."""
     from magdomino.faces.render import Scene
     from magdomino.games.core import Game
-    from magdomino.games.record import game_options, replay_moves
+    from magdomino.games.record import game_options, recorded_verdicts, replay_moves
     from magdomino.maths.geometry import physical_pose
     from magdomino.maths.poses import yaw_quaternion
     from magdomino.model.presets import load_preset
@@ -148,8 +148,10 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
     moves = [e for e in events if isinstance(e, dict) and e.get("type") in ("place", "draw", "pass")]
     adj = _adjudicator(record, source, [e for e in moves if e["type"] == "place"])
     preset = adj.preset if adj is not None else load_preset("standard")
+    # Filmed in PyBullet, or (the statics' records) judged as recorded and drawn at the grid poses.
+    judge = adj if adj is not None else recorded_verdicts(record, moves)
     try:
-        game = Game(record["rule"], record["players"], record["seed"], game_options(record, adj))
+        game = Game(record["rule"], record["players"], record["seed"], game_options(record, judge, source))
     except InputError as exc:
         raise InputError(source, exc.key, exc.expected) from None
     kinds = record.get("player_kinds") or ["?"] * game.players

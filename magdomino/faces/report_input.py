@@ -157,6 +157,9 @@ def _check_odds_results(results, source: str, key: str) -> None:
 def check_document(kind: str, doc: dict, source: str) -> None:
     """The fields the report reads, with their types: InputError naming the first one amiss
     (so that nothing fails half-way through drawing the page)."""
+    size = doc.get("tile_size_mm")
+    if size is not None and not (_numbers(size, 3) and min(size) > 0):
+        raise InputError(source, "tile_size_mm", f"[length, width, thickness] > 0 in mm, got {size!r}"[:200])
     if kind == "simulate":
         _check_verdict(_need(doc, "structure", dict, "the structure's verdict", source), source, "structure")
         for i, w in enumerate(_need(doc, "what_if", list, "a list of what-if verdicts", source)):
@@ -206,9 +209,6 @@ def check_document(kind: str, doc: dict, source: str) -> None:
     for key in ("preset", "name"):
         if doc.get(key) is not None and not isinstance(doc[key], str):
             raise InputError(source, key, f"a name, got {doc[key]!r}"[:200])
-    size = doc.get("tile_size_mm")
-    if size is not None and not (_numbers(size, 3) and min(size) > 0):
-        raise InputError(source, "tile_size_mm", f"[length, width, thickness] > 0 in mm, got {size!r}"[:200])
 
 
 def _number_or_none(v) -> bool:
@@ -352,6 +352,15 @@ def _check_play(doc: dict, source: str) -> None:
             raise InputError(source, "options", f"the game's options (an object), got {doc['options']!r}"[:200])
     elif rule in TOWER_RULES:
         from magdomino.games.record import check_construction
+        from magdomino.model.presets import load_preset
+
+        if isinstance(doc.get("preset"), str):  # the final construction's tile size comes from it
+            try:
+                load_preset(doc["preset"])
+            except InputError as exc:
+                if exc.key != "preset":
+                    raise
+                raise InputError(source, "preset", exc.expected) from None
 
         _need(doc, "final", dict, "the final position", source)
         check_construction(doc, source)  # the moves: by the replay's check below

@@ -185,15 +185,31 @@ class RecordedVerdicts:
         return Outcome(collapsed=verdict.get("collapsed") is True, verdict=verdict or None, error=rec.get("error"))
 
 
-def game_options(record: dict, adjudicator) -> dict:
-    """The :class:`~magdomino.games.core.Game` options a tower record was played with."""
+def recorded_verdicts(record: dict, moves: list) -> RecordedVerdicts | None:
+    """The verdicts a judged record (physics other than none) gives back; None without physics."""
+    if record.get("physics", "none") in (None, "none"):
+        return None
+    return RecordedVerdicts([e for e in moves if e.get("type") == "place"])
+
+
+def game_options(record: dict, adjudicator, source: str = "record") -> dict:
+    """The :class:`~magdomino.games.core.Game` options a tower record was played with
+    (InputError naming the key when one is not what play writes)."""
+    deals, size = record.get("deals"), record.get("tile_size_mm")
+    if deals is not None and not (isinstance(deals, list) and all(isinstance(d, dict) for d in deals)):
+        raise InputError(source, "deals", f"one object per deal, got {deals!r}"[:200])
+    if size is not None and not (isinstance(size, list) and len(size) == 3 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < float("inf") for v in size)):
+        raise InputError(source, "tile_size_mm", f"[length, width, thickness] > 0 in mm, got {size!r}"[:200])
+    for key in ("kids", "parallel_only", "second_parallel"):
+        if not isinstance(record.get(key, False), bool):
+            raise InputError(source, key, f"true or false, got {record.get(key)!r}"[:200])
     options = dict(
         variant=record.get("variant"), kids=bool(record.get("kids")), deals=max(1, len(record.get("deals") or [1])),
         parallel_only=bool(record.get("parallel_only")), second_parallel=record.get("second_parallel", True) is not False,
         max_placements=record.get("max_placements"), adjudicator=adjudicator,
     )
-    size = record.get("tile_size_mm")
-    if getattr(adjudicator, "preset", None) is None and isinstance(size, list) and len(size) == 3:
+    if getattr(adjudicator, "preset", None) is None and size is not None:
         options["tile_size"] = tuple(v / 1000 for v in size)
     return options
 
@@ -234,6 +250,10 @@ def replay_moves(state, moves: list, source: str):
         done += 1
         state.apply_action(action)
         yield ev, action
+    if done < len(moves):
+        ev = moves[done]
+        raise InputError(source, f"events (move {done + 1})",
+                         f"no move after the end of the game, got {ev.get('type')} {ev.get('tile', '')}"[:200])
 
 
 def check_events(record: dict, source: str) -> None:
@@ -243,10 +263,9 @@ def check_events(record: dict, source: str) -> None:
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
         raise InputError(source, "events", "a list of event objects")
     moves = [e for e in events if e.get("type") in ("place", "draw", "pass")]
-    judged = record.get("physics", "none") not in (None, "none")
-    adjudicator = RecordedVerdicts([e for e in moves if e["type"] == "place"]) if judged else None
+    adjudicator = recorded_verdicts(record, moves)
     try:
-        game = Game(record["rule"], record["players"], record["seed"], game_options(record, adjudicator))
+        game = Game(record["rule"], record["players"], record["seed"], game_options(record, adjudicator, source))
     except InputError as exc:
         raise InputError(source, exc.key, exc.expected) from None
     for _ in replay_moves(game.new_initial_state(), moves, source):

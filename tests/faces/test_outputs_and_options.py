@@ -173,3 +173,40 @@ def test_a_tower_record_whose_moves_are_not_the_game_is_refused_by_report_and_re
     bad.write_text(json.dumps(data))
     _refused(_run("report", bad, "--out", tmp_path / "r.html", "--no-renders", "--no-replays"), "bad.json: ", says)
     _refused(_run("replay", bad, "--summary", tmp_path / "s.png"), "bad.json: ", says)
+
+
+@pytest.mark.parametrize("change, key", [
+    (lambda d: d.update(tile_size_mm=["a", "b", "c"]), "tile_size_mm: [length, width, thickness] > 0"),
+    (lambda d: d.update(deals=5), "deals: one object per deal"),
+    (lambda d: d["events"].append({**[e for e in d["events"] if e["type"] == "place"][-1], "player": 1, "tile": [6, 6]}),
+     "no move after the end of the game"),
+])
+def test_a_tower_record_read_for_its_replay_is_checked_first(tmp_path, change, key):
+    record = tmp_path / "g.json"
+    _run("play", "--rule", "defi", "--players", "2", "--physics", "none", "--json", record).check_returncode()
+    data = json.loads(record.read_text())
+    change(data)
+    record.write_text(json.dumps(data))
+    _refused(_run("report", record, "--out", tmp_path / "r.html", "--no-renders", "--no-replays"), "g.json: ", key)
+    _refused(_run("replay", record, "--summary", tmp_path / "s.png"), "g.json: ", key)
+
+
+def test_a_statics_game_with_collapses_is_filmed_as_it_was_judged(tmp_path):
+    # The film follows the recorded verdicts (the statics' collapses send tiles back to a
+    # hand); without them the replayed game went another way and was refused as illegal.
+    record, gif = tmp_path / "q.json", tmp_path / "q.gif"
+    res = _run("play", "--rule", "quinconce", "--players", "2", "--physics", "statics", "--seed", "3",
+               "--no-second-parallel", "--json", record, "--gif", gif, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert any(e["type"] == "collapse" for e in json.loads(record.read_text())["events"])
+    assert gif.stat().st_size > 10_000
+
+
+def test_report_names_an_unknown_preset_as_the_documents_key(tmp_path):
+    record = tmp_path / "g.json"
+    _run("play", "--rule", "defi", "--players", "2", "--physics", "statics", "--json", record).check_returncode()
+    data = json.loads(record.read_text())
+    data["preset"] = "nosuch"
+    record.write_text(json.dumps(data))
+    _refused(_run("report", record, "--out", tmp_path / "r.html", "--no-renders", "--no-replays"),
+             "g.json: preset: unknown preset 'nosuch'")
