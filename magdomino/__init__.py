@@ -12,4 +12,4 @@ Layers, bottom to top (a module never imports from a layer above it):
 ``import magdomino`` stays light: submodules are imported where used.
 """
 
-__version__ = "0.1.0"
+from magdomino.version import __version__  # noqa: F401

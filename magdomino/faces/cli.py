@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, with_engine
+from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line
 from magdomino.faces.cli_games import add_play, add_tournament
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
@@ -80,23 +80,6 @@ def _add_presets(sub) -> None:
 # -- simulate ----------------------------------------------------------------------------
 
 
-def _verdict_line(v) -> str:
-    if v is None:
-        return "not tried (the structure did not stand or settle)"
-    if v.error:
-        return f"ERROR     {v.error}"
-    if v.collapsed:
-        what = f"COLLAPSED ({v.reason}, tile {v.culprit})"
-    elif v.settled:
-        what = f"stood, SHIFTED (tile {v.shifted_tile})" if v.shifted else "stood"
-    else:
-        what = f"undecided ({v.reason})"
-    return (
-        f"{what:<28} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
-        f"{v.sim_time_s:5.2f} s simulated, {v.wall_time_s:5.2f} s wall"
-    )
-
-
 def _cmd_simulate(args) -> int:
     from magdomino.studies.scenario import load_scenario
 
@@ -104,20 +87,20 @@ def _cmd_simulate(args) -> int:
     scenario = load_scenario(args.scenario)
     if args.gif and not scenario.what_if:
         raise InputError("command line", "--gif", f"expected a scenario with a what-if to animate; {scenario.source} has none")
-    result, line, how = run_simulate(scenario, args)
+    result, how = run_simulate(scenario, args)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, {how}")
     labels = ["structure"] + [f"what-if {i}: {p.describe()}" for i, p in enumerate(scenario.what_if)]
     width = max(len(label) for label in labels)
     for label, verdict in zip(labels, [result.structure, *result.what_if]):
-        print(f"  {label:<{width}}  {(line or _verdict_line)(verdict)}")
+        print(f"  {label:<{width}}  {verdict_line(verdict)}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
-        write_json(args.json, with_engine(result.to_dict(), args.engine))
+        write_json(args.json, result.to_dict())
     if args.plot:
         _simulate_plot(scenario, result, args.plot)
     if args.gif and scenario.what_if:
-        from magdomino.studies.odds import check_structure_settled
+        from magdomino.studies.engines import check_structure_settled
         from magdomino.faces.render import render_gif
 
         check_structure_settled(scenario, result.structure, before="a what-if is animated (--gif)")
@@ -293,7 +276,7 @@ def _add_sweep(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="magdomino", description="Simulate Magnetic Domino towers.")
-    from magdomino import __version__
+    from magdomino.version import __version__
 
     parser.add_argument("--version", action="version", version=f"magdomino {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -322,7 +305,7 @@ def _cmd_render(args) -> int:
     else:
         verdict = render_png(scenario, args.out, width=width, height=height, what_if=args.what_if)
         what = "structure" if args.what_if is None else f"what-if {args.what_if}"
-    print(f"{scenario.name}: {what} {_verdict_line(verdict)}")
+    print(f"{scenario.name}: {what} {verdict_line(verdict)}")
     print(f"  wrote {args.out}")
     return 0
 

@@ -1,5 +1,5 @@
-"""The command line's side of the two engines (``--engine statics|dynamics``, ``whatif --screen``):
-the flag, which engine runs ``simulate``, and the table lines of the statics' answers."""
+"""The command line's side of the engines (``--engine``, ``whatif --screen``): the flag, which
+engine runs ``simulate``, and the table line of any engine's verdict."""
 
 from __future__ import annotations
 
@@ -8,43 +8,49 @@ from magdomino.errors import InputError
 
 def add_engine(p, statics: str) -> None:
     """Add ``--engine`` to the parser ``p``; ``statics`` says what the statics does there."""
-    p.add_argument("--engine", choices=["statics", "dynamics"], default="dynamics",
+    from magdomino.studies.engines import engine_names
+
+    p.add_argument("--engine", choices=engine_names(), default="dynamics",
                    help=f"who judges (default dynamics: PyBullet); {statics}")
 
 
 def run_simulate(scenario, args):
-    """``simulate`` by the engine asked for: (result, its line formatter or None for the
-    dynamic verdict's, the words for the header)."""
-    if args.engine == "statics":
-        if args.gui or args.gif or args.plot:
-            raise InputError("command line", "--engine statics", "nothing moves in the statics: drop --gui, --gif and --plot")
-        from magdomino.studies.statics_engine import simulate_statics
+    """``simulate`` by the engine asked for: (result, the words for the header)."""
+    from magdomino.studies.engines import get_engine
 
-        return simulate_statics(scenario), statics_line, "engine statics (nominal poses, what-ifs at rest)"
-    from magdomino.studies.scenario import simulate
-
-    return simulate(scenario, gui=args.gui, trace=bool(args.plot)), None, "engine dynamics"
+    engine = get_engine(args.engine)
+    if not engine.moves and (args.gui or args.gif or args.plot):
+        raise InputError("command line", f"--engine {engine.name}", f"nothing moves in the {engine.name}: drop --gui, --gif and --plot")
+    return engine.simulate(scenario, gui=args.gui, trace=bool(args.plot)), engine.header
 
 
-def statics_line(v) -> str:
-    """One table line of a :class:`~magdomino.physics.statics.StaticVerdict` (None: not tried)."""
+def verdict_line(v) -> str:
+    """One table line of a verdict, whatever the engine: what it knows (None: not tried)."""
     if v is None:
-        return "not tried (the structure does not stand)"
-    what = "stands" if v.stands else "FALLS"
-    load = "" if v.load_factor is None else f"  load factor {v.load_factor:6.2f}"
-    return f"{what:<8} tilt margin {round(v.margin, 1) + 0.0:+6.1f} deg{load}  {v.contacts} contacts, {v.wall_time_s * 1000:5.1f} ms"
-
-
-def with_engine(document: dict, engine: str) -> dict:
-    """``simulate``'s JSON with ``engine`` on the document, the structure and every what-if."""
-    for part in [document, document["structure"], *document["what_if"]]:
-        part.setdefault("engine", engine)
-    return document
+        return "not tried (the structure did not stand or settle)"
+    if v.error:
+        return f"ERROR     {v.error}"
+    if v.sim_time_s is None:  # judged at rest: a margin, no motion
+        what = "stands" if v.stands else "FALLS"
+        load = "" if v.load_factor is None else f"  load factor {v.load_factor:6.2f}"
+        margin = "" if v.margin_deg is None else f" tilt margin {round(v.margin_deg, 1) + 0.0:+6.1f} deg"
+        return f"{what:<8}{margin}{load}  {v.contacts} contacts, {v.wall_time_s * 1000:5.1f} ms"
+    if v.collapsed:
+        what = f"COLLAPSED ({v.reason}, tile {v.culprit})"
+    elif v.settled:
+        what = f"stood, SHIFTED (tile {v.shifted_tile})" if v.shifted else "stood"
+    else:
+        what = f"undecided ({v.reason})"
+    return (
+        f"{what:<28} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
+        f"{v.sim_time_s:5.2f} s simulated, {v.wall_time_s:5.2f} s wall"
+    )
 
 
 def screen_note(ranked, screen: int, band_deg: float) -> str:
-    confirmed = sum(r.engine == "dynamics" for r in ranked)
-    return (f"  screened by the statics: {confirmed} confirmed by the dynamics (the best {screen} by tilt margin and those "
+    confirmed = sum(r.odds is not None for r in ranked)
+    engine = next((r.engine for r in ranked if r.odds is not None), "dynamics")
+    return (f"  screened by the statics: {confirmed} confirmed by the {engine} (the best {screen} by tilt margin and those "
             f"within {band_deg:g} deg of it), the rest ranked by margin")
 
 

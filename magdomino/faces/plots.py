@@ -195,7 +195,7 @@ def stack_centres(positions, quaternions, size, masses=None) -> dict:
 
 
 def _tile_colour(pips, preset):
-    from magdomino.model.presets import colour_rgb
+    from magdomino.model.tiles import colour_rgb
     from magdomino.model.tiles import colour_of, tile
 
     rgb = colour_rgb(colour_of(tile(*pips), preset.tile.colours))

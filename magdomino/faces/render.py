@@ -135,7 +135,7 @@ class Scene:
     """
 
     def __init__(self, preset):
-        from magdomino.physics.world import connect
+        from magdomino.physics.connections import connect
 
         self.client, pybullet = connect()
         self._pb = pybullet
@@ -146,7 +146,7 @@ class Scene:
         self.bodies: list[int] = []
 
     def _add(self, pips) -> int:
-        from magdomino.model.presets import colour_rgb
+        from magdomino.model.tiles import colour_rgb
         from magdomino.model.tiles import colour_of, tile, tile_uv_mesh
 
         pb = self._pb
@@ -305,7 +305,7 @@ class _Recorder:
 def _settled(scenario, settled):
     """The settled structure a what-if starts from: ``settled`` as given (the caller vouches
     that it settled), or settled here and refused unless it settles (as ``odds`` does)."""
-    from magdomino.studies.odds import check_structure_settled
+    from magdomino.studies.engines import check_structure_settled
     from magdomino.studies.scenario import settle_structure
 
     if settled is not None:

@@ -120,7 +120,7 @@ def _renders(scenario, placements, labels, animate: bool, limit: int) -> str:
     import dataclasses
 
     from magdomino.faces.render import render_gif, render_png
-    from magdomino.studies.odds import check_structure_settled
+    from magdomino.studies.engines import check_structure_settled
     from magdomino.studies.scenario import settle_structure
 
     try:
@@ -181,9 +181,8 @@ def section_simulate(doc: dict, source: Path, options: dict) -> str:
 
 
 def _verdict_cells(v: dict) -> list:
-    margin = v.get("margin")
-    unit = v.get("margin_unit", "")
-    return [_verdict_word(v), v.get("reason") or v.get("error") or "", "" if margin is None else f"{_num(margin)} {unit}".strip(),
+    margin = v.get("margin_deg", v.get("margin"))  # "margin" (+ "margin_unit"): documents of 0.1 before the common verdict
+    return [_verdict_word(v), v.get("reason") or v.get("error") or "", "" if margin is None else f"{_num(margin)} deg",
             _num(v.get("wall_time_s"))]
 
 
@@ -383,7 +382,7 @@ def build_report(results: list[tuple[str, str, dict]], out, **options) -> Path:
         their end), max_renders (per document), renders (False: none), replays (False: the
         end of each game instead of its replay GIF).
     """
-    from magdomino import __version__
+    from magdomino.version import __version__
 
     toc = "".join(f'<li><a href="#doc{i}">{_e(Path(p).name)}</a> ({_e(kind)})</li>' for i, (p, kind, _) in enumerate(results))
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>magdomino report</title>"

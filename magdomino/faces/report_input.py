@@ -78,7 +78,7 @@ def detect_kind(doc, source: str) -> str:
 
 def check_version(doc: dict, source: str) -> None:
     """Refuse a document a newer magdomino wrote: we cannot know what its fields mean."""
-    from magdomino import __version__
+    from magdomino.version import __version__
 
     theirs, ours = _version_tuple(doc.get("version")), _version_tuple(__version__)
     if theirs is None:

@@ -39,7 +39,7 @@ def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = No
     player_kinds : one name for every seat, or one per seat; default all ``"random"``.
         Seeded from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
-    from magdomino import __version__
+    from magdomino.version import __version__
     from magdomino.games.core import CHANCE, Game
 
     game = Game(rule, players, seed, dict(options or {}))

@@ -73,7 +73,7 @@ def play_game(
         seat, or one name for all seats; default all random. Random players are seeded
         from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
-    from magdomino import __version__
+    from magdomino.version import __version__
     from magdomino.games.players import make_player
 
     options = dict(

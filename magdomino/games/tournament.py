@@ -267,7 +267,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     """
     from pathlib import Path
 
-    from magdomino import __version__
+    from magdomino.version import __version__
     from magdomino.studies.runner import TrialLog, capped_jobs, execute, runner_for
 
     seats = check_tournament(rule, seats, deals, physics)

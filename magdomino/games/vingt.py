@@ -522,7 +522,7 @@ def play_vingt(players: int, seed: int = 0, target: int | None = None, player_ki
     """Play a whole match and return its JSON record: ``rule``, ``players``, ``seed``,
     ``target``, ``player_kinds``, ``winners``, ``scores`` (competition totals), ``rounds``
     (one result per round), ``events`` and ``final`` (see :meth:`VingtState.final`)."""
-    from magdomino import __version__
+    from magdomino.version import __version__
 
     game = VingtGame(players, seed, target=target)
     kinds = (player_kinds,) * game.players if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * game.players)

@@ -24,7 +24,7 @@ contract that users write against::
 
 Colours: tile number ``i`` (in the order of :func:`magdomino.model.tiles.all_tiles`) gets
 ``colours[i % len(colours)]``; the default palette has seven colours, so each hand holds
-several. A colour is a name from :data:`COLOUR_RGB` or a ``"#rrggbb"`` string.
+several. A colour is a name from :data:`magdomino.model.tiles.COLOUR_RGB` or a ``"#rrggbb"`` string.
 
 Every value is checked on load; a bad one raises :class:`~magdomino.errors.InputError`
 naming the file and the key. Values are converted to SI once, here.
@@ -42,24 +42,10 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.checks import _Checker, check_number  # noqa: F401 - check_number is used by scenarios
+from magdomino.model.tiles import COLOUR_RGB, DEFAULT_COLOURS, colour_rgb  # noqa: F401 - re-exported: presets name colours
 
 PRESET_DIR = Path(__file__).resolve().parent / "preset_files"
 
-COLOUR_RGB: dict[str, tuple[float, float, float]] = {
-    "red": (0.85, 0.16, 0.16),
-    "orange": (0.95, 0.55, 0.10),
-    "yellow": (0.96, 0.85, 0.15),
-    "green": (0.20, 0.65, 0.25),
-    "blue": (0.15, 0.40, 0.85),
-    "purple": (0.55, 0.25, 0.70),
-    "pink": (0.95, 0.50, 0.70),
-    "white": (0.95, 0.95, 0.92),
-    "black": (0.10, 0.10, 0.10),
-    "grey": (0.55, 0.55, 0.55),
-    "brown": (0.55, 0.35, 0.18),
-    "cyan": (0.15, 0.75, 0.80),
-}
-DEFAULT_COLOURS = ["red", "orange", "yellow", "green", "blue", "purple", "pink"]
 
 TILE_DEFAULTS = {"friction": 0.5, "restitution": 0.0, "collision": "box"}
 """Optional ``[tile]`` keys. Friction 0.5 is a typical value for lacquered wood or ABS on
@@ -598,15 +584,3 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
 
     spec = TileSpec(size, mass, friction, restitution, collision, colours, tuple(magnets))
     return Preset(name, description, spec, SolverSettings.from_file(solver), CollapseSettings.from_file(collapse), source)
-
-
-def colour_rgb(colour: Any) -> tuple[float, float, float] | None:
-    """RGB in [0, 1] for a colour name or ``"#rrggbb"``; None when not a colour."""
-    if not isinstance(colour, str):
-        return None
-    if colour in COLOUR_RGB:
-        return COLOUR_RGB[colour]
-    # Exactly six hex digits: int(..., 16) alone would take "#-1-1-1" or "# 1 2 3".
-    if len(colour) == 7 and colour[0] == "#" and all(ch in "0123456789abcdefABCDEF" for ch in colour[1:]):
-        return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
-    return None

@@ -335,3 +335,34 @@ def tile_texture(
         inner = np.clip((pip_r * 0.86 + px - d) / (2 * px), 0.0, 1.0)[..., None]
         top[:] = top * (1 - inner) + np.array(pip_colour) * inner
     return np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8)
+
+
+# -- colours ------------------------------------------------------------------------------
+
+COLOUR_RGB: dict[str, tuple[float, float, float]] = {
+    "red": (0.85, 0.16, 0.16),
+    "orange": (0.95, 0.55, 0.10),
+    "yellow": (0.96, 0.85, 0.15),
+    "green": (0.20, 0.65, 0.25),
+    "blue": (0.15, 0.40, 0.85),
+    "purple": (0.55, 0.25, 0.70),
+    "pink": (0.95, 0.50, 0.70),
+    "white": (0.95, 0.95, 0.92),
+    "black": (0.10, 0.10, 0.10),
+    "grey": (0.55, 0.55, 0.55),
+    "brown": (0.55, 0.35, 0.18),
+    "cyan": (0.15, 0.75, 0.80),
+}
+DEFAULT_COLOURS = ["red", "orange", "yellow", "green", "blue", "purple", "pink"]
+
+
+def colour_rgb(colour: object) -> tuple[float, float, float] | None:
+    """RGB in [0, 1] for a colour name or ``"#rrggbb"``; None when not a colour."""
+    if not isinstance(colour, str):
+        return None
+    if colour in COLOUR_RGB:
+        return COLOUR_RGB[colour]
+    # Exactly six hex digits: int(..., 16) alone would take "#-1-1-1" or "# 1 2 3".
+    if len(colour) == 7 and colour[0] == "#" and all(ch in "0123456789abcdefABCDEF" for ch in colour[1:]):
+        return tuple(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))  # type: ignore[return-value]
+    return None

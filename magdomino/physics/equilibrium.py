@@ -294,7 +294,7 @@ def _new_highs():
     is made, before any option can turn output off; our stdout is for results."""
     import highspy
 
-    from magdomino.physics.world import quiet_c_output
+    from magdomino.physics.connections import quiet_c_output
 
     with quiet_c_output():
         h = highspy.Highs()

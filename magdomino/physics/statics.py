@@ -179,6 +179,19 @@ class StaticVerdict:
         """The opposite of :attr:`stands` (the dynamic verdict's word)."""
         return not self.stands
 
+    def verdict(self):
+        """This answer as the one :class:`~magdomino.physics.verdict.Verdict` every engine
+        returns: ``collapsed`` when it does not stand (reason ``"falls"``), the margins
+        filled in, what only a simulation knows (settling, shifts, tilts, times) None."""
+        from magdomino.physics.verdict import Verdict
+
+        return Verdict(
+            collapsed=not self.stands, reason="stood" if self.stands else "falls", settled=None, max_shift_mm=None,
+            max_tilt_deg=None, sim_time_s=None, wall_time_s=self.wall_time_s, moved_tiles=None, thresholds=None,
+            shifted=None, margin_deg=self.margin, tilt_direction_deg=self.tilt_direction_deg,
+            load_factor=self.load_factor, contacts=self.contacts, engine="statics",
+        )
+
     def to_dict(self) -> dict:
         d = asdict(self)
         for k in ("margin", "tilt_direction_deg", "load_factor", "wall_time_s"):

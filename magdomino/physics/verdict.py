@@ -42,8 +42,12 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
 from magdomino.maths.poses import rotation_angles, tilt_angles, tilts_from, z_axes
-from magdomino.physics.world import World
+
+if TYPE_CHECKING:  # the verdict itself needs no engine: the statics builds one without pybullet
+    from magdomino.physics.world import World
 
 ABSURD_SPEED_M_S = 20.0
 """Faster than anything a tile can reach falling off a table tower (4.4 m/s from 1 m)."""
@@ -98,26 +102,49 @@ class Verdict:
         Simulated and elapsed time of the settle.
     thresholds : dict
         The thresholds used (``max_shift_mm``, ``max_tilt_deg``, ``max_drop_mm``).
+    margin_deg, tilt_direction_deg : float or None
+        The statics' tilt margin (largest table tilt survived, degrees; negative when it
+        falls) and the worst downhill direction; None from an engine that does not know.
+    load_factor : float or None
+        The statics' largest factor on the placed tile's weight that still stands.
+    contacts : int or None
+        Contact polygons the statics found.
+    engine : str
+        Who answered (``"dynamics"``, ``"statics"``, ...): every engine returns this one
+        type, with what it does not know left None (a dynamic verdict has no margin, a
+        static one no settle time, shift or tilt).
     """
 
     collapsed: bool
     reason: str
-    settled: bool
-    max_shift_mm: float
-    max_tilt_deg: float
-    sim_time_s: float
+    settled: bool | None
+    max_shift_mm: float | None
+    max_tilt_deg: float | None
+    sim_time_s: float | None
     wall_time_s: float
-    moved_tiles: list[dict] = field(default_factory=list)
+    moved_tiles: list[dict] | None = field(default_factory=list)
     culprit: int | None = None
     error: str | None = None
-    thresholds: dict = field(default_factory=dict)
-    shifted: bool = False
+    thresholds: dict | None = field(default_factory=dict)
+    shifted: bool | None = False
     shifted_tile: int | None = None
+    margin_deg: float | None = None
+    tilt_direction_deg: float | None = None
+    load_factor: float | None = None
+    contacts: int | None = None
+    engine: str = "dynamics"
+
+    @property
+    def stands(self) -> bool:
+        """Nothing fell and nothing failed (the statics' word)."""
+        return not self.collapsed and not self.error
 
     def to_dict(self) -> dict:
+        """The verdict as JSON: the same keys whatever the engine (null where it does not know)."""
         d = asdict(self)
-        for k in ("max_shift_mm", "max_tilt_deg", "sim_time_s", "wall_time_s"):
-            d[k] = round(float(d[k]), 6) if math.isfinite(d[k]) else None
+        for k in ("max_shift_mm", "max_tilt_deg", "sim_time_s", "wall_time_s", "margin_deg", "tilt_direction_deg", "load_factor"):
+            if d[k] is not None:
+                d[k] = round(float(d[k]), 6) if math.isfinite(d[k]) else None
         return d
 
 

@@ -26,7 +26,7 @@ Trial ``i`` uses ``numpy.random.SeedSequence(seed).spawn(n)[i]`` (built directly
 chunking or the executor. The nominal structure is settled once in the parent (or given by the caller,
 ``settled=``) and shipped to the workers; each trial builds its own world. Before what-ifs
 are tried, the nominal structure must settle: one that collapses, fails or is still moving
-at ``collapse.time_limit_s`` is refused (:func:`check_structure_settled`). With ``precision``, the interval is checked
+at ``collapse.time_limit_s`` is refused (:func:`magdomino.studies.engines.check_structure_settled`). With ``precision``, the interval is checked
 after every ``batch`` trials (per what-if), so where a run stops depends only on the seed
 and the batch size.
 
@@ -56,9 +56,9 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.presets import Preset
-from magdomino.physics.verdict import Verdict
+from magdomino.studies.engines import Engine, get_engine
 from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest
-from magdomino.studies.scenario import NOISE_KEYS, SLIDE_LIMIT_MM, Scenario, check_noise, check_scenario, settle_structure, with_preset
+from magdomino.studies.scenario import NOISE_KEYS, SLIDE_LIMIT_MM, Scenario, check_noise, check_scenario, with_preset
 from magdomino.studies.trials import Job, resolve_noise, run_chunk, varied_preset
 
 DEFAULT_BATCH = 100
@@ -174,7 +174,7 @@ class OddsResult:
 
     def to_dict(self) -> dict:
         """JSON document; identical for any worker count or executor (no timings)."""
-        from magdomino import __version__
+        from magdomino.version import __version__
 
         return {
             "version": __version__,
@@ -216,25 +216,6 @@ class SweepResult:
         return doc
 
 
-def check_structure_settled(scenario: Scenario, verdict: Verdict, before: str = "the what-ifs") -> None:
-    """Refuse (InputError on ``structure``) a nominal structure that did not settle.
-
-    What-ifs on a structure that collapsed, blew up or was still moving at the preset's
-    ``collapse.time_limit_s`` would measure that structure's own fall, not the placement's.
-    """
-    if verdict.error:
-        why = f"its simulation failed ({verdict.error})"
-    elif verdict.collapsed:
-        culprit = "" if verdict.culprit is None else f", tile {verdict.culprit}"
-        why = f"it collapsed without noise ({verdict.reason}{culprit})"
-    elif not verdict.settled:
-        limit = scenario.preset.collapse.time_limit
-        why = "it did not within time_limit_s" + ("" if limit is None else f" ({limit:g} s)")
-    else:
-        return
-    raise InputError(scenario.source, "structure", f"expected a structure that settles before {before}; {why}")
-
-
 # -- the estimate -------------------------------------------------------------------------
 
 
@@ -267,9 +248,10 @@ class OddsSettings:
         Continue the run stored in ``out_dir`` (same settings) instead of refusing to overwrite it.
     progress : bool
         A tqdm bar on stderr with the running estimate.
-    engine : "dynamics" or "statics"
-        Who judges a trial: a dynamic verdict in a fresh world, or a static check of the
-        perturbed rest pose on the nominal structure (:mod:`magdomino.studies.statics_engine`).
+    engine : Engine or str
+        Who judges a trial (:mod:`magdomino.studies.engines`): ``"dynamics"`` (a verdict in
+        a fresh world), ``"statics"`` (a static check of the perturbed rest pose on the
+        nominal structure), or an engine object.
     """
 
     trials: int
@@ -283,7 +265,7 @@ class OddsSettings:
     out_dir: str | Path | None = None
     resume: bool = False
     progress: bool = False
-    engine: str = "dynamics"
+    engine: Engine | str = "dynamics"
 
     def checked(self, scenario: Scenario) -> "OddsSettings":
         """These settings with the seed filled in; InputError (naming the argument) if one is bad."""
@@ -300,10 +282,8 @@ class OddsSettings:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise InputError(ARGUMENTS, "seed", f"expected a whole number >= 0, got {seed!r}")
         resolve_noise(scenario, self.noise)
-        from magdomino.studies.statics_engine import check_engine
-
-        check_engine(self.engine)
-        return replace(self, seed=int(seed), trials=int(self.trials), batch=int(self.batch))
+        engine = get_engine(self.engine)
+        return replace(self, seed=int(seed), trials=int(self.trials), batch=int(self.batch), engine=engine)
 
 
 def odds_settings(settings: "OddsSettings | int", **changes) -> OddsSettings:
@@ -358,7 +338,7 @@ def estimate_odds(
         Only these what-ifs (default all; the structure when the scenario has none).
     settled : (positions (n, 3), quaternions (n, 4)), optional
         The structure as it settled, if the caller already settled it (and checked it with
-        :func:`check_structure_settled`); else it is settled here. Unused without what-ifs.
+        :func:`magdomino.studies.engines.check_structure_settled`); else it is settled here. Unused without what-ifs.
 
     Returns
     -------
@@ -386,20 +366,15 @@ def estimate_odds(
     with runner_for(run.executor, jobs, run.scheduler) as runner:  # its workers start while the structure settles
         if labels == [None]:
             settled = None
-        elif settled is None and run.engine == "statics":  # no dynamics at all: the nominal structure
-            from magdomino.studies.statics_engine import statics_structure
-
-            settled = statics_structure(scenario)
-        elif settled is None:
-            verdict, settled = settle_structure(scenario)
-            check_structure_settled(scenario, verdict)
+        elif settled is None:  # settled (dynamics) or nominal and standing (statics), as the engine judges
+            settled = run.engine.starting_structure(scenario)
         else:
             settled = (np.asarray(settled[0], dtype=float), np.asarray(settled[1], dtype=float))
         job = Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook, run.engine)
         header = {
             "kind": "header",
             "format": LOG_FORMAT,
-            "engine": run.engine,
+            "engine": run.engine.name,
             "seed": seed,
             "scenario_sha256": scenario_digest(scenario),
             "settled_sha256": poses_digest(settled),
@@ -424,7 +399,7 @@ def estimate_odds(
         results=[final[w] for w in labels],
         wall_time_s=time.perf_counter() - start,
         log_path=str(log.path) if log else None,
-        engine=run.engine,
+        engine=run.engine.name,
     )
 
 
@@ -466,7 +441,7 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
         while active:
             new_end = trials if precision is None else min(trials, end + batch)
             missing = [(w, [i for i in range(end, new_end) if (w, i) not in records]) for w in active]
-            execute(runner, run_chunk, job, _chunks(missing, runner.workers, 100 if job.engine == "statics" else 16), on_record)
+            execute(runner, run_chunk, job, _chunks(missing, runner.workers, job.engine.trials_per_chunk), on_record)
             end = new_end
             for w in active:
                 odds = _tally(scenario, w, records, end)

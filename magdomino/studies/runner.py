@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.physics.world import signals_held
+from magdomino.physics.connections import signals_held
 
 if TYPE_CHECKING:
     from magdomino.studies.scenario import Scenario

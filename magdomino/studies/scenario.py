@@ -349,9 +349,11 @@ class SimulationResult:
     settled_poses: tuple[np.ndarray, np.ndarray]
     wall_time_s: float = 0.0
     traces: list = field(default_factory=list)
+    engine: str = "dynamics"
 
     def to_dict(self) -> dict:
-        from magdomino import __version__
+        """The JSON of ``simulate``: the same keys whatever the engine that judged."""
+        from magdomino.version import __version__
 
         sc = self.scenario
         what_ifs = []
@@ -362,7 +364,7 @@ class SimulationResult:
                 entry.update(collapsed=None, reason=f"not tried: the structure {why}", settled=False)
             else:
                 entry.update(verdict.to_dict())
-            entry["engine"] = "dynamics"
+            entry["engine"] = self.engine
             what_ifs.append(entry)
         return {
             "version": __version__,
@@ -371,8 +373,8 @@ class SimulationResult:
             "preset": sc.preset.name,
             "magnets": sc.magnets,
             "tile_size_mm": sc.preset.size_mm,
-            "engine": "dynamics",
-            "structure": {"tiles": len(sc.structure), **self.structure.to_dict(), "engine": "dynamics"},
+            "engine": self.engine,
+            "structure": {"tiles": len(sc.structure), **self.structure.to_dict()},
             "what_if": what_ifs,
         }
 

@@ -1,29 +1,27 @@
-"""The statics as an engine of the studies: ``simulate``, odds trials and what-if screening.
+"""The statics as an engine (:class:`StaticsEngine`, ``--engine statics``): ``simulate``,
+odds trials, and the margins of what-if screening.
 
 :mod:`magdomino.physics.statics` answers "can these poses stand?" by a linear program in a
-few milliseconds. This module puts it where the dynamics (:func:`magdomino.physics.verdict.settle`)
-answers today:
+few milliseconds. As an engine (:mod:`magdomino.studies.engines`):
 
-- :func:`simulate_statics` (``magdomino simulate --engine statics``): the structure is judged
-  at its **nominal poses** (:func:`magdomino.studies.scenario.structure_poses`: each tile
-  where the file puts it, resting on those below; nothing is settled), and each what-if at
-  its **rest pose** on them (:func:`magdomino.studies.scenario.aim_placement`: no drop, no
-  slide; a slid tile is judged where the slide ends), with the tilt margin and the placed
-  tile's load factor.
-- :func:`statics_chunk` (``magdomino odds --engine statics``): the trials of the odds with
-  the **same noise model and the same random numbers** as the dynamic trials (trial ``i``
-  of both engines draws through :func:`magdomino.studies.trials.trial_draws`), each a static
-  check of the perturbed rest pose. The release height is drawn (so the streams stay
-  aligned) but not used: the statics has no drop. Every varied quantity is used: the hand's
-  miss, each magnet's polarisation, the friction (the μ of every contact) and the mass (the
-  weight against the magnets). The what-ifs are tried on the nominal structure, which must
-  stand by the statics (:func:`statics_structure`). A trial the statics refuses (tiles
-  inside each other after the noise, a tile inside the table) is an **error**, counted in
-  ``errors`` and left out of the odds, never a collapse.
-- :func:`screen_placements` (``magdomino whatif --screen K``): the statics ranks every
-  candidate by its tilt margin, the dynamics (the odds trials) confirms the best ``K`` and
-  every candidate whose margin is within :data:`SCREEN_BAND_DEG` of the ``K``-th, and any
-  candidate the statics refuses.
+- ``simulate``: the structure is judged at its **nominal poses**
+  (:func:`magdomino.studies.scenario.structure_poses`: each tile where the file puts it,
+  resting on those below; nothing is settled), and each what-if at its **rest pose** on them
+  (:func:`magdomino.studies.scenario.aim_placement`: no drop, no slide; a slid tile is judged
+  where the slide ends), with the tilt margin and the placed tile's load factor, as the
+  common :class:`~magdomino.physics.verdict.Verdict`.
+- odds trials (:func:`statics_chunk`): the **same noise model and the same random numbers**
+  as the dynamic trials (trial ``i`` of both engines draws through
+  :func:`magdomino.studies.trials.trial_draws`), each a static check of the perturbed rest
+  pose. The release height is drawn (so the streams stay aligned) but not used: the statics
+  has no drop. Every varied quantity is used: the hand's miss, each magnet's polarisation,
+  the friction (the μ of every contact) and the mass (the weight against the magnets). The
+  what-ifs are tried on the nominal structure, which must stand by the statics
+  (:meth:`StaticsEngine.starting_structure`). A trial the statics refuses (tiles inside each
+  other after the noise, a tile inside the table) is an **error**, counted in ``errors`` and
+  left out of the odds, never a collapse.
+- screening (:func:`candidate_margins`, used by ``magdomino whatif --screen K``): each
+  candidate's verdict at rest, whose tilt margin ranks it.
 
 The trials of one chunk are judged in one LP (:func:`batch_stands`, the idea of
 :func:`magdomino.physics.statics.judge_many`, with each trial's own friction, mass and
@@ -32,34 +30,18 @@ magnets): thousands of trials per second on small structures.
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import yaw_quaternion
-from magdomino.studies.scenario import Scenario, aim_placement, structure_poses
-
-ENGINES = ("dynamics", "statics")
-
-SCREEN_BAND_DEG = 5.0
-"""Candidates whose tilt margin is within this of the K-th best are confirmed too. 5° is about
-what one σ of the default hand (1 mm) changes in a margin: moving a centre of mass 1 mm
-towards the edge it stands over, 12 mm above that edge (a tile on a tile), changes the
-tipping angle by atan(1/12) = 4.8°; and 11 of the 15 drop impacts that the statics misses
-(its module docstring) had a margin under 5°."""
+from magdomino.studies.engines import Engine
+from magdomino.studies.scenario import Scenario, SimulationResult, aim_placement, structure_poses
 
 STATICS_CHUNK = 100
 """Trials per LP (and per chunk of work shipped to a worker). A batched LP's fixed costs
 (magnet model calls, the solver's start) are paid once per chunk."""
-
-
-def check_engine(engine) -> str:
-    if engine not in ENGINES:
-        raise InputError(ARGUMENTS, "engine", f"expected statics or dynamics, got {engine!r}")
-    return engine
 
 
 def check_screen(screen) -> int | None:
@@ -105,67 +87,47 @@ def judge_poses(scenario: Scenario, positions, quaternions, key: str, *, placed:
         raise InputError(scenario.source, key, exc.expected) from None
 
 
-# -- simulate -----------------------------------------------------------------------------
+# -- the engine ----------------------------------------------------------------------------
 
 
-@dataclass
-class StaticsSimulation:
-    """The statics' verdicts of a scenario (the counterpart of ``SimulationResult``)."""
+class StaticsEngine(Engine):
+    """Rigid-block equilibrium at rest: nominal poses, no settle, no drop, a margin."""
 
-    scenario: Scenario
-    structure: object
-    what_if: list
-    poses: tuple[np.ndarray, np.ndarray]
-    wall_time_s: float = 0.0
-    engine: str = "statics"
+    name = "statics"
+    header = "engine statics (nominal poses, what-ifs at rest)"
+    moves = False
+    trials_per_chunk = STATICS_CHUNK
 
-    def to_dict(self) -> dict:
-        from magdomino import __version__
+    def simulate(self, scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
+        """Judge the structure at its nominal poses, then each what-if at its rest pose on
+        them (not tried when the structure does not stand). Refusals raise InputError."""
+        if gui or trace:
+            raise InputError(ARGUMENTS, "gui" if gui else "trace", "nothing moves in the statics: leave it out")
+        start = time.perf_counter()
+        structure = nominal_structure(scenario)
+        verdict = judge_poses(scenario, *structure, "structure", placed=False).verdict()
+        outcomes: list = []
+        for i in range(len(scenario.what_if)):
+            stands = verdict.stands
+            outcomes.append(judge_poses(scenario, *with_placement(scenario, structure, i), f"what_if[{i}]", placed=True).verdict()
+                            if stands else None)
+        return SimulationResult(scenario, verdict, outcomes, structure, time.perf_counter() - start, engine=self.name)
 
-        sc = self.scenario
-        what_ifs = []
-        for placement, verdict in zip(sc.what_if, self.what_if):
-            entry = {"placement": placement.describe()}
-            if verdict is None:
-                entry.update(collapsed=None, engine="statics", reason="not tried: the structure does not stand (statics)")
-            else:
-                entry.update(verdict.to_dict())
-            what_ifs.append(entry)
-        return {
-            "version": __version__,
-            "name": sc.name,
-            "seed": sc.seed,
-            "preset": sc.preset.name,
-            "magnets": sc.magnets,
-            "tile_size_mm": sc.preset.size_mm,
-            "engine": "statics",
-            "structure": {"tiles": len(sc.structure), **self.structure.to_dict()},
-            "what_if": what_ifs,
-        }
-
-
-def simulate_statics(scenario: Scenario) -> StaticsSimulation:
-    """Judge the structure at its nominal poses, then each what-if at its rest pose on them
-    (not tried when the structure does not stand). Refusals raise InputError."""
-    start = time.perf_counter()
-    structure = nominal_structure(scenario)
-    verdict = judge_poses(scenario, *structure, "structure", placed=False)
-    outcomes = []
-    for i in range(len(scenario.what_if)):
+    def starting_structure(self, scenario: Scenario, before: str = "the what-ifs"):
+        """The nominal structure, refused (InputError on ``structure``) unless the statics says it stands."""
+        structure = nominal_structure(scenario)
+        verdict = judge_poses(scenario, *structure, "structure", placed=False, margin=False)
         if not verdict.stands:
-            outcomes.append(None)
-            continue
-        outcomes.append(judge_poses(scenario, *with_placement(scenario, structure, i), f"what_if[{i}]", placed=True))
-    return StaticsSimulation(scenario, verdict, outcomes, structure, time.perf_counter() - start)
+            raise InputError(scenario.source, "structure", f"expected a structure that stands before {before}; the statics says it falls")
+        return structure
 
+    def run_trials(self, job, what_if, trials):
+        return statics_chunk(job, what_if, trials)
 
-def statics_structure(scenario: Scenario, before: str = "the what-ifs") -> tuple[np.ndarray, np.ndarray]:
-    """The nominal structure, refused (InputError on ``structure``) unless the statics says it stands."""
-    structure = nominal_structure(scenario)
-    verdict = judge_poses(scenario, *structure, "structure", placed=False, margin=False)
-    if not verdict.stands:
-        raise InputError(scenario.source, "structure", f"expected a structure that stands before {before}; the statics says it falls")
-    return structure
+    def adjudicator(self, preset, *, magnets: bool = True):
+        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+        return StaticsAdjudicator(preset, magnets=magnets)
 
 
 # -- many trials in one LP ----------------------------------------------------------------
@@ -361,62 +323,30 @@ def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
             if why is not None:
                 record.update(collapsed=False, error=why, reason="statics refused")
             else:
-                record.update(collapsed=not bool(ok), shifted=False, error=None, reason="stands" if ok else "falls")
+                record.update(collapsed=not bool(ok), shifted=False, error=None, reason="stood" if ok else "falls")
     return records
 
 
 # -- what-if screening --------------------------------------------------------------------
 
 
-def screen_placements(scenario: Scenario, candidates: list, settled, run, screen: int, rank_key) -> list:
-    """Rank candidates by the statics, confirm the best with the dynamics.
+def candidate_margins(scenario: Scenario, placements, structure) -> list:
+    """The statics' answer for each placement at rest on ``structure`` ((positions (n, 3),
+    quaternions (n, 4)), e.g. the settled one): a :class:`~magdomino.physics.statics.StaticVerdict`,
+    or ``{"stands": None, "margin": None, "refused": why}`` for a pose it cannot model.
 
-    Parameters
-    ----------
-    scenario : Scenario
-    candidates : list of :class:`magdomino.studies.whatif.Candidate`
-    settled : (positions (n, 3), quaternions (n, 4))
-        The settled structure (dynamics) the candidates were enumerated on.
-    run : OddsSettings
-        The odds trials of the confirmed candidates (always the dynamics).
-    screen : int
-        Confirm the ``screen`` candidates of largest tilt margin, every candidate whose
-        margin is within :data:`SCREEN_BAND_DEG` of the ``screen``-th, and every candidate
-        the statics refuses.
-    rank_key : callable
-        The order of the confirmed candidates (by their odds).
-
-    Returns
-    -------
-    list of RankedPlacement: the confirmed ones by ``rank_key``, then the others by margin
-    (largest first), ``odds`` None.
-
-    Raises
-    ------
-    InputError
-        The statics cannot model the settled structure ("statics cannot judge this: tile N
-        is tilted by X°", on ``structure``): no candidate is ranked rather than a wrong one.
+    Raises InputError (on ``structure``) when the statics cannot model the structure itself:
+    no candidate is ranked rather than a wrong one.
     """
     from dataclasses import replace
 
-    from magdomino.studies.odds import estimate_odds
-    from magdomino.studies.whatif import RankedPlacement
-
-    structure = (np.asarray(settled[0], float), np.asarray(settled[1], float))
-    judge_poses(scenario, *structure, "structure", placed=False, margin=False)  # refuses a structure it cannot model
-    synthetic = replace(scenario, what_if=tuple(c.placement for c in candidates))
+    structure = (np.asarray(structure[0], float), np.asarray(structure[1], float))
+    judge_poses(scenario, *structure, "structure", placed=False, margin=False)
+    synthetic = replace(scenario, what_if=tuple(placements))
     verdicts: list = []
-    for i, c in enumerate(candidates):
+    for i in range(len(synthetic.what_if)):
         try:
             verdicts.append(judge_poses(synthetic, *with_placement(synthetic, structure, i), f"candidate {i}", placed=True))
-        except InputError as exc:  # this pose only: the dynamics answers for it
+        except InputError as exc:  # this pose only: the confirming engine answers for it
             verdicts.append({"stands": None, "margin": None, "refused": exc.expected})
-    margins = [None if isinstance(v, dict) else v.margin for v in verdicts]
-    judged = sorted((m for m in margins if m is not None), reverse=True)
-    bar = judged[min(screen, len(judged)) - 1] - SCREEN_BAND_DEG if judged else math.inf
-    confirm = [i for i, m in enumerate(margins) if m is None or m >= bar]
-    odds = estimate_odds(synthetic, replace(run, engine="dynamics"), settled=structure, what_ifs=confirm).results if confirm else []
-    confirmed = sorted((RankedPlacement(candidates[i], o, verdicts[i]) for i, o in zip(confirm, odds)), key=rank_key)
-    rest = [RankedPlacement(candidates[i], None, verdicts[i]) for i in range(len(candidates)) if i not in set(confirm)]
-    rest.sort(key=lambda r: (-r.statics.margin, r.candidate.index))
-    return confirmed + rest
+    return verdicts

@@ -118,15 +118,12 @@ class Job:
     seed: int
     offset_mm: tuple[float, float]
     hook: Callable | None = None
-    engine: str = "dynamics"
+    engine: Any = None  # a magdomino.studies.engines.Engine
 
 
 def run_chunk(job: Job, what_if: int | None, trials: list[int]) -> list[dict]:
-    if job.engine == "statics":  # many trials in one LP (magdomino.studies.statics_engine)
-        from magdomino.studies.statics_engine import statics_chunk
-
-        return statics_chunk(job, what_if, trials)
-    return [run_trial(job, what_if, i) for i in trials]
+    """The records of these trials, judged by the job's engine."""
+    return job.engine.run_trials(job, what_if, trials)
 
 
 def trial_draws(job: Job, what_if: int | None, trial: int) -> tuple[Preset, np.ndarray]:

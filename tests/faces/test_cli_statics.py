@@ -25,8 +25,20 @@ def test_simulate_statics_says_so_and_gives_the_margins(cli, tmp_path):
     assert doc["engine"] == "statics" and doc["structure"]["engine"] == "statics"
     # the scenario's comment: the structure stands, a third step outward falls, the step back stands
     assert [doc["structure"]["collapsed"]] + [w["collapsed"] for w in doc["what_if"]] == [False, True, False]
-    assert doc["structure"]["margin"] > 0 > doc["what_if"][0]["margin"]
-    assert all(w["engine"] == "statics" and w["margin_unit"] == "deg" for w in doc["what_if"])
+    assert doc["structure"]["margin_deg"] > 0 > doc["what_if"][0]["margin_deg"]
+    assert all(w["engine"] == "statics" for w in doc["what_if"])
+
+
+def test_simulate_json_has_the_same_keys_whatever_the_engine(cli, tmp_path):
+    docs = {}
+    for engine in ("statics", "dynamics"):
+        r = cli("simulate", SC / "staircase_edge.toml", "--engine", engine, "--json", tmp_path / f"{engine}.json")
+        assert r.returncode == 0, r.stderr
+        docs[engine] = json.loads((tmp_path / f"{engine}.json").read_text())
+    s, d = docs["statics"], docs["dynamics"]
+    assert list(s) == list(d) and list(s["structure"]) == list(d["structure"])
+    assert [list(w) for w in s["what_if"]] == [list(w) for w in d["what_if"]]
+    assert s["structure"]["sim_time_s"] is None and d["structure"]["margin_deg"] is None
 
 
 def test_simulate_dynamics_json_says_dynamics(cli, tmp_path):

@@ -319,7 +319,7 @@ def test_gui_without_a_display_is_one_line_not_a_silent_exit():
 
 def test_a_reused_connection_gives_the_same_world_bit_for_bit():
     """A closed world's connection serves the next world of the same settings (see
-    magdomino.physics.world.POOL_SIZE): after a world with other tiles, a slide's constraint
+    magdomino.physics.connections.POOL_SIZE): after a world with other tiles, a slide's constraint
     and magnets, the same placement gives the same poses to the last bit as on a new
     connection; other settings get another connection."""
     import magdomino.physics.world as world_module

@@ -20,18 +20,18 @@ from magdomino.errors import InputError
 from magdomino.physics.statics import judge
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario, scenario_from_dict, simulate
-from magdomino.studies.statics_engine import (
-    SCREEN_BAND_DEG,
-    batch_stands,
-    nominal_structure,
-    simulate_statics,
-    with_placement,
-)
+from magdomino.studies.engines import Engine, get_engine, register_engine
+from magdomino.studies.statics_engine import StaticsEngine, batch_stands, nominal_structure, with_placement
+from magdomino.studies.whatif import SCREEN_BAND_DEG
 from magdomino.studies.trials import Job, resolve_noise, trial_draws, trial_stream
 from magdomino.games.candidates import enumerate_placements
 from magdomino.studies import whatif
 
 rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it
+
+
+def simulate_statics(sc):
+    return get_engine("statics").simulate(sc)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"
@@ -66,7 +66,7 @@ def test_the_engines_agree_on_the_robust_verdicts(name):
         d = dynamic.structure if w is None else dynamic.what_if[w]
         s = static.structure if w is None else static.what_if[w]
         assert s.collapsed == d.collapsed, (name, w)
-        assert (s.margin > 0) == s.stands  # a robust verdict has a margin of its sign
+        assert (s.margin_deg > 0) == s.stands  # a robust verdict has a margin of its sign
 
 
 def test_the_cantilever_falls_without_magnets_in_both_engines():
@@ -76,7 +76,39 @@ def test_the_cantilever_falls_without_magnets_in_both_engines():
     bare = replace(sc, magnets=False, what_if=())
     assert simulate(bare).structure.collapsed
     verdict = simulate_statics(bare).structure
-    assert verdict.collapsed and verdict.margin < 0 and not verdict.magnets
+    assert verdict.collapsed and verdict.margin_deg < 0 and verdict.engine == "statics"
+
+
+def test_both_engines_answer_with_the_same_verdict_keys():
+    # One Verdict type: a parser of simulate's JSON never branches on the engine; what one
+    # engine cannot know is present and null (the statics' settle time, the dynamics' margin).
+    sc = load_scenario(SCENARIOS / "demo.toml")
+    docs = {name: get_engine(name).simulate(sc).to_dict() for name in ("dynamics", "statics")}
+    for part in ("structure", "what_if"):
+        dyn, sta = docs["dynamics"][part], docs["statics"][part]
+        dyn, sta = (dyn, sta) if part == "what_if" else ([dyn], [sta])
+        assert [list(v) for v in dyn] == [list(v) for v in sta]
+        assert {v["engine"] for v in dyn} == {"dynamics"} and {v["engine"] for v in sta} == {"statics"}
+    s, d = docs["statics"]["what_if"][1], docs["dynamics"]["what_if"][1]
+    assert s["collapsed"] and s["reason"] == "falls" and s["margin_deg"] < 0 and s["sim_time_s"] is None and s["settled"] is None
+    assert d["collapsed"] and d["margin_deg"] is None and d["sim_time_s"] > 0
+
+
+class _RenamedStatics(StaticsEngine):
+    name = "statics-copy"
+
+
+def test_a_third_engine_is_one_class_and_one_registration():
+    # The studies hold an engine object and never test its name: a new one needs no change
+    # anywhere else (here the statics under another name gives the statics' odds).
+    register_engine("statics-copy", _RenamedStatics)
+    sc = load_scenario(SCENARIOS / "odds_statics.toml")
+    ours = estimate_odds(sc, 40, executor="serial", what_ifs=[EDGE], engine="statics-copy")
+    reference = estimate_odds(sc, 40, executor="serial", what_ifs=[EDGE], engine="statics")
+    assert ours.engine == "statics-copy" and isinstance(get_engine("statics-copy"), Engine)
+    assert ours.to_dict()["results"] == reference.to_dict()["results"]
+    with pytest.raises(InputError, match="engine: expected one of dynamics, statics, statics-copy, got 'mujoco'"):
+        get_engine("mujoco")
 
 
 def test_a_tile_placed_inside_the_table_is_refused_on_load_naming_the_key():
@@ -162,7 +194,7 @@ def test_same_seed_same_document_for_any_executor():
 
 def test_engine_and_screen_are_checked():
     sc = load_scenario(SCENARIOS / "odds_statics.toml")
-    with pytest.raises(InputError, match="engine: expected statics or dynamics"):
+    with pytest.raises(InputError, match="engine: expected one of dynamics, statics"):
         estimate_odds(sc, 2, executor="serial", engine="fast")
     for bad in (0, -1, 1.5, True):
         with pytest.raises(InputError, match="screen"):

@@ -175,12 +175,12 @@ def _one_tile(preset="plain", base=None):
 
 
 def test_the_structure_is_settled_once_and_the_same_poses_reach_the_trials(monkeypatch):
-    import magdomino.studies.odds
+    import magdomino.studies.engines
     import magdomino.studies.whatif
 
     sc = _one_tile()
     settles, given = [], []
-    real_settle, real_estimate = magdomino.studies.whatif.settle_structure, magdomino.studies.whatif.estimate_odds
+    real_settle, real_estimate = magdomino.studies.engines.settle_structure, magdomino.studies.whatif.estimate_odds
 
     def counted_settle(*a, **k):
         settles.append(1)
@@ -190,9 +190,8 @@ def test_the_structure_is_settled_once_and_the_same_poses_reach_the_trials(monke
         given.append(k.get("settled"))
         return real_estimate(*a, **k)
 
-    monkeypatch.setattr(magdomino.studies.whatif, "settle_structure", counted_settle)
+    monkeypatch.setattr(magdomino.studies.engines, "settle_structure", counted_settle)  # the one settle: estimate_odds not again
     monkeypatch.setattr(magdomino.studies.whatif, "estimate_odds", spy_estimate)
-    monkeypatch.setattr(magdomino.studies.odds, "settle_structure", lambda *a, **k: pytest.fail("estimate_odds settled it again"))
     ranked = rank_placements(sc, (1, 2), 1, rule="defi", executor="serial")
     assert settles == [1] and ranked and given[-1] is not None
     # poses given by the caller: not settled again, and both the candidates and the trials use them

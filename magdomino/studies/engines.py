@@ -1,0 +1,164 @@
+"""Engines: who decides whether a construction falls.
+
+An engine answers one question: given a settled structure and one placement (or none), did
+the construction fall? Every engine returns the one :class:`~magdomino.physics.verdict.Verdict`
+(the same fields and the same JSON; what only one engine knows is None elsewhere) and says
+its ``name``. The studies (odds, sweeps, what-if rankings and screening), the games'
+adjudicators and the command line hold an :class:`Engine` and call its methods; none of
+them tests an engine's name. A new engine is one module with a subclass of :class:`Engine`
+and one :func:`register_engine` call (or an entry in :data:`_BUILTIN`).
+
+Engines here:
+
+- ``dynamics`` (:class:`DynamicsEngine`): the PyBullet world, the reference. The structure
+  is settled; a placement is a motion (a drop or a slide) followed by a settle.
+- ``statics`` (:class:`magdomino.studies.statics_engine.StaticsEngine`): rigid-block
+  equilibrium at rest, a linear program: exact for placements at rest, blind to impacts
+  and pushes, milliseconds.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+from magdomino.errors import ARGUMENTS, InputError
+from magdomino.physics.verdict import Verdict
+from magdomino.studies.scenario import Scenario, SimulationResult, settle_structure, simulate
+
+
+class Engine:
+    """The interface every engine implements (subclass it).
+
+    Attributes
+    ----------
+    name : str
+        Its name in files, flags and JSON (``"dynamics"``, ``"statics"``).
+    header : str
+        What ``simulate`` says of how it judged.
+    moves : bool
+        Whether anything moves (pictures, animations and traces need it).
+    trials_per_chunk : int
+        Odds trials shipped to a worker at once (an LP engine batches many).
+    """
+
+    name = "?"
+    header = ""
+    moves = False
+    trials_per_chunk = 16
+
+    def simulate(self, scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
+        """The structure's verdict, then each what-if tried alone on it."""
+        raise NotImplementedError
+
+    def starting_structure(self, scenario: Scenario, before: str = "the what-ifs"):
+        """The structure the what-ifs start from, (positions (n, 3) m, quaternions (n, 4));
+        InputError on ``structure`` when it does not stand by this engine."""
+        raise NotImplementedError
+
+    def run_trials(self, job, what_if: int | None, trials: list[int]) -> list[dict]:
+        """The records of these odds trials (:func:`magdomino.studies.trials.run_trial`'s shape)."""
+        raise NotImplementedError
+
+    def adjudicator(self, preset, *, magnets: bool = True):
+        """The games' adjudicator judged by this engine (:mod:`magdomino.physics.adjudicator`)."""
+        raise NotImplementedError
+
+    def __reduce__(self):  # engines are stateless: a worker gets the registered one
+        return (get_engine, (self.name,))
+
+    def __repr__(self) -> str:
+        return f"<engine {self.name}>"
+
+
+def check_structure_settled(scenario: Scenario, verdict: Verdict, before: str = "the what-ifs") -> None:
+    """Refuse (InputError on ``structure``) a nominal structure that did not settle.
+
+    What-ifs on a structure that collapsed, blew up or was still moving at the preset's
+    ``collapse.time_limit_s`` would measure that structure's own fall, not the placement's.
+    """
+    if verdict.error:
+        why = f"its simulation failed ({verdict.error})"
+    elif verdict.collapsed:
+        culprit = "" if verdict.culprit is None else f", tile {verdict.culprit}"
+        why = f"it collapsed without noise ({verdict.reason}{culprit})"
+    elif not verdict.settled:
+        limit = scenario.preset.collapse.time_limit
+        why = "it did not within time_limit_s" + ("" if limit is None else f" ({limit:g} s)")
+    else:
+        return
+    raise InputError(scenario.source, "structure", f"expected a structure that settles before {before}; {why}")
+
+
+class DynamicsEngine(Engine):
+    """PyBullet: the structure settles, a placement is dropped or slid, then settles."""
+
+    name = "dynamics"
+    header = "engine dynamics"
+    moves = True
+    trials_per_chunk = 16
+
+    def simulate(self, scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
+        return simulate(scenario, gui=gui, trace=trace)
+
+    def starting_structure(self, scenario: Scenario, before: str = "the what-ifs"):
+        verdict, settled = settle_structure(scenario)
+        check_structure_settled(scenario, verdict, before)
+        return settled
+
+    def run_trials(self, job, what_if, trials):
+        from magdomino.studies.trials import run_trial
+
+        return [run_trial(job, what_if, i) for i in trials]
+
+    def adjudicator(self, preset, *, magnets: bool = True):
+        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+
+        return PybulletAdjudicator(preset, magnets=magnets)
+
+
+# -- the registry -------------------------------------------------------------------------
+
+_BUILTIN = {
+    "dynamics": "magdomino.studies.engines:DynamicsEngine",
+    "statics": "magdomino.studies.statics_engine:StaticsEngine",
+}
+"""Engines by name, as ``module:class`` (imported when first asked for)."""
+
+ALIASES = {"pybullet": "dynamics"}
+"""Other names of an engine (the games' ``--physics pybullet``)."""
+
+_made: dict[str, Engine] = {}
+_registered: dict[str, Callable[[], Engine]] = {}
+
+
+def register_engine(name: str, factory: Callable[[], Engine] | str) -> None:
+    """Make an engine available by ``name``: a callable returning it, or ``"module:Class"``."""
+    if isinstance(factory, str):
+        _BUILTIN[name] = factory
+    else:
+        _registered[name] = factory
+    _made.pop(name, None)
+
+
+def engine_names() -> list[str]:
+    """The names :func:`get_engine` takes (aliases apart)."""
+    return list(dict.fromkeys([*_BUILTIN, *_registered]))
+
+
+def get_engine(engine: "Engine | str | None" = None, *, source: str = ARGUMENTS, key: str = "engine") -> Engine:
+    """The engine ``engine`` names (an :class:`Engine` is returned as it is; None: dynamics)."""
+    if isinstance(engine, Engine):
+        return engine
+    name = "dynamics" if engine is None else ALIASES.get(engine, engine) if isinstance(engine, str) else engine
+    if name in _made:
+        return _made[name]
+    if name in _registered:
+        made = _registered[name]()
+    elif isinstance(name, str) and name in _BUILTIN:
+        module, cls = _BUILTIN[name].split(":")
+        made = getattr(importlib.import_module(module), cls)()
+    else:
+        raise InputError(source, key, f"expected one of {', '.join(engine_names())}, got {engine!r}")
+    _made[name] = made
+    return made
