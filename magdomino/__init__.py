@@ -1,15 +1,38 @@
 """magdomino: simulate Magnetic Domino towers.
 
-Layers, bottom to top (a module never imports from a layer above it):
+``import magdomino as md`` is the Python face (:mod:`magdomino.faces.api`), in millimetres
+and degrees::
 
-- math: :mod:`magdomino.maths.magnets`, :mod:`magdomino.maths.geometry`
-- model: :mod:`magdomino.model.tiles`, :mod:`magdomino.model.presets`
-- physics: :mod:`magdomino.physics.world`, :mod:`magdomino.physics.verdict`
-- studies: :mod:`magdomino.studies.scenario`, :mod:`magdomino.studies.odds`
-- games: :mod:`magdomino.games`, :mod:`magdomino.games.players`
-- faces: :mod:`magdomino.faces.cli`, :mod:`magdomino.faces.plots`, :mod:`magdomino.faces.render`
+    tower = md.Construction(["6-6 at (0, 0) mm", "6-3 on #0 half 1"])
+    tower.simulate("3-1 on #1 half 1")
 
-``import magdomino`` stays light: submodules are imported where used.
+:class:`Construction`, :func:`load`, :func:`preset`, :func:`presets`, :func:`engines`,
+:func:`play`, :func:`tournament` and :class:`InputError` are imported when first used, so
+``import magdomino`` stays light.
+
+Layers, bottom to top (a module never imports from a layer above it): ``maths``, ``model``,
+``physics``, ``studies``, ``games``, ``faces`` (README, "Where things live").
 """
 
 from magdomino.version import __version__  # noqa: F401
+
+_FACE = ("Construction", "load", "preset", "presets", "engines", "play", "tournament",
+         "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord")
+
+__all__ = ["InputError", "__version__", *_FACE]
+
+
+def __getattr__(name):
+    if name in _FACE:
+        from magdomino.faces import api
+
+        return getattr(api, name)
+    if name == "InputError":
+        from magdomino.errors import InputError
+
+        return InputError
+    raise AttributeError(f"module 'magdomino' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

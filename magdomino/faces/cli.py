@@ -90,7 +90,7 @@ def _cmd_simulate(args) -> int:
     result, how = run_simulate(scenario, args)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, {how}")
-    labels = ["structure"] + [f"what-if {i}: {p.describe()}" for i, p in enumerate(scenario.what_if)]
+    labels = ["structure"] + [f"what-if {i}: {scenario.describe(p)}" for i, p in enumerate(scenario.what_if)]
     width = max(len(label) for label in labels)
     for label, verdict in zip(labels, [result.structure, *result.what_if]):
         print(f"  {label:<{width}}  {verdict_line(verdict)}")

@@ -202,13 +202,15 @@ def _tile_colour(pips, preset):
     return rgb or (0.8, 0.8, 0.8)
 
 
-def draw_construction(side_ax, top_ax, positions, quaternions, pips, preset, *, magnets: bool = True) -> dict:
+def draw_construction(side_ax, top_ax, positions, quaternions, pips, preset, *, magnets: bool = True, labels: bool = False) -> dict:
     """Draw a construction on two axes: side view (x, z) and top view (x, y), in mm.
 
     Each tile is its box's outline, in its colour, with its pips written on each half (top
     view); a black dot is each tile's centre of mass; a red cross, with a dashed line down
     to the tile that carries it, is the centre of mass of the load resting on a tile (the
-    artists carry ``gid = "load-com-I"``); the black star is the whole construction's.
+    artists carry ``gid = "load-com-I"``); the black star is the whole construction's. With
+    ``labels``, each tile's number (``#N``, as the placement language names it) is written in
+    both views and each half's number (``h0``, ``h1``) at its outer end (top view).
     Magnets are small discs, red when their north pole points up, blue when down, grey
     otherwise (hollow: free-turning). Returns :func:`stack_centres`.
     """
@@ -234,6 +236,15 @@ def draw_construction(side_ax, top_ax, positions, quaternions, pips, preset, *, 
             centre = (p[k] + R @ np.array([sign * size[0] / 4, size[1] / 4, size[2] / 2])) * 1000  # off the magnet
             top_ax.text(centre[0], centre[1], str(pips[k][h]), ha="center", va="center", fontsize=STYLE["font_size"] - 2,
                         color="white", fontweight="bold", zorder=3 + 0.01 * k)
+        if labels:
+            for h, sign in ((0, -1), (1, 1)):
+                at = (p[k] + R @ np.array([sign * size[0] * 0.4, -size[1] / 4, size[2] / 2])) * 1000
+                top_ax.text(at[0], at[1], f"h{h}", ha="center", va="center", fontsize=STYLE["font_size"] - 3, color="white",
+                            zorder=3 + 0.01 * k, gid=f"half-{k}-{h}")
+            for ax, (a, b) in ((side_ax, (0, 2)), (top_ax, (0, 1))):
+                at = (p[k] + R @ np.array([0.0, -size[1] / 4 if ax is top_ax else 0.0, 0.0])) * 1000
+                ax.text(at[a], at[b], f"#{k}", ha="center", va="center", fontsize=STYLE["font_size"] - 2, fontweight="bold",
+                        color="black", zorder=7, gid=f"tile-{k}", bbox={"boxstyle": "round,pad=0.1", "fc": "white", "alpha": 0.7, "lw": 0})
         ends = np.array([p[k] + R @ np.array([0, sy * size[1] / 2, size[2] / 2]) for sy in (-1, 1)]) * 1000
         top_ax.plot(ends[:, 0], ends[:, 1], color="0.15", linewidth=0.6, zorder=2.5 + 0.01 * k)
         if magnets and preset.tile.magnets:
@@ -272,18 +283,22 @@ def draw_construction(side_ax, top_ax, positions, quaternions, pips, preset, *, 
     return centres
 
 
-def construction_figure(positions, quaternions, pips, preset, path: str | Path, title: str | None = None) -> Path:
-    """Side and top views of a construction (see :func:`draw_construction`), one PNG."""
+def construction_figure(positions, quaternions, pips, preset, path, title: str | None = None, labels: bool = False):
+    """Side and top views of a construction (see :func:`draw_construction`), one PNG
+    (``path``: a file, or a binary buffer that receives the PNG)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(STYLE["figsize"][0] * 1.5, STYLE["figsize"][1]), dpi=STYLE["dpi"], layout="constrained")
     side, top = fig.subplots(1, 2)
     _style_axes(side, "side view", "x (mm)", "z (mm)")
     _style_axes(top, "top view", "x (mm)", "y (mm)")
-    draw_construction(side, top, positions, quaternions, pips, preset)
+    draw_construction(side, top, positions, quaternions, pips, preset, labels=labels)
     side.legend(fontsize=STYLE["font_size"] - 2, frameon=True, framealpha=0.8, loc="best")
     if title:
         fig.suptitle(title, fontsize=STYLE["font_size"] + 1)
+    if hasattr(path, "write"):
+        fig.savefig(path, format="png")
+        return path
     return save(fig, path)
 
 

@@ -297,7 +297,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     missing = [d for d in range(deals) if d not in rows]
     bar = None
     if progress:
-        from tqdm import tqdm
+        from tqdm.auto import tqdm
 
         bar = tqdm(total=deals, initial=len(rows), file=sys.stderr, unit="deal", dynamic_ncols=True, leave=False)
 

@@ -410,7 +410,7 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
     records: dict[tuple, dict] = dict(log.records) if log else {}
     bar = None
     if progress:
-        from tqdm import tqdm
+        from tqdm.auto import tqdm
 
         bar = tqdm(total=trials * len(labels), file=sys.stderr, unit="trial", dynamic_ncols=True, leave=False)
         bar.update(sum(1 for (w, i) in records if w in labels and i < trials))
@@ -496,7 +496,7 @@ def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> Wh
     errors = [r for r in rows if r.get("error")]
     reasons = Counter(r["reason"] for r in rows)
     messages = sorted({r["error"] for r in errors})[:5]
-    placement = "structure" if what_if is None else scenario.what_if[what_if].describe()
+    placement = "structure" if what_if is None else scenario.describe(scenario.what_if[what_if])
     return WhatIfOdds(
         what_if=what_if,
         placement=placement,

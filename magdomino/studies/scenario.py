@@ -52,6 +52,7 @@ from magdomino.model.tiles import tile
 from magdomino.physics.placement import Drop, Slide, build, place
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
+from magdomino.studies.placements import DEFAULT_DROP_MM, TIED, expand_place, format_placement
 
 NOISE_KEYS = {
     "pos_sigma_mm": "position error of the hand, sigma in mm, along x and along y",
@@ -62,9 +63,10 @@ NOISE_KEYS = {
     "mass_rel_sigma": "relative sigma of the tile mass",
 }
 
-PLACEMENT_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "fixed"}
-WHAT_IF_KEYS = {"pips", "pos_mm", "yaw_deg", "on", "drop_mm", "slide_mm"}
-DEFAULT_DROP_MM = 1.0
+PLACEMENT_KEYS = {"place", "pips", "pos_mm", "yaw_deg", "on", "beneath", "after", "fixed"}
+WHAT_IF_KEYS = {"place", "pips", "pos_mm", "yaw_deg", "on", "beneath", "after", "drop_mm", "slide_mm"}
+SLIDE_START_MM = 60.0
+"""How far along the table a placement ``beneath`` a tile starts its slide when it does not say."""
 POS_LIMIT_MM = 5000.0
 """Positions beyond 5 m are typing mistakes, not towers on a table."""
 DROP_LIMIT_MM = 100.0
@@ -96,19 +98,12 @@ class Placement:
     fixed: bool = False
     drop_mm: float = DEFAULT_DROP_MM
     slide_mm: tuple[float, float] | None = None
+    relation: str = "on"  # with ``on`` (tile, half): "on" top of it, "beneath" it, "after" it end to end
 
-    def describe(self) -> str:
-        a, b = self.pips
-        if self.on is not None:
-            where = f"on tile {self.on[0]} half {self.on[1]}"
-            if self.yaw_deg:
-                where += f", turned {self.yaw_deg:g} deg"
-        else:
-            where = "at (" + ", ".join(f"{v:g}" for v in self.pos_mm) + ") mm"
-            if self.yaw_deg:
-                where += f", yaw {self.yaw_deg:g} deg"
-        how = f", slid from {self.slide_mm[0]:g}, {self.slide_mm[1]:g} mm" if self.slide_mm else ""
-        return f"{a}-{b} {where}{how}"
+    def describe(self, shown=None) -> str:
+        """This placement in the placement language (:mod:`magdomino.studies.placements`);
+        ``shown``: the construction's pips as shown, to name the lower tile's too."""
+        return format_placement(self, shown)
 
 
 @dataclass(frozen=True)
@@ -123,6 +118,10 @@ class Scenario:
     what_if: tuple[Placement, ...]
     noise: dict[str, Any] = field(default_factory=dict)
     source: str = "<scenario>"
+
+    def describe(self, placement: Placement) -> str:
+        """A placement of this scenario in the placement language, the lower tile's pips included."""
+        return placement.describe([pl.pips for pl in self.structure])
 
 
 # -- loading ------------------------------------------------------------------------------
@@ -222,11 +221,15 @@ def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
 
 
 def _placement(entry, source, key, allowed, earlier, used) -> Placement:
+    if isinstance(entry, str):  # the placement language alone, as the Python face gives it
+        entry = {"place": entry}
     if not isinstance(entry, dict):
         raise InputError(source, key, "expected a table")
     for k in entry:
         if k not in allowed:
             raise InputError(source, f"{key}.{k}", f"unknown key; expected one of {', '.join(sorted(allowed))}")
+    if "place" in entry:  # the placement language: the table it stands for, then the same checks
+        entry = expand_place(entry, source, key, [pl.pips for pl in used], allowed)
     if "pips" not in entry:
         raise InputError(source, f"{key}.pips", "missing required key (the tile, as [a, b])")
     pips_raw = entry["pips"]
@@ -241,8 +244,10 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
     for j, other in enumerate(used):
         if tile(*other.pips) == tile(*pips):
             raise InputError(source, f"{key}.pips", f"expected each tile once; {pips[0]}-{pips[1]} is already structure[{j}]")
-    if ("pos_mm" in entry) == ("on" in entry):
-        raise InputError(source, key, "expected exactly one of pos_mm (absolute) or on (relational)")
+    tied = [k for k in TIED if k in entry]
+    if len(tied) + ("pos_mm" in entry) != 1:
+        raise InputError(source, key, "expected exactly one of pos_mm (absolute) or on, beneath, after (relational)")
+    relation = tied[0] if tied else "on"
     pos = None
     on = None
     if "pos_mm" in entry:
@@ -255,18 +260,19 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
         if len(pos) == 3 and pos[2] <= 0:
             raise InputError(source, f"{key}.pos_mm[2]", "expected a centre height > 0 (above the table)")
     else:
-        value = entry["on"]
+        value = entry[relation]
         if not isinstance(value, dict) or set(value) != {"tile", "half"}:
-            raise InputError(source, f"{key}.on", "expected { tile = N, half = 0 or 1 }")
+            raise InputError(source, f"{key}.{relation}", "expected { tile = N, half = 0 or 1 }")
         t, h = value["tile"], value["half"]
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < earlier:
-            raise InputError(source, f"{key}.on.tile", f"expected the index of an earlier structure tile (0..{earlier - 1}), got {t!r}")
+            raise InputError(source, f"{key}.{relation}.tile", f"expected the index of an earlier structure tile (0..{earlier - 1}), got {t!r}")
         if isinstance(h, bool) or not isinstance(h, int) or h not in (0, 1):
-            raise InputError(source, f"{key}.on.half", f"expected 0 or 1, got {h!r}")
+            raise InputError(source, f"{key}.{relation}.half", f"expected 0 or 1, got {h!r}")
         below = used[t].pips[h]
         if below not in pips:
+            how = {"on": "lie on", "beneath": "lie beneath", "after": "touch"}[relation]
             raise InputError(
-                source, f"{key}.on", f"expected a tile with a half of {below} pips to lie on tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
+                source, f"{key}.{relation}", f"expected a tile with a half of {below} pips to {how} tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
             )
         on = (t, h)
     yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0), minimum=-YAW_LIMIT_DEG, maximum=YAW_LIMIT_DEG)
@@ -284,7 +290,7 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
             raise InputError(
                 source, f"{key}.slide_mm", f"expected a start 1 to {SLIDE_LIMIT_MM:g} mm from the target, got {math.hypot(*slide):g} mm"
             )
-    return Placement(pips, pos, yaw, on, fixed, drop, slide)
+    return Placement(pips, pos, yaw, on, fixed, drop, slide, relation)
 
 
 # -- poses --------------------------------------------------------------------------------
@@ -310,6 +316,8 @@ def target_pose(placement: Placement, poses: list[tuple[np.ndarray, np.ndarray]]
         axis_t = np.array([math.cos(yaw_t), math.sin(yaw_t)])
         outward = axis_t if h == 1 else -axis_t
         anchor = np.asarray(p_t[:2]) + outward * length / 4
+        if placement.relation == "after":  # the matching half one half-length further, in line
+            anchor = anchor + outward * length / 2
         value = pips_shown[t][h]
         k = 0 if placement.pips[0] == value else 1
         turn = math.radians(placement.yaw_deg)
@@ -317,6 +325,9 @@ def target_pose(placement: Placement, poses: list[tuple[np.ndarray, np.ndarray]]
         u = np.array([c * outward[0] - s * outward[1], s * outward[0] + c * outward[1]])
         centre = anchor + u * length / 4
         yaw = math.atan2(u[1], u[0]) if k == 0 else math.atan2(-u[1], -u[0])
+        if placement.relation != "on":  # beneath it or beside it: on the level of the tile it is tied to
+            level = p_t[2] - thick if placement.relation == "beneath" else p_t[2]
+            return np.array([centre[0], centre[1], max(level, thick / 2)]), yaw
     else:
         centre = np.array(placement.pos_mm[:2]) / 1000
         yaw = math.radians(placement.yaw_deg)
@@ -358,7 +369,7 @@ class SimulationResult:
         sc = self.scenario
         what_ifs = []
         for placement, verdict in zip(sc.what_if, self.what_if):
-            entry = {"placement": placement.describe()}
+            entry = {"placement": sc.describe(placement)}
             if verdict is None:
                 why = "did not stand" if self.structure.collapsed or self.structure.error else "did not settle"
                 entry.update(collapsed=None, reason=f"not tried: the structure {why}", settled=False)
@@ -487,7 +498,7 @@ def aim_placement(
     poses = [(settled[0][i], settled[1][i]) for i in range(n)]
     shown = [pl.pips for pl in scenario.structure]
     rest, yaw = target_pose(placement, poses, shown, size)
-    if placement.slide_mm is not None:
+    if placement.slide_mm is not None or placement.relation == "beneath":
         rest[2] = size[2] / 2  # a slide happens on the table, under whatever is above
     elif placement.pos_mm is not None and len(placement.pos_mm) == 3:
         index = scenario.what_if.index(placement) if placement in scenario.what_if else None
@@ -495,8 +506,13 @@ def aim_placement(
         check_clear(rest, yaw, poses, size, scenario.source, key)
     if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
         rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size)
-    if placement.slide_mm is not None:
-        return rest, yaw, Slide(tuple(np.array(placement.slide_mm) / 1000))
+    slide = placement.slide_mm
+    if slide is None and placement.relation == "beneath":  # in along the table, from where its free half points
+        t, h = placement.on
+        free = 1.0 if placement.pips[0] == shown[t][h] else -1.0  # half 1 free: +axis
+        slide = (free * SLIDE_START_MM * math.cos(yaw), free * SLIDE_START_MM * math.sin(yaw))
+    if slide is not None:
+        return rest, yaw, Slide(tuple(np.array(slide) / 1000))
     return rest, yaw, Drop((placement.drop_mm if drop_mm is None else drop_mm) / 1000)
 
 
@@ -540,7 +556,7 @@ def _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size):
             miss *= lo
             yaw = aimed_yaw + lo * (yaw - aimed_yaw)
     out = rest + miss
-    if placement.slide_mm is None and (placement.pos_mm is None or len(placement.pos_mm) == 2):
+    if placement.slide_mm is None and placement.relation != "beneath" and (placement.pos_mm is None or len(placement.pos_mm) == 2):
         out[2] = max(out[2], rest_height(out[:2], yaw, poses, size) + thick / 2)
     return out, yaw
 

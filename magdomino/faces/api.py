@@ -1,0 +1,515 @@
+"""The Python face: what ``import magdomino as md`` gives a script or a notebook.
+
+Millimetres and degrees throughout; SI stays inside. A :class:`Construction` is built tile by
+tile in the placement language (:mod:`magdomino.studies.placements`) and checked as a
+scenario file is (the same one-line :class:`~magdomino.errors.InputError`, naming the
+argument); it simulates, tries what-ifs, estimates odds, ranks every legal spot for a tile,
+sweeps a parameter and draws itself. Results print as short tables, show themselves in a
+notebook (``_repr_html_``: the picture with tiles and halves labelled, the table) and convert
+to rows (``to_rows()``, or ``to_dataframe()`` when pandas is installed).
+
+Small runs stay in this process (no worker processes, so a plain script needs no
+``if __name__ == "__main__"`` guard); ``jobs=2`` or more asks for worker processes.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from dataclasses import replace
+from pathlib import Path
+
+from magdomino.errors import ARGUMENTS, InputError
+
+PYTHON = "arguments"
+"""Where an error in a call comes from (the argument is named as the key)."""
+
+
+# -- presets ------------------------------------------------------------------------------
+
+
+def preset(name="standard", **overrides):
+    """A checked preset by name or path, with overrides in file units.
+
+    ``md.preset("standard", magnets_scale=1.2)`` scales every magnet's polarisation;
+    ``md.preset("standard", **{"tile.friction": 0.4, "tile.magnets.polarization_T": 1.0})``
+    sets any key of the preset file (a key under ``tile.magnets`` applies to every magnet).
+    The result is checked as a preset file is (InputError naming the key).
+    """
+    from magdomino.model.presets import Preset, load_preset, with_overrides
+
+    base = name if isinstance(name, Preset) else load_preset(name)
+    return with_overrides(base, overrides, PYTHON) if overrides else base
+
+
+def presets() -> list[str]:
+    """The bundled presets' names."""
+    from magdomino.model.presets import preset_names
+
+    return preset_names()
+
+
+def engines() -> list[str]:
+    """The engines a study can be judged by (``engine=``)."""
+    from magdomino.studies.engines import engine_names
+
+    return engine_names()
+
+
+# -- constructions ------------------------------------------------------------------------
+
+
+class Construction:
+    """A structure of tiles, built in the placement language, and what-ifs to try on it.
+
+    Parameters
+    ----------
+    tiles : iterable of str
+        Placements, in order (``"6-6 at (0, 0) mm"``, ``"6-3 on #0 half 1"``, ...).
+    preset : str or Preset
+        Name, path or :func:`preset` (default ``"standard"``).
+    magnets : bool
+    seed : int
+        The seed of odds and rankings.
+    name : str
+    noise : dict, optional
+        The hand's and the set's noise (keys of a scenario's ``[noise]``).
+    """
+
+    def __init__(self, tiles=(), *, preset="standard", magnets: bool = True, seed: int = 0, name: str = "construction",
+                 noise: dict | None = None):
+        self._preset, self.magnets, self.seed, self.name = preset, magnets, seed, name
+        self.noise = dict(noise or {})
+        self.tiles: list[str] = []
+        self._scenario = None
+        for t in ([tiles] if isinstance(tiles, str) else tiles):
+            self.add(t)
+
+    # building
+
+    def add(self, placement: str) -> "Construction":
+        """Add a tile (checked at once: a wrong one is refused and not added). Returns self."""
+        self.tiles.append(placement)
+        try:
+            self._scenario = self._build([])
+        except InputError:
+            self.tiles.pop()
+            raise
+        return self
+
+    @classmethod
+    def load(cls, path) -> "Construction":
+        """A scenario file as a construction (its what-ifs kept in ``what_ifs``)."""
+        from magdomino.studies.scenario import load_scenario
+
+        sc = load_scenario(path)
+        made = cls._from_scenario(sc)
+        made.what_ifs = [sc.describe(w) for w in sc.what_if]
+        return made
+
+    @classmethod
+    def _from_scenario(cls, sc) -> "Construction":
+        made = cls.__new__(cls)
+        made._preset, made.magnets, made.seed, made.name, made.noise = sc.preset, sc.magnets, sc.seed, sc.name, dict(sc.noise)
+        shown = [pl.pips for pl in sc.structure]
+        made.tiles = [pl.describe(shown) for pl in sc.structure]
+        made._scenario = replace(sc, what_if=())
+        return made
+
+    what_ifs: list = []
+
+    def save(self, path, what_ifs=()) -> Path:
+        """Write this construction (and ``what_ifs``) as a scenario file (TOML)."""
+        path = Path(path)
+        preset = self.scenario.preset
+        name = preset.name if isinstance(self._preset, str) else str(self._preset_file(path))
+        lines = [f"name = {_toml(self.name)}", f"preset = {_toml(name)}", f"magnets = {str(self.magnets).lower()}", f"seed = {self.seed}", ""]
+        for t in self.tiles:
+            lines += ["[[structure]]", f"place = {_toml(t)}", ""]
+        for w in _texts(what_ifs):
+            lines += ["[[what_if]]", f"place = {_toml(w)}", ""]
+        if self.noise:
+            lines += ["[noise]"] + [f"{k} = {_toml(v)}" for k, v in self.noise.items()] + [""]
+        path.write_text("\n".join(lines))
+        return path
+
+    def _preset_file(self, path: Path) -> Path:
+        from magdomino.model.presets import write_preset
+
+        out = path.with_name(path.stem + "-preset.toml")
+        write_preset(self.scenario.preset, out)
+        return out.name
+
+    @property
+    def scenario(self):
+        """The checked :class:`~magdomino.studies.scenario.Scenario` (no what-ifs)."""
+        if self._scenario is None:
+            raise InputError(PYTHON, "tiles", "expected at least one tile: add one, like '6-6 at (0, 0) mm'")
+        return self._scenario
+
+    def _build(self, what_ifs):
+        from magdomino.model.presets import Preset
+        from magdomino.studies.scenario import scenario_from_dict
+
+        data = {"name": self.name, "magnets": self.magnets, "seed": self.seed, "structure": list(self.tiles),
+                "what_if": list(_texts(what_ifs)), "noise": self.noise}
+        if not isinstance(self._preset, Preset):
+            data["preset"] = self._preset
+        sc = scenario_from_dict(data, source=PYTHON)
+        return sc if not isinstance(self._preset, Preset) else replace(sc, preset=self._preset)
+
+    def with_what_ifs(self, what_ifs):
+        """The scenario with these what-ifs (placement texts), checked."""
+        return self._build(what_ifs)
+
+    # studying
+
+    def simulate(self, *what_ifs: str, engine="dynamics") -> "Simulation":
+        """Settle the structure (does it stand?), then try each what-if alone on it."""
+        from magdomino.studies.engines import get_engine
+
+        sc = self.with_what_ifs(what_ifs)
+        return Simulation(get_engine(engine, source=PYTHON).simulate(sc), self)
+
+    def odds(self, *what_ifs: str, trials: int = 100, seed: int | None = None, jobs: int | None = None, engine="dynamics",
+             noise: dict | None = None, progress: bool = True, **settings) -> "Odds":
+        """How likely a real hand's placement (each what-if; the structure when none) brings it down."""
+        from magdomino.studies.odds import estimate_odds
+
+        sc = self.with_what_ifs(what_ifs)
+        result = estimate_odds(sc, trials, seed=seed, jobs=jobs, engine=engine, noise=noise, progress=progress,
+                               **_executor(jobs, settings))
+        return Odds(result, sc)
+
+    def rank(self, tile, *, trials: int = 20, rule: str = "any", seed: int | None = None, jobs: int | None = None,
+             screen: int | None = None, parallel_only: bool = False, second_parallel: bool = True, progress: bool = True,
+             **settings) -> "Ranking":
+        """Every legal placement of ``tile`` ("3-1" or (3, 1)) on the settled structure, safest first."""
+        from magdomino.games.candidates import enumerate_placements
+        from magdomino.studies.whatif import rank_placements
+
+        tile = _tile(tile)
+        ranked = rank_placements(self.scenario, tile, trials, candidates=enumerate_placements, rule=rule, seed=seed, jobs=jobs,
+                                 screen=screen, parallel_only=parallel_only, second_parallel=second_parallel,
+                                 progress=progress, **_executor(jobs, settings))
+        return Ranking(ranked, tile)
+
+    def sweep(self, param: str, values, *what_ifs: str, trials: int = 50, seed: int | None = None, jobs: int | None = None,
+              progress: bool = True, **settings):
+        """Odds as a function of one parameter (``pos_sigma_mm``, ``polarization_scale``, ...): a :class:`Sweep`."""
+        from magdomino.studies.odds import sweep
+
+        sc = self.with_what_ifs(what_ifs)
+        return Sweep(sweep(sc, param, values, trials, seed=seed, jobs=jobs, progress=progress, **_executor(jobs, settings)))
+
+    def picture(self, *what_ifs: str, settled: bool = True) -> "Picture":
+        """Side and top views with every tile (#N) and half labelled: as it settled (or as placed)."""
+        sc = self.with_what_ifs(what_ifs)
+        poses = None
+        if settled:
+            from magdomino.studies.scenario import settle_structure
+
+            _, poses = settle_structure(sc)
+        return Picture(_construction_png(sc, poses, what_ifs))
+
+    def render(self, what_if: str | None = None, size=(800, 600)) -> "Picture":
+        """A photo-like picture from PyBullet's renderer (the structure settled, or a what-if's end)."""
+        from magdomino.faces.render import render_image
+
+        sc = self.with_what_ifs([what_if] if what_if else [])
+        image, _ = render_image(sc, width=size[0], height=size[1], what_if=0 if what_if else None)
+        return Picture(_png_bytes(image))
+
+    def __repr__(self) -> str:
+        lines = [f"Construction {self.name!r}: {len(self.tiles)} tiles, preset {self.scenario.preset.name if self._scenario else self._preset}, "
+                 f"magnets {'on' if self.magnets else 'off'}"]
+        lines += [f"  #{i}  {t}" for i, t in enumerate(self.tiles)]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = [[f"#{i}", t] for i, t in enumerate(self.tiles)]
+        picture = self.picture(settled=False) if self._scenario else None
+        return (picture.html() if picture else "") + _table(["tile", "placement"], rows, html.escape(repr(self).splitlines()[0]))
+
+
+def load(path) -> Construction:
+    """A scenario file as a :class:`Construction` (its what-ifs in ``.what_ifs``)."""
+    return Construction.load(path)
+
+
+# -- results ------------------------------------------------------------------------------
+
+
+class _Result:
+    """Rows, a DataFrame, a text table and an HTML table, from ``_header`` and ``_rows``."""
+
+    _title = ""
+
+    def to_rows(self) -> list[dict]:
+        return [dict(zip(self._header, row)) for row in self._rows()]
+
+    def to_dataframe(self):
+        try:
+            import pandas
+        except ImportError:
+            raise InputError(PYTHON, "to_dataframe", "expected pandas to be installed (pip install pandas); to_rows() needs nothing") from None
+        return pandas.DataFrame(self.to_rows())
+
+    def __repr__(self) -> str:
+        rows = [[_cell(v) for v in row] for row in self._rows()]
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(self._header)]
+        lines = [self._title, "  " + "  ".join(h.ljust(w) for h, w in zip(self._header, widths))]
+        lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return _table(self._header, [[_cell(v) for v in r] for r in self._rows()], html.escape(self._title))
+
+
+class Simulation(_Result):
+    """A simulation: the structure's verdict and each what-if's (``verdicts``; ``result`` the library's)."""
+
+    _header = ["", "placement", "verdict", "reason", "max shift (mm)", "max tilt (deg)", "margin (deg)", "engine"]
+
+    def __init__(self, result, construction: Construction):
+        self.result, self.construction = result, construction
+        self._title = f"{construction.name}: {len(result.scenario.structure)} tiles, engine {result.engine}"
+
+    @property
+    def stands(self) -> bool:
+        """The structure stood (nothing fell, nothing failed)."""
+        return self.result.structure.stands
+
+    @property
+    def verdicts(self) -> list:
+        """The structure's :class:`~magdomino.physics.verdict.Verdict`, then each what-if's (None: not tried)."""
+        return [self.result.structure, *self.result.what_if]
+
+    def _rows(self):
+        sc = self.result.scenario
+        labels = [("structure", f"{len(sc.structure)} tiles")] + [(f"what-if {i}", sc.describe(w)) for i, w in enumerate(sc.what_if)]
+        rows = []
+        for (label, where), v in zip(labels, self.verdicts):
+            if v is None:
+                rows.append([label, where, "not tried", "the structure did not stand", None, None, None, self.result.engine])
+            else:
+                word = "error" if v.error else "COLLAPSED" if v.collapsed else ("stood, SHIFTED" if v.shifted else "stood")
+                rows.append([label, where, word, v.error or v.reason, v.max_shift_mm, v.max_tilt_deg, v.margin_deg, v.engine])
+        return rows
+
+    def to_dict(self) -> dict:
+        return self.result.to_dict()
+
+    def _repr_html_(self) -> str:
+        sc = self.result.scenario
+        poses = self.result.settled_poses
+        return Picture(_construction_png(sc, poses, ())).html() + super()._repr_html_()
+
+
+class Odds(_Result):
+    """Odds of collapse per what-if (``results``: the library's :class:`~magdomino.studies.odds.WhatIfOdds`)."""
+
+    _header = ["", "placement", "trials", "collapses", "p(collapse)", "95 % interval", "shifted", "errors"]
+
+    def __init__(self, result, scenario):
+        self.result, self.scenario = result, scenario
+        self._title = f"{result.scenario}: odds of collapse, seed {result.seed}, engine {result.engine}"
+
+    @property
+    def results(self) -> list:
+        return self.result.results
+
+    def _rows(self):
+        return [["structure" if r.what_if is None else f"what-if {r.what_if}", r.placement, r.trials, r.collapses, r.p_collapse,
+                 f"[{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]", r.shifts, r.errors] for r in self.results]
+
+    def to_dict(self) -> dict:
+        return self.result.to_dict()
+
+
+class Ranking(_Result):
+    """Every legal placement of a tile, safest first (``ranked``: the library's RankedPlacement)."""
+
+    _header = ["rank", "placement", "p(collapse)", "95 % interval", "shift share", "median shift (mm)", "trials", "engine"]
+
+    def __init__(self, ranked, tile):
+        self.ranked, self.tile = ranked, tile
+        self._title = f"where to put {tile[0]}-{tile[1]}: {len(ranked)} legal placements, safest first"
+
+    @property
+    def best(self) -> str:
+        """The safest placement, in the placement language (paste it into ``simulate`` or a file)."""
+        return self.ranked[0].candidate.describe()
+
+    def _rows(self):
+        rows = []
+        for k, r in enumerate(self.ranked, 1):
+            ci = r.ci95
+            rows.append([k, r.candidate.describe(), r.p_collapse, None if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+                         getattr(r, "shift_share", None), getattr(r, "median_shift_mm", None), r.trials, r.engine])
+        return rows
+
+
+class Sweep(_Result):
+    """Odds against one parameter (``result``: the library's SweepResult)."""
+
+    _header = ["value", "placement", "trials", "p(collapse)", "95 % interval"]
+
+    def __init__(self, result):
+        self.result = result
+        self._title = f"odds of collapse against {result.param}"
+
+    def _rows(self):
+        return [[v, r.placement, r.trials, r.p_collapse, f"[{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]"]
+                for v, run in zip(self.result.values, self.result.runs) for r in run.results]
+
+    def to_dict(self) -> dict:
+        return self.result.to_dict()
+
+
+class Picture:
+    """A PNG picture: shows itself in a notebook, ``save(path)`` writes it."""
+
+    def __init__(self, png: bytes):
+        self.png = png
+
+    def _repr_png_(self) -> bytes:
+        return self.png
+
+    def html(self) -> str:
+        return f'<img src="data:image/png;base64,{base64.b64encode(self.png).decode()}"/>'
+
+    def save(self, path) -> Path:
+        path = Path(path)
+        path.write_bytes(self.png)
+        return path
+
+
+# -- games ----------------------------------------------------------------------------------
+
+
+class GameRecord(_Result):
+    """A played game's record (``record``: the JSON document of ``magdomino play``)."""
+
+    _header = ["event", "what"]
+
+    def __init__(self, record: dict):
+        self.record = record
+        winners = record.get("winners")
+        self._title = f"{record['rule']}, {record['players']} players, seed {record['seed']}: winners {winners}"
+
+    @property
+    def winners(self):
+        return self.record.get("winners")
+
+    def _rows(self):
+        from magdomino.games.record import format_record
+
+        return [[k, line] for k, line in enumerate(format_record(self.record).splitlines())]
+
+    def __repr__(self) -> str:
+        from magdomino.games.record import format_record
+
+        return format_record(self.record)
+
+    def to_dict(self) -> dict:
+        return self.record
+
+
+def play(rule: str, players: int = 2, *, seed: int = 0, physics: str = "none", player="random", preset="standard",
+         magnets: bool = True, **options) -> GameRecord:
+    """Play a whole game (``physics``: ``"none"``, or an engine name for the tower rules:
+    ``"statics"``, ``"dynamics"``/``"pybullet"``); returns its record."""
+    from magdomino.games.record import play_game
+
+    adjudicator = None if physics in (None, "none") else _adjudicator(physics, preset, magnets)
+    try:
+        return GameRecord(play_game(rule, players, seed=seed, physics=adjudicator, player_kinds=player, **options))
+    finally:
+        if adjudicator is not None and hasattr(adjudicator, "close"):
+            adjudicator.close()
+
+
+def tournament(rule: str, seats, deals: int = 10, *, seed: int = 0, physics: str = "none", jobs: int | None = None,
+               progress: bool = True, **options) -> dict:
+    """Many deals between player kinds (``seats``: "careful,random" or a list), seats rotated: the JSON document."""
+    from magdomino.games.tournament import run_tournament
+
+    seats = seats.split(",") if isinstance(seats, str) else list(seats)
+    executor = "serial" if jobs in (None, 1) else None
+    return run_tournament(rule, seats, deals, seed=seed, physics=physics, jobs=jobs, executor=executor, progress=progress, **options)
+
+
+def _adjudicator(physics, preset_name, magnets):
+    from magdomino.studies.engines import get_engine
+
+    chosen = preset_name if not isinstance(preset_name, str) else preset(preset_name)
+    return get_engine(physics, source=PYTHON, key="physics").adjudicator(chosen, magnets=magnets)
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _executor(jobs, settings: dict) -> dict:
+    """In this process unless worker processes are asked for (``jobs`` > 1, or an executor)."""
+    if "executor" not in settings and "scheduler" not in settings and jobs in (None, 1):
+        settings = {**settings, "executor": "serial"}
+    return settings
+
+
+def _texts(placements) -> list:
+    if isinstance(placements, str):
+        return [placements]
+    return list(placements)
+
+
+def _tile(tile) -> tuple[int, int]:
+    from magdomino.model.tiles import parse_tile
+
+    if isinstance(tile, str) and "-" in tile:
+        tile = tile.replace("-", ",")
+    return parse_tile(tile, PYTHON, "tile")
+
+
+def _toml(value) -> str:
+    import json
+
+    return json.dumps(value)  # a JSON string, number or list of numbers is valid TOML
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1e4 else f"{value:.0f}"
+    return str(value)
+
+
+def _table(header, rows, caption: str = "") -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _png_bytes(image) -> bytes:
+    from matplotlib.image import imsave
+
+    buffer = io.BytesIO()
+    imsave(buffer, image, format="png")
+    return buffer.getvalue()
+
+
+def _construction_png(sc, poses, what_ifs) -> bytes:
+    """Side and top views of the structure (nominal or ``poses``), each tile and half labelled."""
+    import numpy as np
+
+    from magdomino.faces.plots import construction_figure
+    from magdomino.studies.scenario import structure_poses
+
+    if poses is None:
+        used = structure_poses(sc, np.asarray(sc.preset.tile.size, float))
+        poses = (np.array([p for p, _ in used]), np.array([q for _, q in used]))
+    buffer = io.BytesIO()
+    construction_figure(poses[0], poses[1], [pl.pips for pl in sc.structure], sc.preset, buffer, title=sc.name, labels=True)
+    return buffer.getvalue()
