@@ -76,6 +76,8 @@ def brute_moves(state, seat, kmax=5):
     rack = state.racks[seat]
     first = not halves
     found = set()
+    # every ordered choice of k rack tiles with its pip total, listed once (not per window)
+    orders = {k: [(sub, sum(a + b for a, b in sub)) for sub in permutations(rack, k)] for k in range(1, kmax + 1)}
     if first:
         lines = [(0, 0, 0, 10)]  # canonical: row 0 from x = 0 (see the module docstring)
     else:
@@ -92,7 +94,9 @@ def brute_moves(state, seat, kmax=5):
                 if any(c in marks for c in window):
                     break
                 empty = [c for c in window if c not in halves]
-                if not empty or len(empty) > 2 * kmax or len(empty) % 2:
+                if len(empty) > 2 * kmax:
+                    break  # longer windows only hold more empty cells
+                if not empty or len(empty) % 2:
                     continue
                 # tile the empty cells with dominoes along the line (greedy left to right is the
                 # only tiling of a line; check that each pair is two neighbouring cells)
@@ -101,8 +105,8 @@ def brute_moves(state, seat, kmax=5):
                     continue
                 old = sum(halves[c] for c in window if c in halves)
                 k = len(pairs)
-                for sub in permutations(rack, k):
-                    if old + sum(a + b for a, b in sub) != 20:
+                for sub, total in orders[k]:
+                    if old + total != 20:
                         continue
                     for flips in product((0, 1), repeat=k):
                         placed = []
