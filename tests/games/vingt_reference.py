@@ -71,7 +71,8 @@ def run_through(halves, c, d):
 
 def brute_moves(state, seat, kmax=5):
     """Every legal move by trying all arrangements in all windows and checking each result
-    against the rules with :func:`runs_of` (slow: small boards only)."""
+    against the rules with :func:`runs_of` (slow: small boards only). A window is tried as a
+    whole alignment: no half just beyond either end and, after the first move, a half in it."""
     halves, marks = grid_of(state)
     rack = state.racks[seat]
     first = not halves
@@ -89,15 +90,23 @@ def brute_moves(state, seat, kmax=5):
         at = (lambda i: (i, fixed)) if d == 0 else (lambda i: (fixed, i))
         starts = [0] if first else range(lo, hi + 1)
         for s in starts:
+            if at(s - 1) in halves or at(s) in marks:
+                continue  # an alignment is a whole run: no half just before it
+            window = [at(s)]  # the cells s..e, grown one cell at a time
+            empty = [c for c in window if c not in halves]
             for e in range(s + 1, hi + 1):
-                window = [at(i) for i in range(s, e + 1)]
-                if any(c in marks for c in window):
+                c = at(e)
+                if c in marks:
                     break
-                empty = [c for c in window if c not in halves]
+                window.append(c)
+                if c not in halves:
+                    empty.append(c)
                 if len(empty) > 2 * kmax:
                     break  # longer windows only hold more empty cells
-                if not empty or len(empty) % 2:
-                    continue
+                if not empty or len(empty) % 2 or at(e + 1) in halves:
+                    continue  # no half just after it either
+                if not first and len(empty) == len(window):
+                    continue  # a later alignment holds a half already there
                 # tile the empty cells with dominoes along the line (greedy left to right is the
                 # only tiling of a line; check that each pair is two neighbouring cells)
                 pairs = [(empty[i], empty[i + 1]) for i in range(0, len(empty), 2)]
@@ -127,17 +136,20 @@ def is_legal_by_rules(halves, marks, move, first):
         if c in after or c in marks:
             return False
         after[c] = v
-    for run in runs_of(after):
-        vals = [after[c] for c in run]
-        if sum(vals) > 20 or 0 in vals[1:-1]:
-            return False
+    # the alignment first (cheap), then every run of the table
     cells = new_cells(move)
     run = run_through(after, cells[0][0], move[1])
     if not {c for c, _ in cells} <= set(run) or sum(after[c] for c in run) != 20:
         return False
-    if first:
-        return 2 <= len(move[2]) <= 5
-    return any(c in halves for c in run)
+    if 0 in [after[c] for c in run[1:-1]]:
+        return False
+    if not first and not any(c in halves for c in run):
+        return False
+    for other in runs_of(after):
+        vals = [after[c] for c in other]
+        if sum(vals) > 20 or 0 in vals[1:-1]:
+            return False
+    return not first or 2 <= len(move[2]) <= 5
 
 
 # -- random play ----------------------------------------------------------------------------
@@ -153,3 +165,4 @@ def check_lines(halves, cells):
                 vals = [halves[c] for c in run]
                 assert sum(vals) <= 20, f"run {run} worth {sum(vals)}"
                 assert 0 not in vals[1:-1], f"blank inside run {run}"
+
