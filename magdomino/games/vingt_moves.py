@@ -388,11 +388,14 @@ def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:
                                 xy = [cell(c) for c in firsts]
                                 for sub in subs[(k, TOTAL - s)]:
                                     _assign(sub, cons, xy, d, out)
-                # join the next stretch across an even gap (no blank may end up inside)
+                # join the next stretch across an even gap (no blank may end up inside): not
+                # past a blank ending the chain; a next stretch starting with a blank only if
+                # the blank is all of it, a lone blank that then ends the line (bmax 0 and no
+                # further join, as for any chain ending on a blank)
                 if wr != 2 or gr % 2 or (last == 0 and end != start):
                     break
                 nxt = strs.get(end + (gr + 1) * step)
-                if nxt is None or nxt[3] == 0:
+                if nxt is None or (nxt[3] == 0 and nxt[1] != nxt[0]):
                     break
                 ni = len(inner) + gr // 2
                 if ni > kmax or s + nxt[2] > room:

@@ -21,7 +21,22 @@ from magdomino.games.vingt import (
     VingtState,
 )
 from magdomino.games.vingt_moves import legal_moves
-from vingt_reference import brute_moves, check_lines, grid_of, new_cells, run_through  # tests/games helper
+from vingt_reference import (  # tests/games helpers
+    ENDS,
+    LEFTS,
+    RIGHTS,
+    WAYS,
+    brute_moves,
+    check_lines,
+    grid_of,
+    line_pattern,
+    lone_blank_end_across_a_gap,
+    new_cells,
+    rack_for,
+    run_through,
+    turn_move,
+    turn_tile,
+)
 
 # -- random play ------------------------------------------------------------------------------
 
@@ -151,6 +166,60 @@ def test_generator_matches_brute_force_on_small_boards():
             assert got == sorted(got)
             sizes |= {len(m[2]) for m in got}
     assert {1, 2, 3, 4}.issubset(sizes), sizes
+
+
+def test_generator_matches_brute_force_with_blanks_at_line_ends():
+    """Every line pattern (a lone half or a tile along the line, a gap, a blank half alone or
+    at either end of a tile, markers or a half beyond) in the four directions: the legal
+    actions, and the single-tile moves of a series, are the brute-force sets."""
+    rng = random.Random(26)
+    seen = set()
+    count = 0
+    for left in LEFTS:
+        for gap in (1, 2, 4) if left else (0,):
+            for right in RIGHTS:
+                for ends in ENDS:
+                    tiles, marks, old = line_pattern(left, gap, right, ends)
+                    used = {(min(t[3:]), max(t[3:])) for t in tiles}
+                    rack = rack_for(20 - old, [t for t in TILES if t not in used], rng)
+                    for way, f in WAYS.items():
+                        turned = [turn_tile(t, way) for t in tiles]
+                        state = VingtState.position(VingtGame(2, 0), turned, [rack], markers=[[f(*c) for c in marks]])
+                        want = brute_moves(state, 0)
+                        got = state.legal_actions()
+                        assert set(got) == want or (got == (PASS,) and not want), (way, tiles, rack, sorted(set(got) ^ want)[:4])
+                        singles = legal_moves(state.occ, state.racks[0], False, 1)
+                        assert set(singles) == {m for m in want if len(m[2]) == 1}, (way, tiles, rack)
+                        halves = grid_of(state)[0]
+                        seen |= {lone_blank_end_across_a_gap(halves, m) for m in want}
+                        count += 1
+    assert count == 4 * (len(RIGHTS) * len(ENDS) * (1 + 3 * (len(LEFTS) - 1)))
+    assert {(0, -1), (0, 1), (1, -1), (1, 1)} <= seen  # such lines exist in every direction
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+def test_a_lone_blank_reached_across_a_gap_ends_the_line(way):
+    """Issue 26: row 0 reads 2 . . 0 (the 2 and the 0 stand on upright tiles); 9-9 in the gap
+    makes 2 9 9 0 = 20, the blank closing its end, whichever way the line runs."""
+    tiles = [turn_tile(t, way) for t in [(0, 0, 1, 2, 3), (3, 0, 1, 0, 5)]]
+    state = VingtState.position(VingtGame(2, 0), tiles, [[(9, 9), (1, 1), (4, 4), (6, 7), (5, 8)]])
+    move = turn_move(("place", 0, ((1, 0, 9, 9),)), way)
+    legal = state.legal_actions()
+    assert move in legal and set(legal) == brute_moves(state, 0)
+    assert move in legal_moves(state.occ, state.racks[0], False, 1)  # and in a series of single-tile moves
+    place(state, move)
+    assert state.markers_placed[0] == [WAYS[way](-1, 0)]  # one marker, beyond the 2
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+def test_no_pass_when_the_only_twenty_ends_on_a_lone_blank(way):
+    """Issue 26, from a random game: with 9-9 alone on the rack the player passed."""
+    tiles = [turn_tile(t, way) for t in [(0, 0, 1, 2, 3), (3, 0, 1, 0, 5), (-1, 1, 1, 9, 4)]]
+    state = VingtState.position(VingtGame(2, 0), tiles, [[(9, 9)]])
+    move = turn_move(("place", 0, ((1, 0, 9, 9),)), way)
+    assert state.legal_actions() == (move,)
+    place(state, move)
+    assert state.markers_placed[0] == [WAYS[way](-1, 0)]
 
 
 # -- scripted positions, one per rule point --------------------------------------------------
