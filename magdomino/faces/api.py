@@ -20,7 +20,7 @@ import io
 from dataclasses import replace
 from pathlib import Path
 
-from magdomino.errors import ARGUMENTS, InputError
+from magdomino.errors import InputError
 
 PYTHON = "arguments"
 """Where an error in a call comes from (the argument is named as the key)."""
@@ -152,6 +152,8 @@ class Construction:
         from magdomino.model.presets import Preset
         from magdomino.studies.scenario import scenario_from_dict
 
+        if not self.tiles:
+            raise InputError(PYTHON, "tiles", "expected at least one tile: add one, like '6-6 at (0, 0) mm'")
         data = {"name": self.name, "magnets": self.magnets, "seed": self.seed, "structure": list(self.tiles),
                 "what_if": list(_texts(what_ifs)), "noise": self.noise}
         if not isinstance(self._preset, Preset):
@@ -198,7 +200,7 @@ class Construction:
     def sweep(self, param: str, values, *what_ifs: str, trials: int = 50, seed: int | None = None, jobs: int | None = None,
               progress: bool = True, **settings):
         """Odds as a function of one parameter (``pos_sigma_mm``, ``polarization_scale``, ...): a :class:`Sweep`."""
-        from magdomino.studies.odds import sweep
+        from magdomino.studies.sweeps import sweep
 
         sc = self.with_what_ifs(what_ifs)
         return Sweep(sweep(sc, param, values, trials, seed=seed, jobs=jobs, progress=progress, **_executor(jobs, settings)))

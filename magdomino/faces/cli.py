@@ -241,7 +241,7 @@ def _add_odds(sub) -> None:
 
 
 def _cmd_sweep(args) -> int:
-    from magdomino.studies.odds import sweep
+    from magdomino.studies.sweeps import sweep
     from magdomino.studies.scenario import load_scenario
 
     check_outputs(args, "--json", "--plot")

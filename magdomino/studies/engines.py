@@ -40,12 +40,15 @@ class Engine:
         Whether anything moves (pictures, animations and traces need it).
     trials_per_chunk : int
         Odds trials shipped to a worker at once (an LP engine batches many).
+    serial_below : int
+        Runs of fewer trials stay in the calling process unless workers are asked for.
     """
 
     name = "?"
     header = ""
     moves = False
     trials_per_chunk = 16
+    serial_below = 64
 
     def simulate(self, scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
         """The structure's verdict, then each what-if tried alone on it."""
@@ -97,6 +100,7 @@ class DynamicsEngine(Engine):
     header = "engine dynamics"
     moves = True
     trials_per_chunk = 16
+    serial_below = 64  # ~40 ms a trial: two workers gain once the trials outweigh ~1.2 s of worker start-up
 
     def simulate(self, scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
         return simulate(scenario, gui=gui, trace=trace)

@@ -55,27 +55,15 @@ from typing import Any, Callable
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.presets import Preset
 from magdomino.studies.engines import Engine, get_engine
 from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest
-from magdomino.studies.scenario import NOISE_KEYS, SLIDE_LIMIT_MM, Scenario, check_noise, check_scenario, with_preset
-from magdomino.studies.trials import Job, resolve_noise, run_chunk, varied_preset
+from magdomino.studies.scenario import Scenario, check_scenario
+from magdomino.studies.trials import Job, resolve_noise, run_chunk
 
 DEFAULT_BATCH = 100
 """Trials per what-if between two precision checks."""
 
-SWEEP_PARAMS = {
-    **{k: v for k, v in NOISE_KEYS.items() if k != "drop_mm"},
-    "polarization_scale": "factor on every magnet's polarisation J (structure and placement)",
-    "offset_x_mm": "shift of every what-if placement along x, mm",
-    "offset_y_mm": "shift of every what-if placement along y, mm",
-}
-"""Parameters :func:`sweep` can vary, with what they mean."""
-
 LOG_FORMAT = 1
-
-SCALE_LIMIT = 10.0
-"""Largest ``polarization_scale`` of a sweep (10 × 1.2 T is far past any magnet)."""
 
 UNDECIDED_REASON = "time limit"
 """The verdict reason of a trial that neither settled nor collapsed in time (see the module docstring)."""
@@ -190,32 +178,6 @@ class OddsResult:
         }
 
 
-@dataclass
-class SweepResult:
-    """Odds as a function of one parameter."""
-
-    param: str
-    values: list[float]
-    runs: list[OddsResult]
-
-    def to_dict(self) -> dict:
-        first = self.runs[0].to_dict()
-        doc = {k: first[k] for k in ("version", "engine", "name", "seed", "preset", "magnets", "tile_size_mm")}
-        base_noise = dict(first["noise"])
-        if self.param in base_noise:
-            del base_noise[self.param]
-        doc.update(
-            noise=base_noise,
-            param=self.param,
-            values=list(self.values),
-            results=[
-                {"value": v, "noise": run.noise, "offset_mm": list(run.offset_mm), "results": [r.to_dict() for r in run.results]}
-                for v, run in zip(self.values, self.runs)
-            ],
-        )
-        return doc
-
-
 # -- the estimate -------------------------------------------------------------------------
 
 
@@ -304,6 +266,19 @@ def _jobs_for(run: OddsSettings, work: int) -> int | None:
     return jobs
 
 
+def _executor_for(run: OddsSettings, work: int, jobs: int | None):
+    """Where the trials run: ``run.executor``, but this process (``"serial"``) when one
+    worker is asked for, or when none is said and the run is too small to gain from
+    workers (fewer trials than the engine's ``serial_below``: starting workers and importing
+    the trial code in them costs more than the trials). No worker process then, so a plain
+    script needs no ``__main__`` guard; the results are the same anywhere."""
+    if run.executor is not None or run.scheduler is not None:
+        return run.executor
+    if jobs == 1 or (run.jobs is None and work < run.engine.serial_below):
+        return "serial"
+    return None
+
+
 def _check_positive_int(value, name) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
         raise InputError(ARGUMENTS, name, f"expected a whole number > 0, got {value!r}")
@@ -363,7 +338,7 @@ def estimate_odds(
         raise InputError(str(log_path.parent), "", f"nothing to resume: no run stored here ({_log_name}); leave out {{resume}} to start one")
     jobs = _jobs_for(run, trials * len(labels))
     start = time.perf_counter()
-    with runner_for(run.executor, jobs, run.scheduler) as runner:  # its workers start while the structure settles
+    with runner_for(_executor_for(run, trials * len(labels), jobs), jobs, run.scheduler) as runner:  # its workers start while the structure settles
         if labels == [None]:
             settled = None
         elif settled is None:  # settled (dynamics) or nominal and standing (statics), as the engine judges
@@ -519,76 +494,3 @@ def _running_text(running: dict) -> str:
             label = "s" if w is None else w
             parts.append(f"{label}: {c['collapses'] / n:.2f} [{lo:.2f},{hi:.2f}]")
     return "  ".join(parts)
-
-
-# -- sweeps -------------------------------------------------------------------------------
-
-
-def scaled_polarization(preset: Preset, scale: float) -> Preset:
-    """A copy of ``preset`` with every magnet's polarisation J multiplied by ``scale``."""
-    return varied_preset(preset, np.full(len(preset.tile.magnets), float(scale)), 1.0, 1.0)
-
-
-def sweep(
-    scenario: Scenario,
-    param: str,
-    values,
-    settings: OddsSettings | int,
-    /,
-    *,
-    what_ifs: list[int] | None = None,
-    **changes,
-) -> SweepResult:
-    """Odds as a function of one parameter (see :data:`SWEEP_PARAMS`).
-
-    Every value uses the same seed, so trial ``i`` sees the same random numbers at every
-    value (common random numbers: the curve's steps are the parameter's, not the dice's).
-    ``polarization_scale`` also settles the structure again with the scaled magnets. With
-    ``out_dir``, value ``k`` streams to ``sweep-PARAM-k.jsonl``. ``settings`` and keyword
-    changes as :func:`estimate_odds`; one executor serves every value.
-    """
-    if param not in SWEEP_PARAMS:
-        raise InputError(ARGUMENTS, "param", f"expected one of {', '.join(SWEEP_PARAMS)}, got {param!r}")
-    try:
-        values = [float(v) for v in values]
-    except (TypeError, ValueError):
-        raise InputError(ARGUMENTS, "values", "expected numbers") from None
-    if not values or not all(math.isfinite(v) for v in values):
-        raise InputError(ARGUMENTS, "values", "expected one or more finite numbers")
-    if not param.startswith("offset_") and any(v < 0 for v in values):
-        raise InputError(ARGUMENTS, "values", f"expected values >= 0 for {param}, got {min(values):g}")
-    if param.startswith("offset_") and not scenario.what_if:
-        raise InputError(scenario.source, "what_if", f"expected at least one [[what_if]] to sweep {param}")
-    if param == "polarization_scale" and (not scenario.magnets or not scenario.preset.tile.magnets):
-        raise InputError(scenario.source, "magnets", f"expected magnets to sweep {param} (this scenario has none on)")
-    if param == "polarization_scale" and max(values) > SCALE_LIMIT:
-        raise InputError(ARGUMENTS, "values", f"expected factors in [0, {SCALE_LIMIT:g}] for {param}, got {max(values):g}")
-    if param.startswith("offset_") and max(abs(v) for v in values) > SLIDE_LIMIT_MM:
-        raise InputError(ARGUMENTS, "values", f"expected offsets within ±{SLIDE_LIMIT_MM:g} mm, got {max(values, key=abs):g}")
-    if param in NOISE_KEYS:
-        for v in values:  # each value as the noise table would take it, said in terms of --values
-            try:
-                check_noise({param: v}, ARGUMENTS)
-            except InputError as exc:
-                raise InputError(ARGUMENTS, "values", exc.expected + f" for {param}") from None
-    run = odds_settings(settings, **changes).checked(scenario)  # checked once, before the first value
-    n_what_ifs = len(what_ifs) if what_ifs is not None else max(1, len(scenario.what_if))
-    runs = []
-    with runner_for(run.executor, _jobs_for(run, run.trials * n_what_ifs), run.scheduler) as runner:
-        for k, value in enumerate(values):
-            sc, run_noise, offset = scenario, dict(run.noise or {}), (0.0, 0.0)
-            if param == "polarization_scale":
-                sc = with_preset(scenario, scaled_polarization(scenario.preset, value))
-            elif param == "offset_x_mm":
-                offset = (value, 0.0)
-            elif param == "offset_y_mm":
-                offset = (0.0, value)
-            else:
-                run_noise[param] = value
-            runs.append(
-                estimate_odds(
-                    sc, replace(run, executor=runner, noise=run_noise), offset_mm=offset, what_ifs=what_ifs,
-                    _log_name=f"sweep-{param}-{k:03d}.jsonl", _log_extra={"param": param, "value": value}, _log_required=k == 0,
-                )
-            )
-    return SweepResult(param, values, runs)

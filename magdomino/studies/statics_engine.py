@@ -97,6 +97,7 @@ class StaticsEngine(Engine):
     header = "engine statics (nominal poses, what-ifs at rest)"
     moves = False
     trials_per_chunk = STATICS_CHUNK
+    serial_below = 2000  # ~1 ms a trial in batched LPs
 
     def simulate(self, scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
         """Judge the structure at its nominal poses, then each what-if at its rest pose on

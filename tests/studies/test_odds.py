@@ -16,7 +16,8 @@ import pytest
 from scipy.stats import binomtest, norm
 
 from magdomino.errors import InputError
-from magdomino.studies.odds import estimate_odds, sweep, wilson_interval
+from magdomino.studies.odds import estimate_odds, wilson_interval
+from magdomino.studies.sweeps import sweep
 from magdomino.studies.trials import NOISE_DEFAULTS, _outcome, resolve_noise, trial_stream
 from magdomino.studies.scenario import load_scenario, scenario_from_dict, with_preset
 from magdomino.physics.verdict import Verdict
@@ -70,7 +71,7 @@ def test_noise_defaults_scenario_and_overrides(statics):
 
 
 def test_varied_preset_multiplies_and_clips_positive():
-    from magdomino.studies.odds import scaled_polarization
+    from magdomino.studies.sweeps import scaled_polarization
     from magdomino.studies.trials import MIN_FACTOR, _factors, varied_preset
     from magdomino.model.presets import load_preset
 
