@@ -191,11 +191,11 @@ class Construction:
         from magdomino.games.candidates import enumerate_placements
         from magdomino.studies.whatif import rank_placements
 
-        tile = _tile(tile)
+        typed, tile = tile, _tile(tile)
         ranked = rank_placements(self.scenario, tile, trials, candidates=enumerate_placements, rule=rule, seed=seed, jobs=jobs,
                                  screen=screen, parallel_only=parallel_only, second_parallel=second_parallel,
                                  progress=progress, **_executor(jobs, settings))
-        return Ranking(ranked, tile)
+        return Ranking(ranked, typed if isinstance(typed, str) else f"{tile[0]}-{tile[1]}")
 
     def sweep(self, param: str, values, *what_ifs: str, trials: int = 50, seed: int | None = None, jobs: int | None = None,
               progress: bool = True, **settings):
@@ -297,7 +297,8 @@ class Simulation(_Result):
                 rows.append([label, where, "not tried", "the structure did not stand", None, None, None, self.result.engine])
             else:
                 word = "error" if v.error else "COLLAPSED" if v.collapsed else ("stood, SHIFTED" if v.shifted else "stood")
-                rows.append([label, where, word, v.error or v.reason, v.max_shift_mm, v.max_tilt_deg, v.margin_deg, v.engine])
+                rows.append([label, where, word, v.error or v.reason, _round(v.max_shift_mm, 2), _round(v.max_tilt_deg, 1),
+                             _round(v.margin_deg, 1), v.engine])
         return rows
 
     def to_dict(self) -> dict:
@@ -323,7 +324,7 @@ class Odds(_Result):
         return self.result.results
 
     def _rows(self):
-        return [["structure" if r.what_if is None else f"what-if {r.what_if}", r.placement, r.trials, r.collapses, r.p_collapse,
+        return [["structure" if r.what_if is None else f"what-if {r.what_if}", r.placement, r.trials, r.collapses, _round(r.p_collapse, 3),
                  f"[{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]", r.shifts, r.errors] for r in self.results]
 
     def to_dict(self) -> dict:
@@ -335,9 +336,9 @@ class Ranking(_Result):
 
     _header = ["rank", "placement", "p(collapse)", "95 % interval", "shift share", "median shift (mm)", "trials", "engine"]
 
-    def __init__(self, ranked, tile):
+    def __init__(self, ranked, tile: str):
         self.ranked, self.tile = ranked, tile
-        self._title = f"where to put {tile[0]}-{tile[1]}: {len(ranked)} legal placements, safest first"
+        self._title = f"where to put {tile}: {len(ranked)} legal placements, safest first"
 
     @property
     def best(self) -> str:
@@ -348,8 +349,8 @@ class Ranking(_Result):
         rows = []
         for k, r in enumerate(self.ranked, 1):
             ci = r.ci95
-            rows.append([k, r.candidate.describe(), r.p_collapse, None if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
-                         getattr(r, "shift_share", None), getattr(r, "median_shift_mm", None), r.trials, r.engine])
+            rows.append([k, r.candidate.describe(), _round(r.p_collapse, 3), None if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+                         _round(getattr(r, "shift_share", None), 3), _round(getattr(r, "median_shift_mm", None), 2), r.trials, r.engine])
         return rows
 
 
@@ -363,7 +364,7 @@ class Sweep(_Result):
         self._title = f"odds of collapse against {result.param}"
 
     def _rows(self):
-        return [[v, r.placement, r.trials, r.p_collapse, f"[{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]"]
+        return [[v, r.placement, r.trials, _round(r.p_collapse, 3), f"[{r.ci95[0]:.3f}, {r.ci95[1]:.3f}]"]
                 for v, run in zip(self.result.values, self.result.runs) for r in run.results]
 
     def to_dict(self) -> dict:
@@ -480,11 +481,13 @@ def _toml(value) -> str:
     return json.dumps(value)  # a JSON string, number or list of numbers is valid TOML
 
 
+def _round(value, digits: int):
+    return None if value is None else round(float(value), digits) + 0.0
+
+
 def _cell(value) -> str:
     if value is None:
         return "-"
-    if isinstance(value, float):
-        return f"{value:.3g}" if abs(value) < 1e4 else f"{value:.0f}"
     return str(value)
 
 
