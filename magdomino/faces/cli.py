@@ -185,6 +185,8 @@ def _odds_line(r) -> str:
     lo, hi = r.ci95
     p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
     line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
+    if r.median_shift_mm is not None:
+        line += f", median shift {r.median_shift_mm:.2f} mm"
     if r.stopped_by == "precision":
         line += " (precision reached)"
     if r.error_messages:
@@ -363,7 +365,7 @@ def _cmd_whatif(args) -> int:
             continue
         lo, hi = r.ci95
         p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
-        line = f"  {k:2d}. {c.describe():<{width}}  p = {p}  [{lo:.3f}, {hi:.3f}]  {where}"
+        line = f"  {k:2d}. {c.describe():<{width}}  p = {p}  [{lo:.3f}, {hi:.3f}]  {_shifted_cell(r)}  {where}"
         line += margin_note(r)
         if r.odds.errors or r.odds.undecided:
             line += f"  ({r.odds.errors} errors, {r.odds.undecided} undecided)"
@@ -375,6 +377,14 @@ def _cmd_whatif(args) -> int:
 
         print(f"  wrote {whatif_figure(document, args.plot)}", file=out)
     return 0
+
+
+def _shifted_cell(r) -> str:
+    """A whatif row's "shifted" column: the share of counted trials that shifted and the
+    median of their largest shifts ("-" where the engine does not know)."""
+    share = "  -  " if r.shift_share is None else f"{r.shift_share:.3f}"
+    median = "  -  " if r.median_shift_mm is None else f"{r.median_shift_mm:5.1f}"
+    return f"shifted {share}, median {median} mm"
 
 
 def _add_whatif(sub) -> None:

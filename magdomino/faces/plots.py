@@ -371,7 +371,8 @@ def simulation_figure(positions, quaternions, pips, preset, traces, path: str | 
 
 def whatif_figure(document: dict, path: str | Path) -> Path:
     """p(collapse) with its 95 % interval for every candidate of a ``whatif`` document,
-    safest at the top (the document's order)."""
+    safest at the top (the document's order), the share of trials that shifted (and their
+    median largest shift) beside it."""
     cands = document["candidates"]
     n = len(cands)
     a, b = document["tile"]
@@ -396,8 +397,21 @@ def whatif_figure(document: dict, path: str | Path) -> Path:
             ax.plot([p], [y], "o", color=colour)
             ax.annotate(f"{p:.2f} (n={c['trials'] - c.get('errors', 0)})", (hi, y), textcoords="offset points",
                         xytext=(5, -3), fontsize=STYLE["font_size"] - 1)
+        if c.get("shift_share") is not None:  # beside p: how often it pushed the structure (not a collapse)
+            ax.annotate(_shifted_text(c), (1.02, y), xycoords=("axes fraction", "data"), xytext=(0, -3), textcoords="offset points",
+                        color=colour, fontsize=STYLE["font_size"] - 1)
+    shifts = any(c.get("shift_share") is not None for c in cands)
+    if shifts:  # the column's head, in a row of its own above the first candidate
+        ax.annotate("shifted (median)", (1.02, n - 0.1), xycoords=("axes fraction", "data"), va="center",
+                    fontsize=STYLE["font_size"] - 1, fontweight="bold")
     labels = [f"{k + 1}. {c['placement']['description']}" for k, c in enumerate(cands)]
     ax.set_yticks(range(n), labels[::-1], fontsize=STYLE["font_size"] - 1)
-    ax.set_ylim(-0.6, n - 0.4)
+    ax.set_ylim(-0.6, n + 0.2 if shifts else n - 0.4)
     ax.set_xlim(-0.02, 1.25)
     return save(fig, path)
+
+
+def _shifted_text(candidate: dict) -> str:
+    """"40 % (6.1 mm)": the share of a whatif candidate's trials that shifted, and the median largest shift."""
+    median = candidate.get("median_shift_mm")
+    return f"{candidate['shift_share']:.0%}" + ("" if median is None else f" ({median:.1f} mm)")

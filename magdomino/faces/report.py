@@ -233,8 +233,10 @@ def section_whatif(doc: dict, source: Path, options: dict) -> str:
     for k, c in enumerate(doc["candidates"]):
         s = c.get("statics") or {}
         margin = "" if s.get("margin") is None else f"{s['margin']:+.1f}°"
+        median = c.get("median_shift_mm")
         rows.append([k + 1, c["placement"]["description"], c.get("trials", ""), c.get("collapses", ""),
-                     _num(c.get("p_collapse")), _ci(c.get("ci95")), margin])
+                     _num(c.get("p_collapse")), _ci(c.get("ci95")), _num(c.get("shift_share")), _ci(c.get("shift_ci95")),
+                     "—" if median is None else f"{_num(median)} mm", margin])
         pl = c["placement"]
         pos, slide = pl["pos_mm"], pl.get("slide_from_mm")  # checked by report_input
         placements.append(Placement(tuple(doc["tile"]), pos_mm=(float(pos[0]), float(pos[1])), yaw_deg=float(pl["yaw_deg"]),
@@ -242,7 +244,11 @@ def section_whatif(doc: dict, source: Path, options: dict) -> str:
         labels.append(f"{k + 1}. {pl['description']}")
     a, b = doc["tile"]
     out = f"<h3>Where to put {a}-{b}: the ranking, safest first</h3>"
-    out += table(["rank", "placement", "trials", "collapses", "p(collapse)", "95 % interval", "statics margin"], rows, {0, 2, 3, 4})
+    out += table(["rank", "placement", "trials", "collapses", "p(collapse)", "95 % interval", "shift share", "shift 95 % interval",
+                  "median shift", "statics margin"], rows, {0, 2, 3, 4, 6, 8})
+    out += ('<p class="facts">shift share: the trials in which a tile was pushed more than max_shift_mm without '
+            "falling (not a collapse); median shift: the median of each trial's largest shift; "
+            "among equal p(collapse), fewer shifts rank first</p>")
     out += _noise_line(doc["noise"]) + figure(lambda p: whatif_figure(doc, p), "the ranking with its 95 % intervals")
     return out + "<h3>Renders</h3>" + _scenario_renders(doc, source, options, placements, labels)
 

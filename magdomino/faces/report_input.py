@@ -110,13 +110,22 @@ def _numbers(value, n: int) -> bool:
 
 
 def _interval(entry: dict, source: str, key: str) -> None:
-    """The odds of one what-if or candidate: trials, errors, p_collapse and its interval."""
+    """The odds of one what-if or candidate: trials, errors, p_collapse and its interval; the
+    shift share, its interval and the median shift where given (null or absent: not known)."""
     ci = entry.get("ci95")
     if not (_numbers(ci, 2) and 0 <= ci[0] <= ci[1] <= 1):
         raise InputError(source, key + ".ci95", f"a 95 % interval [low, high], 0 <= low <= high <= 1, got {ci!r}"[:200])
     p = entry.get("p_collapse", "missing")
     if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1):
         raise InputError(source, key + ".p_collapse", f"a probability in [0, 1] or null, got {p!r}"[:200])
+    share, shift_ci = entry.get("shift_share"), entry.get("shift_ci95")  # optional: older documents have none
+    if share is not None and (not isinstance(share, (int, float)) or isinstance(share, bool) or not 0 <= share <= 1):
+        raise InputError(source, key + ".shift_share", f"a share in [0, 1] or null, got {share!r}"[:200])
+    if shift_ci is not None and not (_numbers(shift_ci, 2) and 0 <= shift_ci[0] <= shift_ci[1] <= 1):
+        raise InputError(source, key + ".shift_ci95", f"null or a 95 % interval [low, high], 0 <= low <= high <= 1, got {shift_ci!r}"[:200])
+    median = entry.get("median_shift_mm")
+    if median is not None and (not isinstance(median, (int, float)) or isinstance(median, bool) or not 0 <= median < float("inf")):
+        raise InputError(source, key + ".median_shift_mm", f"a number >= 0 or null, got {median!r}"[:200])
     trials = _need(entry, "trials", int, "a whole number of trials", source, key + ".")
     errors = _need(entry, "errors", int, "a whole number of errors", source, key + ".")
     if trials < 0 or not 0 <= errors <= trials:

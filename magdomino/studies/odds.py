@@ -106,11 +106,26 @@ class WhatIfOdds:
     reasons: dict[str, int] = field(default_factory=dict)
     error_messages: list[str] = field(default_factory=list)
     stopped_by: str = "trials"
+    counted_shifts: int | None = None
+    median_shift_mm: float | None = None
 
     @property
     def counted(self) -> int:
         """Trials that count: all but the errors and the undecided ones."""
         return self.trials - self.errors - self.undecided
+
+    @property
+    def shift_share(self) -> float | None:
+        """Shifted trials among the counted ones (``counted_shifts / counted``); None when the
+        engine does not know shifts (the statics) or no trial counts. A shift is not a
+        collapse (:mod:`magdomino.physics.verdict`); a trial that shifted and then fell is in
+        both shares."""
+        return self.counted_shifts / self.counted if self.counted_shifts is not None and self.counted else None
+
+    @property
+    def shift_ci95(self) -> tuple[float, float] | None:
+        """Wilson 95 % interval of :attr:`shift_share` (None when the engine does not know shifts)."""
+        return None if self.counted_shifts is None else wilson_interval(self.counted_shifts, self.counted)
 
     @property
     def p_collapse(self) -> float | None:
@@ -126,6 +141,7 @@ class WhatIfOdds:
         return (hi - lo) / 2 if self.counted else math.inf
 
     def to_dict(self) -> dict:
+        shift_ci = self.shift_ci95
         d = {
             "what_if": self.what_if,
             "placement": self.placement,
@@ -138,6 +154,9 @@ class WhatIfOdds:
             "ci95": list(self.ci95),
             "reasons": dict(sorted(self.reasons.items())),
             "stopped_by": self.stopped_by,
+            "shift_share": self.shift_share,
+            "shift_ci95": None if shift_ci is None else list(shift_ci),
+            "median_shift_mm": self.median_shift_mm,
         }
         if self.error_messages:
             d["error_messages"] = list(self.error_messages)
@@ -319,7 +338,10 @@ def estimate_odds(
     -------
     OddsResult
         Per what-if: ``collapses``, ``shifts``, ``errors`` and ``undecided`` (time-limit
-        verdicts) of ``trials``; ``p_collapse = collapses / (trials - errors - undecided)``.
+        verdicts) of ``trials``; ``p_collapse = collapses / (trials - errors - undecided)``;
+        ``shift_share`` (shifted among those counted, with ``shift_ci95``) and
+        ``median_shift_mm`` (median of the counted trials' largest shifts), None where the
+        engine does not know shifts.
     """
     run = odds_settings(settings, **changes).checked(scenario)
     check_scenario(scenario)  # what simulate refuses, odds refuses, before any work
@@ -465,9 +487,17 @@ def _kind(record: dict) -> str:
 
 
 def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> WhatIfOdds:
-    """The odds of ``what_if`` from its trials ``0 .. n-1``."""
+    """The odds of ``what_if`` from its trials ``0 .. n-1``.
+
+    Shifts: ``counted_shifts`` are the counted trials (neither errors nor undecided) whose
+    record says ``shifted``; ``median_shift_mm`` is the median over the counted trials of
+    each one's largest shift (its record's ``max_shift_mm``), rounded to 1e-6 mm as the
+    records are. Both are None when no counted trial measured its shifts (a statics trial
+    has no ``max_shift_mm``: that engine does not know)."""
     rows = [records[what_if, i] for i in range(n)]
     kinds = Counter(_kind(r) for r in rows)
+    counted = [r for r in rows if _kind(r) in ("collapses", "stood")]
+    measured = [float(r["max_shift_mm"]) for r in counted if _is_number(r.get("max_shift_mm"))]
     errors = [r for r in rows if r.get("error")]
     reasons = Counter(r["reason"] for r in rows)
     messages = sorted({r["error"] for r in errors})[:5]
@@ -482,7 +512,13 @@ def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> Wh
         shifts=sum(1 for r in rows if r.get("shifted") and not r.get("error")),
         reasons=dict(reasons),
         error_messages=messages,
+        counted_shifts=sum(1 for r in counted if r.get("shifted")) if measured else None,
+        median_shift_mm=round(float(np.median(measured)), 6) if measured else None,
     )
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _running_text(running: dict) -> str:

@@ -6,7 +6,10 @@ layer enumerates them: :func:`magdomino.games.candidates.enumerate_placements`; 
 knows no rules, ``magdomino whatif`` wires the two), estimates P(collapse) of each with the
 odds machinery (:func:`magdomino.studies.odds.estimate_odds`, one synthetic what-if per
 candidate, one seed for all: trial ``i`` of every candidate sees the same random numbers, so
-the candidates are compared under the same hands) and returns them safest first.
+the candidates are compared under the same hands) and returns them safest first. Beside
+P(collapse) each carries how often it pushed the structure (the shift share: trials where a
+tile moved more than ``max_shift_mm`` without falling, not a collapse) and the median of the
+trials' largest shifts; among equal odds of collapse, fewer shifts rank first.
 
 A candidate is any object with ``placement`` (a :class:`~magdomino.studies.scenario.Placement`),
 ``index`` (its enumeration order), ``describe()`` and ``to_dict()``
@@ -32,6 +35,14 @@ confirmed too. 5° is about what one σ of the default hand (1 mm) changes in a 
 a centre of mass 1 mm towards the edge it stands over, 12 mm above that edge (a tile on a
 tile), changes the tipping angle by atan(1/12) = 4.8°; and 11 of the 15 drop impacts that
 the statics misses (:mod:`magdomino.physics.pybullet_adjudicator`) had a margin under 5°."""
+
+
+MEDIAN_SHIFT_DECIMALS = 1
+"""The ranking compares median shifts rounded to this many decimals of a millimetre (0.1 mm),
+as ``magdomino whatif`` shows them: two placements that both leave the structure where it
+was (medians of thousandths of a millimetre, the solver's creep) tie on it and keep their
+enumeration order, rather than be told apart by a difference no one sees (the hand's σ is
+1 mm, ``max_shift_mm`` 5)."""
 
 
 def check_tile(scenario: Scenario, tile_pips) -> tuple[int, int]:
@@ -73,6 +84,20 @@ class RankedPlacement:
     def trials(self) -> int:
         return 0 if self.odds is None else self.odds.trials
 
+    @property
+    def shift_share(self) -> float | None:
+        """Shifted trials among the counted ones (None: no odds, or an engine that does not know shifts)."""
+        return None if self.odds is None else self.odds.shift_share
+
+    @property
+    def shift_ci95(self) -> tuple[float, float] | None:
+        return None if self.odds is None else self.odds.shift_ci95
+
+    @property
+    def median_shift_mm(self) -> float | None:
+        """Median over the counted trials of each one's largest shift, mm (None: not known)."""
+        return None if self.odds is None else self.odds.median_shift_mm
+
     def to_dict(self) -> dict:
         o = self.odds
         screened = None if self.statics is None else (
@@ -80,7 +105,9 @@ class RankedPlacement:
             {k: self.statics.to_dict()[k] for k in ("stands", "margin", "margin_unit", "load_factor", "tilt_direction_deg")}
         )
         if o is None:
-            return {"placement": self.candidate.to_dict(), "engine": "statics", "statics": screened, "p_collapse": None}
+            return {"placement": self.candidate.to_dict(), "engine": "statics", "statics": screened, "p_collapse": None,
+                    "shift_share": None, "shift_ci95": None, "median_shift_mm": None}
+        shift_ci = o.shift_ci95
         return {
             "placement": self.candidate.to_dict(),
             "engine": self.judged_by,
@@ -92,12 +119,23 @@ class RankedPlacement:
             "errors": o.errors,
             "undecided": o.undecided,
             "reasons": dict(sorted(o.reasons.items())),
+            "shift_share": o.shift_share,
+            "shift_ci95": None if shift_ci is None else list(shift_ci),
+            "median_shift_mm": o.median_shift_mm,
         }
 
 
 def _rank_key(r: RankedPlacement):
-    p = r.p_collapse
-    return (p is None, 0.0 if p is None else p, r.ci95[1], r.candidate.index)
+    """Safest first: p(collapse); among equal p, the smaller shift share, then the smaller
+    median shift (rounded as shown, :data:`MEDIAN_SHIFT_DECIMALS`); then the interval's upper end,
+    then the enumeration order. A value not known (None) comes after every known one.
+
+    "Equal p" is exact equality of the two floats, no tolerance: two candidates tie only
+    with the same share of collapses (``k / n``, the same rational number is the same
+    float), so a shift never outranks a difference in the odds of collapse however small."""
+    p, share, median = r.p_collapse, r.shift_share, r.median_shift_mm
+    return (p is None, 0.0 if p is None else p, share is None, 0.0 if share is None else share,
+            median is None, 0.0 if median is None else round(median, MEDIAN_SHIFT_DECIMALS), r.ci95[1], r.candidate.index)
 
 
 def rank_placements(
@@ -148,8 +186,9 @@ def rank_placements(
 
     Returns
     -------
-    list of RankedPlacement, sorted by ``p_collapse`` (then the interval's upper end, then
-    the enumeration order).
+    list of RankedPlacement, sorted by ``p_collapse``; among equal ``p_collapse`` (exactly
+    equal), the one that shifts the structure less often first (``shift_share``, then
+    ``median_shift_mm`` to 0.1 mm); then the interval's upper end, then the enumeration order.
     """
     run = odds_settings(settings, **changes).checked(scenario)
     from magdomino.studies.statics_engine import check_screen

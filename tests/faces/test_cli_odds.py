@@ -59,6 +59,10 @@ def test_cli_odds_and_sweep(cli, tmp_path):
     assert [r["what_if"] for r in doc["results"]] == [0, 1, 2]
     assert {"what_if", "trials", "collapses", "errors", "undecided", "p_collapse", "ci95"} <= set(doc["results"][0])
     assert "6 trials, 0 collapses, 0 errors, 0 undecided" in res.stdout
+    for r in doc["results"]:  # beside the shifted count: the share with its interval (JSON) and the median shift
+        assert {"shift_share", "shift_ci95", "median_shift_mm"} <= set(r) and 0 <= r["shift_share"] <= 1
+        line = next(line for line in res.stdout.splitlines() if f"what-if {r['what_if']}:" in line)
+        assert line.endswith(f"{r['shifts']} shifted, median shift {r['median_shift_mm']:.2f} mm")
     assert (tmp_path / "o.png").stat().st_size > 1000
     assert len(res.stdout.splitlines()) >= 3 and res.stderr == ""
     res = cli("sweep", STATICS, "--param", "pos_sigma_mm", "--values", "0.5", "1", "--trials", "3", "--jobs", "1",

@@ -37,6 +37,33 @@ def test_cli_ranks_writes_json_and_plot(cli, tmp_path):
     ps = [c["p_collapse"] for c in doc["candidates"]]
     assert ps == sorted(ps) and doc["tile"] == [2, 4]
     assert doc["parallel_only"] is True
+    for line, c in zip(lines, doc["candidates"]):  # the "shifted" column: the share and the median shift of the JSON
+        assert {"shift_share", "shift_ci95", "median_shift_mm"} <= set(c)
+        assert f"shifted {c['shift_share']:.3f}, median {c['median_shift_mm']:5.1f} mm" in line
+    assert png.stat().st_size > 5000
+
+
+def test_a_push_is_shown_and_ranks_after_equal_odds_without_one(cli, tmp_path):
+    """slide_beneath.toml, 4-2 slid beneath the overhang: across, it pushes the overhanging
+    tile along in every trial, lengthwise it does not; both stand (p = 0). The table says so
+    in its "shifted" column and the push ranks after, though enumerated before."""
+    out, png = tmp_path / "w.json", tmp_path / "w.png"
+    r = cli("whatif", SC / "slide_beneath.toml", "--tile", "4,2", "--parallel-only", "--trials", "2", "--jobs", "1",
+            "--json", out, "--plot", png)
+    assert r.returncode == 0, r.stderr
+    rows = {line.split(". ", 1)[1].split("  ")[0]: (int(line.split(".")[0]), line) for line in r.stdout.splitlines()
+            if line.strip()[:1].isdigit()}
+    rank_straight, straight = rows["4-2 slid beneath #1 (1-4) half 1, outward"]
+    rank_across, across = rows["4-2 slid beneath #1 (1-4) half 1, across, left"]
+    assert "p = 0.000" in straight and "p = 0.000" in across
+    assert "shifted 0.000, median " in straight and "shifted 1.000, median " in across
+    assert rank_straight < rank_across
+    doc = json.loads(out.read_text())
+    by_name = {c["placement"]["description"]: c for c in doc["candidates"]}
+    c = by_name["4-2 slid beneath #1 (1-4) half 1, across, left"]
+    assert c["shift_share"] == 1.0 and c["reasons"] == {"shifted": 2} and c["median_shift_mm"] > 10
+    assert f"median {c['median_shift_mm']:5.1f} mm" in across
+    assert len(c["shift_ci95"]) == 2 and c["shift_ci95"][1] == 1.0
     assert png.stat().st_size > 5000
 
 

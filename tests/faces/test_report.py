@@ -148,6 +148,38 @@ def test_report_whatif_ranking_in_order(docs, tmp_path):
     # the ranking's plot, the settled structure, then each candidate where it came to rest
     assert alts[1] == "the settled structure"
     assert alts[2:] == [f"{k + 1}. {d}: where it came to rest" for k, d in enumerate(descriptions)]
+    # beside p(collapse): the shift share, its interval and the median shift of each candidate
+    heads = re.findall(r"<th>(.*?)</th>", section)
+    assert heads[4:9] == ["p(collapse)", "95 % interval", "shift share", "shift 95 % interval", "median shift"]
+    for c in doc["candidates"]:
+        lo, hi = c["shift_ci95"]
+        row = next(tr for tr in re.findall(r"<tr>(.*?)</tr>", section) if c["placement"]["description"] in tr)
+        assert f">{c['shift_share']:.3g}<" in row and f"[{lo:.3f}, {hi:.3f}]" in row
+        assert f">{c['median_shift_mm']:.3g} mm<" in row
+
+
+def test_report_whatif_shows_a_push(docs, tmp_path):
+    """A candidate that stood but pushed the structure (shifted in 3 of 4 trials, 22 mm):
+    its row says so, and the plot is drawn with the column; a document without the shift
+    keys (an older one) still reports, with dashes."""
+    doc = json.loads(docs["whatif"].read_text())
+    first = doc["candidates"][0]
+    doc["candidates"][0] = {**first, "shift_share": 0.75, "shift_ci95": [0.3, 0.95], "median_shift_mm": 22.0}
+    older = {**doc, "candidates": [{k: v for k, v in c.items() if k not in ("shift_share", "shift_ci95", "median_shift_mm")}
+                                   for c in doc["candidates"]]}
+    (tmp_path / "push.json").write_text(json.dumps(doc))
+    (tmp_path / "older.json").write_text(json.dumps(older))
+    out = tmp_path / "r.html"
+    r = report(tmp_path / "push.json", tmp_path / "older.json", "--out", out, "--no-renders")
+    assert r.returncode == 0, r.stderr
+    page = out.read_text()
+    pushed, old = re.findall(r'<section id="doc\d+" class="kind-whatif">(.*?)</section>', page, re.S)
+    row = next(tr for tr in re.findall(r"<tr>(.*?)</tr>", pushed) if first["placement"]["description"] in tr)
+    assert '<td class="num">0.75</td><td>[0.300, 0.950]</td><td class="num">22 mm</td>' in row
+    assert "fewer shifts rank first" in pushed
+    row = next(tr for tr in re.findall(r"<tr>(.*?)</tr>", old) if first["placement"]["description"] in tr)
+    assert '<td>[{:.3f}, {:.3f}]</td><td class="num">—</td><td>—</td><td class="num">—</td>'.format(*first["ci95"]) in row
+    assert all(min(image.size) > 100 for _, image in images(pushed))
 
 
 @pytest.mark.parametrize("rule", ["traditional", "defi", "quinconce", "matador", "echanges", "vingt"])
@@ -173,6 +205,7 @@ def test_report_game(docs, tmp_path, rule):
 
 def _bad_files(docs, folder: Path) -> dict:
     odds = json.loads(docs["odds"].read_text())
+    whatif = json.loads(docs["whatif"].read_text())
     game = json.loads(docs["defi"].read_text())
     files = {
         "not JSON": ("this is not JSON\n", "not JSON"),
@@ -183,6 +216,13 @@ def _bad_files(docs, folder: Path) -> dict:
         "a newer game record": (json.dumps({**game, "record_version": 99}), "newer"),
         "an unknown kind": (json.dumps({**odds, "kind": "horoscope"}), "kind"),
         "a broken interval": (json.dumps({**odds, "results": [{**odds["results"][0], "ci95": "wide"}]}), "results[0].ci95"),
+        "a shift share over 1": (json.dumps({**odds, "results": [{**odds["results"][0], "shift_share": 1.5}]}),
+                                 "results[0].shift_share"),
+        "a broken shift interval": (json.dumps({**whatif, "candidates": [{**whatif["candidates"][0], "shift_ci95": [0.5]}]}),
+                                    "candidates[0].shift_ci95"),
+        "a median shift that is a word": (
+            json.dumps({**whatif, "candidates": [{**whatif["candidates"][0], "median_shift_mm": "far"}]}),
+            "candidates[0].median_shift_mm"),
         "an unknown rule": (json.dumps({**game, "rule": "poker"}), "rule"),
         **_bad_finals(docs),
         **_bad_tournaments(docs),

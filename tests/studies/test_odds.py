@@ -336,3 +336,51 @@ def test_settled_poses_given_are_used_and_the_structure_not_settled_again(static
 def test_resume_without_out_dir_is_refused(statics):
     with pytest.raises(InputError, match="resume: expected out_dir with it"):
         estimate_odds(statics, 2, executor="serial", resume=True)
+
+
+def test_shift_share_and_median_shift_from_the_records(statics):
+    """The tally's shifts against values computed here: the share of shifted trials among
+    those counted (errors and undecided left out) and the median of their largest shifts."""
+    import statistics
+
+    from magdomino.studies.odds import _tally
+
+    rows = [  # (collapsed, reason, error, shifted, max_shift_mm)
+        (False, "stood", None, False, 0.4), (False, "shifted", None, True, 22.1), (False, "shifted", None, True, 16.0),
+        (False, "stood", None, False, 1.25), (True, "tilt", None, True, 9.5), (True, "tilt", None, False, 0.8),
+        (False, "time limit", None, True, 40.0),  # undecided: not counted, even though it shifted
+        (False, "error", "numerical blow-up", False, None),
+    ]
+    records = {(0, i): {"what_if": 0, "trial": i, "collapsed": c, "reason": why, "error": e, "shifted": s, "max_shift_mm": m}
+               for i, (c, why, e, s, m) in enumerate(rows)}
+    r = _tally(statics, 0, records, len(rows))
+    counted = [row for row in rows if row[2] is None and row[1] != "time limit"]
+    shifted = sum(1 for row in counted if row[3])
+    assert (r.counted, r.counted_shifts) == (len(counted), shifted) == (6, 3)
+    assert r.shift_share == shifted / len(counted) == 0.5
+    assert r.shift_ci95 == wilson_interval(shifted, len(counted))
+    assert r.median_shift_mm == pytest.approx(statistics.median(row[4] for row in counted)) == pytest.approx(5.375)
+    assert r.median_shift_mm == pytest.approx(float(np.median([row[4] for row in counted])))
+    assert r.shifts == 4  # the old count, unchanged: every shifted trial but the errors (the undecided one too)
+    d = r.to_dict()
+    assert d["shift_share"] == 0.5 and d["shift_ci95"] == list(wilson_interval(3, 6)) and d["median_shift_mm"] == r.median_shift_mm
+    assert (d["trials"], d["collapses"], d["errors"], d["undecided"], d["shifts"], d["p_collapse"]) == (8, 2, 1, 1, 4, 2 / 6)
+    assert d["ci95"] == list(wilson_interval(2, 6)) and d["stopped_by"] == "trials"
+    # an odd number of counted trials: the middle one
+    r3 = _tally(statics, 0, {(0, i): records[0, i] for i in range(3)}, 3)
+    assert r3.median_shift_mm == statistics.median([0.4, 22.1, 16.0]) == 16.0 and r3.shift_share == 2 / 3
+
+
+def test_shifts_are_unknown_where_the_engine_does_not_measure_them(statics):
+    """A statics trial records no max_shift_mm (it judges equilibrium, not displacement):
+    its shift share, interval and median are None, not 0."""
+    from magdomino.studies.odds import _tally
+
+    records = {(0, i): {"what_if": 0, "trial": i, "engine": "statics", "collapsed": i == 0, "shifted": False, "error": None,
+                        "reason": "falls" if i == 0 else "stood"} for i in range(4)}
+    r = _tally(statics, 0, records, 4)
+    assert r.p_collapse == 0.25 and r.shift_share is None and r.shift_ci95 is None and r.median_shift_mm is None
+    d = r.to_dict()
+    assert d["shift_share"] is None and d["shift_ci95"] is None and d["median_shift_mm"] is None
+    real = estimate_odds(statics, 3, engine="statics", executor="serial", what_ifs=[SAFE]).results[0]
+    assert real.counted == 3 and real.shift_share is None and real.median_shift_mm is None

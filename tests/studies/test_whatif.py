@@ -154,6 +154,82 @@ def test_statically_safe_placement_ranks_before_the_one_that_falls():
     assert pl["pos_mm"] == pytest.approx([120.0, 0.0, 12.0], abs=0.5) and pl["yaw_deg"] == pytest.approx(0, abs=1)
 
 
+class _Candidate:
+    """The least a ranking reads of a candidate: its enumeration order."""
+
+    def __init__(self, index):
+        self.index = index
+
+
+def _ranked(index, collapses, counted, shifts, median, undecided=0):
+    from magdomino.studies.odds import WhatIfOdds
+
+    odds = WhatIfOdds(index, "", counted + undecided, collapses, 0, undecided, counted_shifts=shifts, median_shift_mm=median)
+    return whatif.RankedPlacement(_Candidate(index), odds)
+
+
+def test_among_equal_odds_of_collapse_fewer_shifts_rank_first():
+    """The key: p(collapse); among exactly equal p, the shift share, then the median shift
+    (to 0.1 mm); then the interval's upper end and the enumeration order. A shift never outranks a
+    difference in p, and a share not known (the statics) comes after the known ones."""
+    candidates = [
+        _ranked(0, 0, 10, 4, 6.0),  # p 0, shifted 40 %, median 6 mm
+        _ranked(1, 0, 10, 0, 0.5),  # p 0, never shifted: first
+        _ranked(2, 0, 10, 4, 3.0),  # p 0, shifted 40 % as #0, but a smaller median shift
+        _ranked(3, 1, 10, 0, 0.2),  # p 0.1 without shifts: after every p 0, however much they shift
+        _ranked(4, 0, 10, None, None),  # p 0, shifts unknown: after the p 0 that are known
+        _ranked(5, 2, 20, 9, 22.0),  # p 2/20, the same float as 1/10: equal odds, more shifts than #3
+        _ranked(6, 0, 5, 0, 0.5, undecided=5),  # as #1 but fewer trials counted: a wider interval, after #1
+    ]
+    order = [r.candidate.index for r in sorted(candidates, key=whatif._rank_key)]
+    assert order == [1, 6, 2, 0, 4, 3, 5]
+    assert 2 / 20 == 1 / 10  # "equal" is exact: the same share of collapses is the same float
+    # without shifts the key is what it was: p, then the upper end, then the order
+    plain = [_ranked(0, 1, 10, 0, 1.0), _ranked(1, 0, 10, 0, 1.0), _ranked(2, 0, 5, 0, 1.0, undecided=5)]
+    assert [r.candidate.index for r in sorted(plain, key=whatif._rank_key)] == [1, 2, 0]
+    # medians compared as shown, to 0.1 mm: micrometres of creep do not reorder; 0.06 mm shows as 0.1 and does
+    creep = [_ranked(0, 0, 10, 0, 0.0004), _ranked(1, 0, 10, 0, 0.0001), _ranked(2, 0, 10, 0, 0.04), _ranked(3, 0, 10, 0, 0.06)]
+    assert whatif.MEDIAN_SHIFT_DECIMALS == 1
+    assert [r.candidate.index for r in sorted(creep[::-1], key=whatif._rank_key)] == [0, 1, 2, 3]
+
+
+def test_a_placement_that_pushes_the_structure_ranks_after_one_that_does_not(tmp_path):
+    """slide_beneath.toml, tile 4-2 slid beneath the overhang: lengthwise it stands and drags
+    the overhang about 3 mm (under max_shift_mm, 5); across it stands too but pushes the
+    overhanging 1-4 some 15-20 mm along 1-1 in every trial. Both p = 0; the push ranks
+    second, though enumerated first. The shares and medians are those of the trial records."""
+    import statistics
+
+    from magdomino.studies.odds import wilson_interval
+
+    sc = load_scenario(SC / "slide_beneath.toml")
+    _, poses = settle_structure(sc)
+    beneath = [c for c in enumerate_placements(sc, (4, 2), poses) if c.kind == "beneath"]
+    across = next(c for c in beneath if c.describe().endswith("across, left"))
+    lengthwise = next(c for c in beneath if c.describe().endswith("outward"))
+    assert across.index < lengthwise.index
+    ranked = rank_placements(sc, (4, 2), 3, candidates=[across, lengthwise], executor="serial", settled=poses, out_dir=tmp_path)
+    assert [r.candidate for r in ranked] == [lengthwise, across]
+    assert [r.p_collapse for r in ranked] == [0.0, 0.0]
+    lines = (tmp_path / "odds.jsonl").read_text().splitlines()[1:]
+    records = [json.loads(line) for line in lines]
+    for what_if, r in enumerate([ranked[1], ranked[0]]):  # the what-ifs in the order given: across, lengthwise
+        mine = [x for x in records if x["what_if"] == what_if]
+        assert len(mine) == 3 and not any(x["error"] or x["reason"] == "time limit" for x in mine)
+        shifted = sum(x["shifted"] for x in mine)
+        assert r.shift_share == shifted / 3 and r.shift_ci95 == wilson_interval(shifted, 3)
+        assert r.median_shift_mm == pytest.approx(statistics.median(x["max_shift_mm"] for x in mine), abs=1e-6)
+    first, second = ranked
+    assert first.shift_share == 0.0 and 0 < first.median_shift_mm < 5
+    assert second.shift_share == 1.0 and second.median_shift_mm > 10
+    doc = json.loads(json.dumps(whatif_document(sc, (4, 2), ranked)))
+    for c, r in zip(doc["candidates"], ranked):
+        assert c["shift_share"] == r.shift_share and c["shift_ci95"] == list(r.shift_ci95)
+        assert c["median_shift_mm"] == r.median_shift_mm
+        assert c["reasons"] == r.odds.reasons  # the old keys as they were
+    assert doc["candidates"][1]["reasons"] == {"shifted": 3}
+
+
 def test_bad_input_from_python():
     sc = load_scenario(SC / "whatif_step.toml")
     with pytest.raises(InputError, match="already in the structure"):
