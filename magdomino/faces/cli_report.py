@@ -29,6 +29,13 @@ def _cmd_report(args) -> int:
     _check_out(args.out)
     if args.animate and args.no_renders:
         raise InputError("command line", "--animate", "not with --no-renders (the animations are renders)")
+    if args.view3d:
+        if args.no_renders:
+            raise InputError("command line", "--view3d", "not with --no-renders (the 3D views are of the renders)")
+        from magdomino.faces.view3d import INSTALL_HINT, plotly_available
+
+        if not plotly_available():
+            raise InputError("command line", "--view3d", f"needs plotly, which is not installed: {INSTALL_HINT}")
     if args.max_renders < 0:
         raise InputError("command line", "--max-renders", f"expected a whole number >= 0, got {args.max_renders}")
     for folder in args.scenarios:
@@ -37,7 +44,7 @@ def _cmd_report(args) -> int:
     # Every input is read and checked before anything is drawn: a bad file costs nothing.
     results = [(path, *read_result(path)) for path in args.results]
     out = build_report(results, args.out, scenario_dirs=args.scenarios, animate=args.animate,
-                       max_renders=args.max_renders, renders=not args.no_renders, replays=not args.no_replays)
+                       max_renders=args.max_renders, renders=not args.no_renders, replays=not args.no_replays, view3d=args.view3d)
     print(f"wrote {out} ({len(results)} document(s), {out.stat().st_size / 1e6:.2f} MB)")
     return 0
 
@@ -51,6 +58,11 @@ def add_report(sub) -> None:
                         "in the working folder and its scenarios/")
     p.add_argument("--animate", action="store_true", help="each what-if as an animated GIF of its drop (slower, bigger)")
     p.add_argument("--max-renders", type=int, default=12, metavar="N", help="at most N what-if renders per document (default 12)")
+    p.add_argument("--view3d", action="store_true",
+                   help="in the simulate section, an interactive 3-D view (turn, zoom, hover) after the settled structure's "
+                        "and each what-if's picture; runs each what-if once more. Off by default: it embeds plotly.js "
+                        "(about 4.8 MB) in the page, which still opens offline as one file. Needs plotly: "
+                        "pip install 'magdomino[view]'")
     p.add_argument("--no-renders", action="store_true", help="no 3-D renders (tables and plots only; no physics run)")
     p.add_argument("--no-replays", action="store_true",
                    help="each game's final position instead of its replay GIF (a game with physics is replayed in the physics: slow)")

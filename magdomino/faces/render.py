@@ -345,7 +345,7 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
     verdict : Verdict or None
         The structure's verdict (None when ``settled`` was given), or the what-if's.
     """
-    from magdomino.studies.scenario import settle_structure, try_placement
+    from magdomino.studies.scenario import settle_structure
 
     width, height = parse_size((width, height))
     size = np.asarray(scenario.preset.tile.size, dtype=float)
@@ -359,10 +359,7 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
             pips = [pl.pips for pl in scenario.structure]
             positions, quats = settled
     else:
-        placement = _what_if(scenario, what_if)
-        structure_verdict, settled = _settled(scenario, settled)
-        verdict = try_placement(scenario, settled, placement, world_hook=recorder)
-        pips, positions, quats = recorder.final
+        verdict, (pips, positions, quats) = _what_if_end(scenario, what_if, settled)
     scene = Scene(scenario.preset)
     try:
         scene.sync(pips, positions, quats)
@@ -370,6 +367,43 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
         return scene.image(Camera(lo, hi, width, height)), verdict
     finally:
         scene.close()
+
+
+def _what_if_end(scenario, what_if: int, settled, tail_s: float = 1.0):
+    """Run one what-if from the settled structure (settled here if None, refused unless it
+    settles), on at most ``tail_s`` after its verdict while something moves: its verdict,
+    and (pips, positions, quaternions) at the end."""
+    from magdomino.studies.scenario import try_placement
+
+    placement = _what_if(scenario, what_if)
+    _, settled = _settled(scenario, settled)
+    recorder = _Recorder(None, None, 0.0, tail_s)
+    verdict = try_placement(scenario, settled, placement, world_hook=recorder)
+    return verdict, recorder.final
+
+
+def what_if_outcome(scenario, what_if: int, settled=None):
+    """Where the tiles are at the end of one what-if: what :func:`render_png` draws with
+    ``what_if`` (everything at rest, or one second after the verdict while something moves).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    what_if : int
+        The what-if's number in ``scenario.what_if``.
+    settled : (positions (n, 3) m, quaternions (n, 4)) or None
+        The settled structure, if already known (trusted); else it is settled here, and a
+        structure that does not settle is refused (InputError on ``structure``).
+
+    Returns
+    -------
+    pips : list of (int, int)
+        The structure's tiles as shown, then the placed tile.
+    positions : ndarray, shape (n + 1, 3), m
+        NaN rows: tiles removed from the world.
+    quaternions : ndarray, shape (n + 1, 4), x, y, z, w
+    """
+    return _what_if_end(scenario, what_if, settled)[1]
 
 
 def render_png(scenario, path, width: int = 800, height: int = 600, *, settled=None, what_if: int | None = None):

@@ -1,7 +1,10 @@
 """``magdomino report``: one self-contained HTML page from the JSON documents the tool writes.
 
 Plain HTML and inline CSS, no JavaScript and nothing fetched: every picture is embedded as a
-``data:`` URI, so the page opens offline and can be mailed as one file. Each input file gets
+``data:`` URI, so the page opens offline and can be mailed as one file. With ``view3d`` (the
+command's ``--view3d``), the simulate section also holds interactive 3D views
+(:mod:`magdomino.faces.view3d`), and plotly.js (about 4.8 MB) is embedded once, in the page's
+head: the page still opens offline, as one file. Each input file gets
 its heading, its tables and its pictures, drawn by the figure functions the commands use
 (:mod:`magdomino.faces.plots`, :mod:`magdomino.faces.tables`, :mod:`magdomino.faces.render`).
 
@@ -30,6 +33,7 @@ th { background: #eee; } td.num { text-align: right; font-variant-numeric: tabul
 figure { display: inline-block; margin: .5em 1em .5em 0; } figcaption { font-size: .85em; color: #555; }
 img { max-width: 100%; border: 1px solid #ddd; }
 pre { background: #f6f6f6; padding: .6em; font-size: .8em; max-height: 30em; overflow: auto; }
+.view3d { width: 100%; margin: .5em 0 1em; border: 1px solid #ddd; } .view3d p { font-size: .85em; color: #555; margin: .2em .5em; }
 """
 
 
@@ -115,11 +119,26 @@ def find_scenario(doc: dict, source: Path, scenario_dirs) -> tuple[object | None
     return None, f"scenario file {name}.toml not found (looked in {', '.join(looked)}; give --scenarios DIR): no renders"
 
 
-def _renders(scenario, placements, labels, animate: bool, limit: int) -> str:
-    """The settled structure, then each placement's end (or its animation), rendered."""
+def view3d_figure(make, caption: str) -> str:
+    """An interactive 3D view: ``make()`` returns a plotly figure, embedded without plotly.js
+    (:func:`build_report` puts it once in the page's head); a figure refused (InputError,
+    e.g. plotly missing) becomes a note on the page instead."""
+    from magdomino.faces.view3d import figure_html
+
+    try:
+        fragment = figure_html(make(), include_plotlyjs=False)
+    except InputError as exc:
+        return f'<p class="note">{_e(caption)}: not drawn ({_e(exc)})</p>'
+    return f'<div class="view3d">{fragment}<p>{_e(caption)} (drag to turn, scroll to zoom, hover a tile for its pips)</p></div>'
+
+
+def _renders(scenario, placements, labels, animate: bool, limit: int, view3d: bool = False) -> str:
+    """The settled structure, then each placement's end (or its animation), rendered; with
+    ``view3d``, each followed by its interactive 3D view (each what-if is run once more)."""
     import dataclasses
 
-    from magdomino.faces.render import render_gif, render_png
+    from magdomino.faces.render import render_gif, render_png, what_if_outcome
+    from magdomino.faces.view3d import construction_figure3d, outcome_figure3d
     from magdomino.studies.engines import check_structure_settled
     from magdomino.studies.scenario import settle_structure
 
@@ -129,6 +148,11 @@ def _renders(scenario, placements, labels, animate: bool, limit: int) -> str:
     except InputError as exc:
         return f'<p class="note">no renders: {_e(exc)}</p>'
     parts = [figure(lambda p: render_png(scenario, p, 480, 360, settled=settled), "the settled structure")]
+    before = ([pl.pips for pl in scenario.structure], *settled)
+    if view3d:
+        parts.append(view3d_figure(lambda: construction_figure3d(*before[1:], before[0], scenario.preset,
+                                                                 title=f"{scenario.name}: the settled structure"),
+                                   "the settled structure, in 3D"))
     if not placements:
         return "".join(parts)
     sc = dataclasses.replace(scenario, what_if=tuple(placements[:limit]))
@@ -138,14 +162,19 @@ def _renders(scenario, placements, labels, animate: bool, limit: int) -> str:
                                 f"{label}: the drop", ".gif"))
         else:
             parts.append(figure(lambda p, i=i: render_png(sc, p, 360, 270, settled=settled, what_if=i), f"{label}: where it came to rest"))
+        if view3d:
+            parts.append(view3d_figure(lambda i=i, label=label: outcome_figure3d(before, what_if_outcome(sc, i, settled), scenario.preset,
+                                                                                 title=label),
+                                       f"{label}: where it came to rest, in 3D (faint: where the tiles that moved were)"))
     if len(placements) > limit:
         parts.append(f'<p class="note">{len(placements) - limit} more not rendered (--max-renders {limit})</p>')
     return "".join(parts)
 
 
-def _scenario_renders(doc, source, options, placements=None, labels=None, indices=None) -> str:
+def _scenario_renders(doc, source, options, placements=None, labels=None, indices=None, view3d: bool = False) -> str:
     """Renders of a document's scenario: the given ``placements`` (labelled), or the
-    scenario's own what-ifs numbered ``indices`` (labelled ``labels``)."""
+    scenario's own what-ifs numbered ``indices`` (labelled ``labels``); with ``view3d``, and
+    their 3D views."""
     if not options.get("renders", True):
         return '<p class="facts">renders left out (--no-renders)</p>'
     scenario, where = find_scenario(doc, source, options.get("scenario_dirs", ()))
@@ -158,7 +187,7 @@ def _scenario_renders(doc, source, options, placements=None, labels=None, indice
             return out + f'<p class="note">the scenario file has {len(scenario.what_if)} what-if(s), the document names {_e(indices)}: no renders</p>'
         placements = [scenario.what_if[i] for i in indices]
         labels = [f"what-if {i}: {label}" for i, label in zip(indices, labels or [""] * len(indices))]
-    return out + _renders(scenario, placements, labels, options.get("animate", False), options.get("max_renders", 12))
+    return out + _renders(scenario, placements, labels, options.get("animate", False), options.get("max_renders", 12), view3d)
 
 
 # -- one section per kind -----------------------------------------------------------------
@@ -177,7 +206,7 @@ def section_simulate(doc: dict, source: Path, options: dict) -> str:
     rows += [[f"what-if {i}", w.get("placement")] + _verdict_cells(w) for i, w in enumerate(doc["what_if"])]
     out = "<h3>Verdicts</h3>" + table(["", "placement", "verdict", "reason", "margin", "wall time (s)"], rows, {4, 5})
     labels = [w.get("placement") or "" for w in doc["what_if"]]
-    return out + "<h3>Renders</h3>" + _scenario_renders(doc, source, options, labels=labels)
+    return out + "<h3>Renders</h3>" + _scenario_renders(doc, source, options, labels=labels, view3d=options.get("view3d", False))
 
 
 def _verdict_cells(v: dict) -> list:
@@ -386,7 +415,9 @@ def build_report(results: list[tuple[str, str, dict]], out, **options) -> Path:
         The HTML file to write.
     options : scenario_dirs (list of folders), animate (GIFs of the what-ifs instead of
         their end), max_renders (per document), renders (False: none), replays (False: the
-        end of each game instead of its replay GIF).
+        end of each game instead of its replay GIF), view3d (the simulate section's
+        renders each followed by an interactive 3D view; plotly.js, about 4.8 MB, embedded
+        once in the page's head).
     """
     from magdomino.version import __version__
 
@@ -400,6 +431,10 @@ def build_report(results: list[tuple[str, str, dict]], out, **options) -> Path:
         parts.append(SECTIONS[kind](doc, Path(path), options))
         parts.append("</section>")
     parts.append("</body></html>\n")
+    if any('class="plotly-graph-div"' in part for part in parts):
+        from magdomino.faces.view3d import plotlyjs_script
+
+        parts[0] = parts[0].replace("</head>", plotlyjs_script() + "</head>", 1)
     out = Path(out)
     try:
         out.write_text("".join(parts))

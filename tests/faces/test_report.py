@@ -9,14 +9,13 @@ every image decoded by the browser, a screenshot that is not blank.
 import base64
 import io
 import json
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from browser import browser_check, not_blank
 from conftest import ROOT, run_cli
 
 SCENARIOS = ROOT / "scenarios"
@@ -323,65 +322,6 @@ def test_scenario_not_found_is_said_on_the_page(docs, tmp_path):
 
 
 # -- in a browser -------------------------------------------------------------------------
-
-
-def chromium() -> str:
-    """The Chromium binary, or skip with why (scripts/_browser.sh installs it where it can)."""
-    for name in (os.environ.get("MAGDOMINO_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    pytest.skip("no headless Chromium here (scripts/test installs the 'chromium' package when run as root with apt; "
-                "or set MAGDOMINO_CHROMIUM=/path/to/chromium)")
-
-
-_PROBE = """<script>
-(function () {
-  var errors = [];
-  console.error = function () { errors.push("console.error: " + Array.from(arguments).join(" ")); };
-  window.addEventListener("error", function (e) {
-    var t = e.target;
-    errors.push(t && t.tagName ? "failed to load " + t.tagName + " " + (t.alt || "") : "error: " + e.message);
-  }, true);
-  window.addEventListener("load", function () {
-    var imgs = Array.from(document.images);
-    var bad = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0 && i.naturalHeight > 0); });
-    var pre = document.createElement("pre");
-    pre.id = "magdomino-probe";
-    pre.textContent = JSON.stringify({images: imgs.length, undecoded: bad.map(function (i) { return i.alt; }), errors: errors});
-    document.body.appendChild(pre);
-  });
-})();
-</script>"""
-"""Injected first into a copy of the page (which itself has no script): it records console
-errors and failed loads, and once the page has loaded, every <img> the browser did not decode."""
-
-
-def browser_check(page: Path, workdir: Path) -> dict:
-    """Open ``page`` in headless Chromium: ``{"images", "undecoded", "errors", "screenshot"}``."""
-    exe = chromium()
-    probe = workdir / (page.stem + ".probe.html")
-    probe.write_text(page.read_text().replace("<head>", "<head>" + _PROBE, 1))
-    flags = [exe, "--headless=new", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--user-data-dir=" + str(workdir / "profile")]
-    r = subprocess.run(flags + ["--virtual-time-budget=20000", "--dump-dom", probe.as_uri()],
-                       capture_output=True, text=True, timeout=180)
-    found = re.search(r'<pre id="magdomino-probe">(.*?)</pre>', r.stdout, re.S)
-    assert found, f"the page did not finish loading in Chromium: {r.stderr[-500:]}"
-    result = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
-    shot = workdir / (page.stem + ".png")
-    subprocess.run(flags + ["--window-size=1200,2400", f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=180)
-    result["screenshot"] = shot
-    return result
-
-
-def not_blank(png: Path) -> bool:
-    """A picture with something on it: its grey levels vary, and some pixels are far from the
-    background's (the most common) level."""
-    import numpy as np
-    from PIL import Image
-
-    grey = np.asarray(Image.open(png).convert("L"), dtype=float)
-    background = np.bincount(grey.astype(int).ravel()).argmax()
-    return grey.std() > 5 and np.mean(np.abs(grey - background) > 40) > 0.01
 
 
 def test_page_of_every_kind_in_chromium(docs, tmp_path):
