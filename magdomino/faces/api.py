@@ -215,6 +215,22 @@ class Construction:
             _, poses = settle_structure(sc)
         return Picture(_construction_png(sc, poses, what_ifs))
 
+    def view3d(self, what_if: str | None = None, *, labels: bool = True):
+        """An interactive 3D view (rotate, zoom; a ``plotly`` Figure, which shows itself in a
+        notebook): the settled structure, or a what-if's outcome (where the tiles ended, and
+        faint where the ones that moved were). Needs ``pip install 'magdomino[view]'``."""
+        from magdomino.faces.render import what_if_outcome
+        from magdomino.faces.view3d import construction_figure3d, outcome_figure3d
+        from magdomino.studies.engines import get_engine
+
+        sc = self.with_what_ifs([what_if] if what_if else [])
+        settled = get_engine("dynamics").starting_structure(sc, before="a 3D view")
+        before = ([pl.pips for pl in sc.structure], *settled)
+        if what_if is None:
+            return construction_figure3d(settled[0], settled[1], before[0], sc.preset, title=self.name, labels=labels)
+        after = what_if_outcome(sc, 0, settled=settled)
+        return outcome_figure3d(before, after, sc.preset, title=f"{self.name}: {sc.describe(sc.what_if[0])}", labels=labels)
+
     def render(self, what_if: str | None = None, size=(800, 600)) -> "Picture":
         """A photo-like picture from PyBullet's renderer (the structure settled, or a what-if's end)."""
         from magdomino.faces.render import render_image

@@ -105,3 +105,13 @@ def test_import_magdomino_stays_light():
     code = "import sys, magdomino; heavy = [m for m in ('numpy', 'pybullet', 'scipy', 'matplotlib') if m in sys.modules]; print(heavy)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_the_3d_view_of_a_construction_and_of_a_what_if():
+    pytest.importorskip("plotly")
+    tower = md.Construction(TOWER)
+    fig = tower.view3d()
+    tiles = [t for t in fig.data if t.type == "mesh3d" and t.name != "table"]
+    assert [t.name for t in tiles] == ["#0 6-6", "#1 6-3", "#2 3-3"]
+    outcome = tower.view3d("3-1 on #2 half 1")
+    assert any("(placed)" in (t.hovertext or "") or "(placed)" in (t.name or "") for t in outcome.data if t.type == "mesh3d")
