@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from magdomino.errors import ARGUMENTS, InputError
+from magdomino.errors import InputError
 from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, with_engine
 from magdomino.faces.cli_games import add_play, add_tournament
 from magdomino.faces.cli_report import add_report
@@ -347,7 +347,7 @@ def _cmd_whatif(args) -> int:
     from magdomino.studies.whatif import rank_placements, whatif_document
 
     check_outputs(args, "--json", "--plot")
-    tile = parse_tile(args.tile, ARGUMENTS, "tile")
+    tile = parse_tile(args.tile, "command line", "--tile")
     scenario = load_scenario(args.scenario)
     settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())
     if args.parallel_only and not args.second_parallel:

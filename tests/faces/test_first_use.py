@@ -1,0 +1,84 @@
+"""What a newcomer met on a first use (issue 26, item 3): the plot of a structure that fell
+called it settled, skipped what-ifs said "no what-if", the legend hid tiles, a tile written
+1-3 in a title and 3-1 in the rows, table columns out of line, and --tile's error giving a
+file's syntax.
+
+The figures are caught as ``simulate --plot`` writes them (``plots.save``), so the tests read
+their titles, texts and legend the way matplotlib laid them out."""
+
+import json
+
+import pytest
+
+from magdomino.faces import cli, plots
+from magdomino.physics.verdict import Verdict
+
+from conftest import ROOT
+
+SC = ROOT / "scenarios"
+
+FALLS = """name = "falls"
+preset = "standard"
+magnets = false
+seed = 1
+
+[[structure]]
+pips = [0, 0]
+pos_mm = [0, 0]
+
+[[structure]]                 # its centre 10 mm past the edge of 0-0, no magnets: it tips
+pips = [0, 1]
+pos_mm = [34, 0]
+
+[[what_if]]
+pips = [1, 2]
+on = { tile = 1, half = 1 }
+"""
+
+
+def _simulate(monkeypatch, capsys, tmp_path, scenario):
+    """Run ``simulate SCENARIO --plot`` in this process; (its stdout, the figure it saved)."""
+    figures = []
+    save = plots.save
+
+    def keep(fig, path, *args, **kwargs):
+        figures.append(fig)
+        return save(fig, path, *args, **kwargs)
+
+    monkeypatch.setattr(plots, "save", keep)
+    assert cli.main(["simulate", str(scenario), "--plot", str(tmp_path / "plot.png")]) == 0
+    assert len(figures) == 1
+    return capsys.readouterr().out, figures[0]
+
+
+def _texts(fig) -> list[str]:
+    """Every title and free text of a figure."""
+    out = [fig._suptitle.get_text()] if fig._suptitle is not None else []
+    for ax in fig.axes:
+        out += [ax.get_title()] + [t.get_text() for t in ax.texts]
+    return out
+
+
+@pytest.fixture
+def falls(tmp_path):
+    path = tmp_path / "falls.toml"
+    path.write_text(FALLS)
+    return path
+
+
+def test_a_bad_tile_flag_is_answered_in_the_flags_syntax(cli):
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "7,1", "--trials", "1")
+    assert r.returncode == 2
+    assert "--tile: expected a double-six tile as two pips 0..6 like 6,3, got '7,1'" in r.stderr, r.stderr
+    assert "[6, 3]" not in r.stderr
+
+
+def test_a_bad_tile_in_a_file_or_an_argument_keeps_the_list_syntax():
+    from magdomino.errors import ARGUMENTS, InputError
+    from magdomino.model.tiles import parse_tile
+
+    for source in ("game.json", ARGUMENTS):
+        with pytest.raises(InputError, match=r"like \[6, 3\]"):
+            parse_tile([7, 1], source, "tile")
+    with pytest.raises(InputError, match=r"like 6,3,"):
+        parse_tile("7,1", "command line", "--tile")
