@@ -340,6 +340,7 @@ def _add_render(sub) -> None:
 
 
 def _cmd_whatif(args) -> int:
+    from magdomino.faces.plots import tile_as_ranked
     from magdomino.games.candidates import enumerate_placements
     from magdomino.model.tiles import parse_tile
     from magdomino.studies.odds import OddsSettings, resolve_noise
@@ -361,8 +362,7 @@ def _cmd_whatif(args) -> int:
     how = ("parallel only" if args.parallel_only
            else "parallel and perpendicular" + (", the second tile parallel" if args.second_parallel and len(scenario.structure) == 1 else ""))
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
-    shown = args.tile.replace(",", "-").replace(" ", "")
-    print(f"  tile {shown}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
+    print(f"  tile {tile_as_ranked(document)}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
     if args.screen is not None:
         print(screen_note(ranked, args.screen, document["screen"]["band_deg"]), file=out)
     print(

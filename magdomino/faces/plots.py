@@ -354,14 +354,29 @@ def simulation_figure(positions, quaternions, pips, preset, traces, path: str | 
 # -- what-if rankings ---------------------------------------------------------------------
 
 
+def tile_as_ranked(document: dict) -> str:
+    """The tile of a ``whatif`` document written as its rows write it: each row puts the half
+    it matches first ("3-1 on #0 (3-3) half 1"), so the title and the header do too (the
+    order of most rows, the first row's on a tie; the document's when no row says)."""
+    a, b = document["tile"]
+    orders: dict = {}
+    for c in document.get("candidates") or []:
+        matched = (c.get("placement") or {}).get("pips_matched")
+        if matched in (a, b):
+            first = (matched, b if matched == a else a)
+            orders[first] = orders.get(first, 0) + 1
+    if orders:
+        a, b = max(orders, key=orders.get)  # the first of the most common (dicts keep their order)
+    return f"{a}-{b}"
+
+
 def whatif_figure(document: dict, path: str | Path) -> Path:
     """p(collapse) with its 95 % interval for every candidate of a ``whatif`` document,
     safest at the top (the document's order)."""
     cands = document["candidates"]
     n = len(cands)
-    a, b = document["tile"]
     fig, ax = new_figure(
-        title=f"{document.get('name', '')}: where to put {a}-{b}? (preset {document['preset']}, rule {document.get('rule', 'any')})",
+        title=f"{document.get('name', '')}: where to put {tile_as_ranked(document)}? (preset {document['preset']}, rule {document.get('rule', 'any')})",
         xlabel="p(collapse), 95 % interval\n" + _noise_text(document["noise"]),
         figsize=(STYLE["figsize"][0] * 1.25, max(2.2, 0.42 * n + 1.4)),
     )

@@ -66,6 +66,35 @@ def falls(tmp_path):
     return path
 
 
+def _whatif_document(tile, matched):
+    return {
+        "name": "t", "preset": "standard", "rule": "any", "tile": list(tile), "noise": {},
+        "candidates": [
+            {"placement": {"description": f"{m}-{tile[0] + tile[1] - m} on #0 ({m}-{m}) half 1, outward", "pips_matched": m},
+             "ci95": [0.0, 0.5], "p_collapse": 0.0, "trials": 2, "errors": 0}
+            for m in matched
+        ],
+    }
+
+
+def test_the_whatif_plot_names_the_tile_as_its_rows_do(monkeypatch, tmp_path):
+    figures = []
+    monkeypatch.setattr(plots, "save", lambda fig, path, *a, **k: figures.append(fig) or path)
+    plots.whatif_figure(_whatif_document((1, 3), [3, 3]), tmp_path / "w.png")
+    title = figures[0].axes[0].get_title()
+    assert "where to put 3-1?" in title, title  # the rows: "3-1 on #0 (3-3) half 1"
+    assert plots.tile_as_ranked(_whatif_document((1, 3), [1, 3, 1])) == "1-3"  # most rows
+    assert plots.tile_as_ranked({"tile": [1, 3], "candidates": []}) == "1-3"
+
+
+def test_the_whatif_header_names_the_tile_as_its_rows_do(cli):
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--rule", "defi", "--parallel-only", "--trials", "1", "--jobs", "1")
+    assert r.returncode == 0, r.stderr
+    rows = [line.split(". ", 1)[1] for line in r.stdout.splitlines() if line.strip()[:3] in ("1. ", "2. ")]
+    assert rows and all(row.startswith("2-4 ") for row in rows), rows
+    assert "  tile 2-4, rule defi" in r.stdout, r.stdout
+
+
 def test_a_bad_tile_flag_is_answered_in_the_flags_syntax(cli):
     r = cli("whatif", SC / "whatif_step.toml", "--tile", "7,1", "--trials", "1")
     assert r.returncode == 2
