@@ -80,19 +80,22 @@ def _add_presets(sub) -> None:
 # -- simulate ----------------------------------------------------------------------------
 
 
-def _verdict_line(v) -> str:
+def _verdict_what(v) -> str:
+    """The verdict column of a row ("stood", "COLLAPSED (tilt, tile 3)" ...)."""
+    if v.collapsed:
+        return f"COLLAPSED ({v.reason}, tile {v.culprit})"
+    if v.settled:
+        return f"stood, SHIFTED (tile {v.shifted_tile})" if v.shifted else "stood"
+    return f"undecided ({v.reason})"
+
+
+def _verdict_line(v, what_width: int = 28) -> str:
     if v is None:
         return "not tried (the structure did not stand or settle)"
     if v.error:
         return f"ERROR     {v.error}"
-    if v.collapsed:
-        what = f"COLLAPSED ({v.reason}, tile {v.culprit})"
-    elif v.settled:
-        what = f"stood, SHIFTED (tile {v.shifted_tile})" if v.shifted else "stood"
-    else:
-        what = f"undecided ({v.reason})"
     return (
-        f"{what:<28} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
+        f"{_verdict_what(v):<{what_width}} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
         f"{v.sim_time_s:5.2f} s simulated, {v.wall_time_s:5.2f} s wall"
     )
 
@@ -109,8 +112,16 @@ def _cmd_simulate(args) -> int:
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, {how}")
     labels = ["structure"] + [f"what-if {i}: {p.describe()}" for i, p in enumerate(scenario.what_if)]
     width = max(len(label) for label in labels)
-    for label, verdict in zip(labels, [result.structure, *result.what_if]):
-        print(f"  {label:<{width}}  {(line or _verdict_line)(verdict)}")
+    verdicts = [result.structure, *result.what_if]
+    if line is None:  # the dynamics' rows: every column lined up, a skipped what-if says why
+        from magdomino.faces.plots import what_ifs_not_tried
+
+        what_width = max([28] + [len(_verdict_what(v)) for v in verdicts if v is not None and not v.error])
+
+        def line(v):
+            return what_ifs_not_tried(result.structure) if v is None else _verdict_line(v, what_width)
+    for label, verdict in zip(labels, verdicts):
+        print(f"  {label:<{width}}  {line(verdict)}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
         write_json(args.json, with_engine(result.to_dict(), args.engine))
@@ -130,7 +141,7 @@ def _cmd_simulate(args) -> int:
 
 
 def _simulate_plot(scenario, result, path) -> None:
-    from magdomino.faces.plots import simulation_figure
+    from magdomino.faces.plots import simulation_figure, structure_outcome, what_ifs_not_tried
 
     traces = [
         (f"what-if {i}: {verdict.reason}", series)
@@ -138,9 +149,10 @@ def _simulate_plot(scenario, result, path) -> None:
         if verdict is not None
     ]
     positions, quats = result.settled_poses
-    title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {result.structure.reason}"
+    title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {structure_outcome(result.structure)}"
+    no_traces = f"what-ifs {what_ifs_not_tried(result.structure)}" if scenario.what_if else "no what-if in this scenario"
     wrote = simulation_figure(positions, quats, [pl.pips for pl in scenario.structure], scenario.preset, traces, path,
-                              thresholds=result.structure.thresholds, title=title)
+                              thresholds=result.structure.thresholds, title=title, structure=result.structure, no_traces=no_traces)
     print(f"  wrote {wrote}")
 
 
@@ -197,11 +209,15 @@ def _odds_header(scenario, result, noise_line: bool = True) -> str:
     return text
 
 
-def _odds_line(r) -> str:
-    label = "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
+def _odds_label(r) -> str:
+    return "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
+
+
+def _odds_line(r, width: int = 34) -> str:
+    label = _odds_label(r)
     lo, hi = r.ci95
     p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
-    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
+    line = f"  {label:<{width}} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
     if r.stopped_by == "precision":
         line += " (precision reached)"
     if r.error_messages:
@@ -218,8 +234,9 @@ def _cmd_odds(args) -> int:
     result = estimate_odds(scenario, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result), file=out)
+    width = max([34] + [len(_odds_label(r)) for r in result.results])
     for r in result.results:
-        print(_odds_line(r), file=out)
+        print(_odds_line(r, width), file=out)
     print(f"  total {result.wall_time_s:.2f} s", file=out)
     document = result.to_dict()
     if args.json:
@@ -266,10 +283,11 @@ def _cmd_sweep(args) -> int:
     result = sweep(scenario, args.param, args.values, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result.runs[0], noise_line=args.param not in result.runs[0].noise), file=out)
+    width = max([34] + [len(_odds_label(r)) for run in result.runs for r in run.results])
     for value, run in zip(result.values, result.runs):
         print(f" {args.param} = {value:g}", file=out)
         for r in run.results:
-            print(_odds_line(r), file=out)
+            print(_odds_line(r, width), file=out)
     document = result.to_dict()
     if args.json:
         write_json(args.json, document)

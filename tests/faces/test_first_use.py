@@ -66,6 +66,44 @@ def falls(tmp_path):
     return path
 
 
+def test_the_plot_of_a_structure_that_fell_is_not_called_settled(monkeypatch, capsys, tmp_path, falls):
+    out, fig = _simulate(monkeypatch, capsys, tmp_path, falls)
+    assert "structure" in out and "COLLAPSED" in out.splitlines()[1], out
+    side = fig.axes[0].get_title()
+    assert "settled" not in side and side == "structure as it fell, side view", _texts(fig)
+    assert "collapsed" in fig._suptitle.get_text(), fig._suptitle.get_text()
+    # a structure that stood is still called settled
+    assert plots.structure_state({"collapsed": False, "settled": True}) == "settled structure"
+    assert plots.structure_state({"collapsed": False, "settled": False, "reason": "time limit"}) == "structure at the time limit"
+
+
+def test_what_ifs_skipped_say_why(monkeypatch, capsys, tmp_path, falls):
+    out, fig = _simulate(monkeypatch, capsys, tmp_path, falls)
+    row = [line for line in out.splitlines() if "what-if 0" in line][0]
+    assert "not tried: the structure collapsed (" in row, row
+    panels = [t.get_text() for ax in fig.axes for t in ax.texts if "what-if" in t.get_text()]
+    assert panels and all("not tried: the structure collapsed" in t for t in panels), _texts(fig)
+    assert not any(t == "no what-if" for t in _texts(fig))
+
+
+def test_the_legend_covers_no_tile(monkeypatch, capsys, tmp_path):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    _, fig = _simulate(monkeypatch, capsys, tmp_path, SC / "demo.toml")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    ours = [lg for lg in legends if "tile centre of mass" in [t.get_text() for t in lg.get_texts()]]
+    assert len(ours) == 1
+    box = ours[0].get_window_extent(renderer)
+    side, top = fig.axes[:2]
+    tiles = [p.get_window_extent(renderer) for ax in (side, top) for p in ax.patches]
+    assert len(tiles) == 2 * 4  # the demo's four tiles in both views
+    assert not any(box.overlaps(t) for t in tiles), (box, tiles)
+    assert not box.overlaps(side.get_window_extent(renderer)) and not box.overlaps(top.get_window_extent(renderer))
+
+
 def _whatif_document(tile, matched):
     return {
         "name": "t", "preset": "standard", "rule": "any", "tile": list(tile), "noise": {},
@@ -93,6 +131,36 @@ def test_the_whatif_header_names_the_tile_as_its_rows_do(cli):
     rows = [line.split(". ", 1)[1] for line in r.stdout.splitlines() if line.strip()[:3] in ("1. ", "2. ")]
     assert rows and all(row.startswith("2-4 ") for row in rows), rows
     assert "  tile 2-4, rule defi" in r.stdout, r.stdout
+
+
+def _verdict(reason, collapsed=True, culprit=3):
+    return Verdict(collapsed=collapsed, reason=reason, settled=not collapsed, max_shift_mm=1.0, max_tilt_deg=12.0,
+                   sim_time_s=0.1, wall_time_s=0.01, culprit=culprit if collapsed else None)
+
+
+def test_simulate_table_columns_line_up(monkeypatch, capsys, tmp_path):
+    """Descriptions and verdicts of different lengths: the verdict column and the columns
+    after it start at the same character on every row."""
+    from magdomino.studies.scenario import SimulationResult, load_scenario
+
+    scenario = load_scenario(SC / "slide_beneath.toml")  # descriptions of 33 and 46 characters
+    verdicts = [_verdict("stood", False), _verdict("placed tile fell", culprit=12)]
+    result = SimulationResult(scenario, _verdict("stood", False), verdicts, (None, None))
+    monkeypatch.setattr(cli, "run_simulate", lambda sc, args: (result, None, "engine dynamics"))
+    assert cli.main(["simulate", str(SC / "slide_beneath.toml")]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  structure") or "what-if" in line]
+    assert len(rows) == 3
+    assert len({row.index("stood") if "stood" in row else row.index("COLLAPSED") for row in rows}) == 1, rows
+    assert len({row.index("max shift") for row in rows}) == 1, rows
+
+
+def test_odds_table_columns_line_up(cli, tmp_path):
+    r = cli("odds", SC / "slide_beneath.toml", "--trials", "2", "--jobs", "1", "--engine", "statics", "--json", tmp_path / "o.json")
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if " p = " in line]
+    labels = [p["placement"] for p in json.loads((tmp_path / "o.json").read_text())["results"] if p["placement"]]
+    assert len(rows) >= 2 and max(map(len, labels)) > 34, labels  # longer than the old fixed column
+    assert len({row.index(" p = ") for row in rows}) == 1, rows
 
 
 def test_a_bad_tile_flag_is_answered_in_the_flags_syntax(cli):
