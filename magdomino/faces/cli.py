@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from magdomino.errors import ARGUMENTS, InputError
-from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line
+from magdomino.errors import InputError
+from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
 from magdomino.faces.cli_games import add_play, add_tournament
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
@@ -92,8 +92,14 @@ def _cmd_simulate(args) -> int:
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, {how}")
     labels = ["structure"] + [f"what-if {i}: {scenario.describe(p)}" for i, p in enumerate(scenario.what_if)]
     width = max(len(label) for label in labels)
-    for label, verdict in zip(labels, [result.structure, *result.what_if]):
-        print(f"  {label:<{width}}  {verdict_line(verdict)}")
+    verdicts = [result.structure, *result.what_if]
+    from magdomino.faces.plots import what_ifs_not_tried
+
+    # every column lined up (the verdict column as wide as its longest entry); a skipped what-if says why
+    what_width = max([28] + [len(verdict_what(v)) for v in verdicts if v is not None and not v.error and v.sim_time_s is not None])
+    for label, verdict in zip(labels, verdicts):
+        text = what_ifs_not_tried(result.structure) if verdict is None else verdict_line(verdict, what_width)
+        print(f"  {label:<{width}}  {text}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
         write_json(args.json, result.to_dict())
@@ -113,7 +119,7 @@ def _cmd_simulate(args) -> int:
 
 
 def _simulate_plot(scenario, result, path) -> None:
-    from magdomino.faces.plots import simulation_figure
+    from magdomino.faces.plots import simulation_figure, structure_outcome, what_ifs_not_tried
 
     traces = [
         (f"what-if {i}: {verdict.reason}", series)
@@ -121,9 +127,10 @@ def _simulate_plot(scenario, result, path) -> None:
         if verdict is not None
     ]
     positions, quats = result.settled_poses
-    title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {result.structure.reason}"
+    title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {structure_outcome(result.structure)}"
+    no_traces = f"what-ifs {what_ifs_not_tried(result.structure)}" if scenario.what_if else "no what-if in this scenario"
     wrote = simulation_figure(positions, quats, [pl.pips for pl in scenario.structure], scenario.preset, traces, path,
-                              thresholds=result.structure.thresholds, title=title)
+                              thresholds=result.structure.thresholds, title=title, structure=result.structure, no_traces=no_traces)
     print(f"  wrote {wrote}")
 
 
@@ -180,11 +187,15 @@ def _odds_header(scenario, result, noise_line: bool = True) -> str:
     return text
 
 
-def _odds_line(r) -> str:
-    label = "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
+def _odds_label(r) -> str:
+    return "structure" if r.what_if is None else f"what-if {r.what_if}: {r.placement}"
+
+
+def _odds_line(r, width: int = 34) -> str:
+    label = _odds_label(r)
     lo, hi = r.ci95
     p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
-    line = f"  {label:<34} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
+    line = f"  {label:<{width}} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
     if r.median_shift_mm is not None:
         line += f", median shift {r.median_shift_mm:.2f} mm"
     if r.stopped_by == "precision":
@@ -203,8 +214,9 @@ def _cmd_odds(args) -> int:
     result = estimate_odds(scenario, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result), file=out)
+    width = max([34] + [len(_odds_label(r)) for r in result.results])
     for r in result.results:
-        print(_odds_line(r), file=out)
+        print(_odds_line(r, width), file=out)
     print(f"  total {result.wall_time_s:.2f} s", file=out)
     document = result.to_dict()
     if args.json:
@@ -251,10 +263,11 @@ def _cmd_sweep(args) -> int:
     result = sweep(scenario, args.param, args.values, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result.runs[0], noise_line=args.param not in result.runs[0].noise), file=out)
+    width = max([34] + [len(_odds_label(r)) for run in result.runs for r in run.results])
     for value, run in zip(result.values, result.runs):
         print(f" {args.param} = {value:g}", file=out)
         for r in run.results:
-            print(_odds_line(r), file=out)
+            print(_odds_line(r, width), file=out)
     document = result.to_dict()
     if args.json:
         write_json(args.json, document)
@@ -325,6 +338,7 @@ def _add_render(sub) -> None:
 
 
 def _cmd_whatif(args) -> int:
+    from magdomino.faces.plots import tile_as_ranked
     from magdomino.games.candidates import enumerate_placements
     from magdomino.model.tiles import parse_tile
     from magdomino.studies.odds import OddsSettings, resolve_noise
@@ -332,7 +346,7 @@ def _cmd_whatif(args) -> int:
     from magdomino.studies.whatif import rank_placements, whatif_document
 
     check_outputs(args, "--json", "--plot")
-    tile = parse_tile(args.tile, ARGUMENTS, "tile")
+    tile = parse_tile(args.tile, "command line", "--tile")
     scenario = load_scenario(args.scenario)
     settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())
     if args.parallel_only and not args.second_parallel:
@@ -346,8 +360,7 @@ def _cmd_whatif(args) -> int:
     how = ("parallel only" if args.parallel_only
            else "parallel and perpendicular" + (", the second tile parallel" if args.second_parallel and len(scenario.structure) == 1 else ""))
     print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
-    shown = args.tile.replace(",", "-").replace(" ", "")
-    print(f"  tile {shown}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
+    print(f"  tile {tile_as_ranked(document)}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
     if args.screen is not None:
         print(screen_note(ranked, args.screen, document["screen"]["band_deg"]), file=out)
     print(

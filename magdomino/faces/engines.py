@@ -24,7 +24,16 @@ def run_simulate(scenario, args):
     return engine.simulate(scenario, gui=args.gui, trace=bool(args.plot)), engine.header
 
 
-def verdict_line(v) -> str:
+def verdict_what(v) -> str:
+    """The verdict column of a simulated row ("stood", "COLLAPSED (tilt, tile 3)" ...)."""
+    if v.collapsed:
+        return f"COLLAPSED ({v.reason}, tile {v.culprit})"
+    if v.settled:
+        return f"stood, SHIFTED (tile {v.shifted_tile})" if v.shifted else "stood"
+    return f"undecided ({v.reason})"
+
+
+def verdict_line(v, what_width: int = 28) -> str:
     """One table line of a verdict, whatever the engine: what it knows (None: not tried)."""
     if v is None:
         return "not tried (the structure did not stand or settle)"
@@ -35,14 +44,8 @@ def verdict_line(v) -> str:
         load = "" if v.load_factor is None else f"  load factor {v.load_factor:6.2f}"
         margin = "" if v.margin_deg is None else f" tilt margin {round(v.margin_deg, 1) + 0.0:+6.1f} deg"
         return f"{what:<8}{margin}{load}  {v.contacts} contacts, {v.wall_time_s * 1000:5.1f} ms"
-    if v.collapsed:
-        what = f"COLLAPSED ({v.reason}, tile {v.culprit})"
-    elif v.settled:
-        what = f"stood, SHIFTED (tile {v.shifted_tile})" if v.shifted else "stood"
-    else:
-        what = f"undecided ({v.reason})"
     return (
-        f"{what:<28} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
+        f"{verdict_what(v):<{what_width}} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
         f"{v.sim_time_s:5.2f} s simulated, {v.wall_time_s:5.2f} s wall"
     )
 

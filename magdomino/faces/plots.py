@@ -293,9 +293,9 @@ def construction_figure(positions, quaternions, pips, preset, path, title: str |
     _style_axes(side, "side view", "x (mm)", "z (mm)")
     _style_axes(top, "top view", "x (mm)", "y (mm)")
     draw_construction(side, top, positions, quaternions, pips, preset, labels=labels)
-    side.legend(fontsize=STYLE["font_size"] - 2, frameon=True, framealpha=0.8, loc="best")
     if title:
         fig.suptitle(title, fontsize=STYLE["font_size"] + 1)
+    _legend_outside(fig, side)
     if hasattr(path, "write"):
         fig.savefig(path, format="png")
         return path
@@ -341,32 +341,100 @@ def trace_figure(traces, path: str | Path, thresholds: dict | None = None, title
     return save(fig, path)
 
 
+def _field(verdict, name, default=None):
+    """``verdict.name`` or ``verdict[name]``: a Verdict, or its JSON (``to_dict()``)."""
+    if isinstance(verdict, dict):
+        return verdict.get(name, default)
+    return getattr(verdict, name, default)
+
+
+def structure_state(verdict) -> str:
+    """What the drawn poses of a structure are, by its verdict (a Verdict or its JSON; None:
+    settled): "settled structure", "structure as it fell" (the poses when the collapse was
+    seen), "structure at the time limit" (still moving), "structure when the simulation failed"."""
+    if verdict is None:
+        return "settled structure"
+    if _field(verdict, "error"):
+        return "structure when the simulation failed"
+    if _field(verdict, "collapsed"):
+        return "structure as it fell"
+    if _field(verdict, "settled", True):
+        return "settled structure"
+    return "structure at the time limit"
+
+
+def structure_outcome(verdict) -> str:
+    """The structure's verdict in words: "collapsed (tilt, tile 1)", "stood", "did not settle (time limit)" ..."""
+    reason = _field(verdict, "reason", "")
+    if _field(verdict, "error"):
+        return f"failed to simulate ({_field(verdict, 'error')})"
+    if _field(verdict, "collapsed"):
+        culprit = _field(verdict, "culprit")
+        return f"collapsed ({reason}" + ("" if culprit is None else f", tile {culprit}") + ")"
+    if _field(verdict, "settled", True) is not False:  # None: an engine that does not settle (the statics) said it stands
+        return "stood, shifted" if _field(verdict, "shifted") else "stood"
+    return f"did not settle ({reason})"
+
+
+def what_ifs_not_tried(verdict) -> str:
+    """Why the what-ifs of a structure with this verdict were not tried: "not tried: the
+    structure collapsed (tilt, tile 1)"."""
+    return f"not tried: the structure {structure_outcome(verdict)}"
+
+
+def _legend_outside(fig, ax, ncols: int = 3) -> None:
+    """``ax``'s legend under it, below its axis label, where it covers nothing: inside the
+    axes it hid the tiles of a tall or wide structure. (A figure legend "outside upper
+    center" would run into the figure's title.)"""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), borderaxespad=4.0, ncols=ncols,
+                  fontsize=STYLE["font_size"] - 2, frameon=False, handletextpad=0.3, columnspacing=1.0)
+
+
 def simulation_figure(positions, quaternions, pips, preset, traces, path: str | Path, thresholds: dict | None = None,
-                      title: str | None = None) -> Path:
-    """What ``magdomino simulate --plot`` draws: side and top views of the settled structure
-    above, the shift and tilt over time of each what-if below."""
+                      title: str | None = None, structure=None, no_traces: str = "no what-if") -> Path:
+    """What ``magdomino simulate --plot`` draws: side and top views of the structure above
+    (settled, or as it fell: ``structure`` is its verdict, see :func:`structure_state`), the
+    shift and tilt over time of each what-if below (``no_traces``: what the empty panels say
+    when there is none: why none was tried)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(STYLE["figsize"][0] * 1.5, STYLE["figsize"][1] * 2), dpi=STYLE["dpi"], layout="constrained")
     (side, top), (shift, tilt) = fig.subplots(2, 2)
-    _style_axes(side, "settled structure, side view", "x (mm)", "z (mm)")
+    _style_axes(side, f"{structure_state(structure)}, side view", "x (mm)", "z (mm)")
     _style_axes(top, "top view", "x (mm)", "y (mm)")
     _style_axes(shift, "what-ifs: largest shift of the structure", "simulated time (s)", "shift (mm)")
     _style_axes(tilt, "largest tilt", "simulated time (s)", "tilt (deg)")
     draw_construction(side, top, positions, quaternions, pips, preset)
-    side.legend(fontsize=STYLE["font_size"] - 2, frameon=True, framealpha=0.8, loc="best")
+    if title:
+        fig.suptitle(title, fontsize=STYLE["font_size"] + 1)
+    _legend_outside(fig, side)
     if traces:
         draw_traces(shift, tilt, traces, thresholds)
         shift.legend(fontsize=STYLE["font_size"] - 2, frameon=False)
     else:
         for ax in (shift, tilt):
-            ax.text(0.5, 0.5, "no what-if", transform=ax.transAxes, ha="center", va="center", color="0.4")
-    if title:
-        fig.suptitle(title, fontsize=STYLE["font_size"] + 1)
+            ax.text(0.5, 0.5, no_traces, transform=ax.transAxes, ha="center", va="center", color="0.4", wrap=True)
     return save(fig, path)
 
 
 # -- what-if rankings ---------------------------------------------------------------------
+
+
+def tile_as_ranked(document: dict) -> str:
+    """The tile of a ``whatif`` document written as its rows write it: each row puts the half
+    it matches first ("3-1 on #0 (3-3) half 1"), so the title and the header do too (the
+    order of most rows, the first row's on a tie; the document's when no row says)."""
+    a, b = document["tile"]
+    orders: dict = {}
+    for c in document.get("candidates") or []:
+        matched = (c.get("placement") or {}).get("pips_matched")
+        if matched in (a, b):
+            first = (matched, b if matched == a else a)
+            orders[first] = orders.get(first, 0) + 1
+    if orders:
+        a, b = max(orders, key=orders.get)  # the first of the most common (dicts keep their order)
+    return f"{a}-{b}"
 
 
 def whatif_figure(document: dict, path: str | Path) -> Path:
@@ -375,9 +443,8 @@ def whatif_figure(document: dict, path: str | Path) -> Path:
     median largest shift) beside it."""
     cands = document["candidates"]
     n = len(cands)
-    a, b = document["tile"]
     fig, ax = new_figure(
-        title=f"{document.get('name', '')}: where to put {a}-{b}? (preset {document['preset']}, rule {document.get('rule', 'any')})",
+        title=f"{document.get('name', '')}: where to put {tile_as_ranked(document)}? (preset {document['preset']}, rule {document.get('rule', 'any')})",
         xlabel="p(collapse), 95 % interval\n" + _noise_text(document["noise"]),
         figsize=(STYLE["figsize"][0] * 1.25, max(2.2, 0.42 * n + 1.4)),
     )

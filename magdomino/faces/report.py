@@ -255,7 +255,7 @@ def section_sweep(doc: dict, source: Path, options: dict) -> str:
 
 
 def section_whatif(doc: dict, source: Path, options: dict) -> str:
-    from magdomino.faces.plots import whatif_figure
+    from magdomino.faces.plots import tile_as_ranked, whatif_figure
     from magdomino.studies.scenario import Placement
 
     rows, placements, labels = [], [], []
@@ -271,8 +271,7 @@ def section_whatif(doc: dict, source: Path, options: dict) -> str:
         placements.append(Placement(tuple(doc["tile"]), pos_mm=(float(pos[0]), float(pos[1])), yaw_deg=float(pl["yaw_deg"]),
                                     slide_mm=None if slide is None else (float(slide[0]), float(slide[1]))))
         labels.append(f"{k + 1}. {pl['description']}")
-    a, b = doc["tile"]
-    out = f"<h3>Where to put {a}-{b}: the ranking, safest first</h3>"
+    out = f"<h3>Where to put {tile_as_ranked(doc)}: the ranking, safest first</h3>"
     out += table(["rank", "placement", "trials", "collapses", "p(collapse)", "95 % interval", "shift share", "shift 95 % interval",
                   "median shift", "statics margin"], rows, {0, 2, 3, 4, 6, 8})
     out += ('<p class="facts">shift share: the trials in which a tile was pushed more than max_shift_mm without '

@@ -33,7 +33,6 @@ naming the file and the key. Values are converted to SI once, here.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,6 +264,8 @@ def load_preset(name_or_path: str | Path, relative_to: Path | None = None) -> Pr
 
 def read_toml(path: Path, what: str) -> dict[str, Any]:
     """The data of a TOML file; InputError naming the file when it cannot be read as one."""
+    import tomllib  # here, not at the top: a trial's worker gets its preset pickled and never reads one (~10 ms)
+
     try:
         # utf-8-sig: a byte-order mark, as some editors write, is not part of the TOML.
         return tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))

@@ -91,7 +91,9 @@ def tile(a: int, b: int) -> Tile:
 
 
 def parse_tile(value, source: str = ARGUMENTS, key: str = "tile") -> Tile:
-    """A tile from ``[a, b]``, ``(a, b)`` or ``"a,b"`` / ``"a-b"``; InputError otherwise."""
+    """A tile from ``[a, b]``, ``(a, b)`` or ``"a,b"`` / ``"a-b"``; InputError otherwise, whose
+    example is written as ``source`` takes a tile: ``6,3`` on the command line (``source``
+    ``"command line"``, ``key`` the flag), ``[6, 3]`` in a file or a function's arguments."""
     pair = value
     if isinstance(value, str):
         pair = value.replace("-", ",").split(",")
@@ -105,7 +107,8 @@ def parse_tile(value, source: str = ARGUMENTS, key: str = "tile") -> Tile:
         and all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 6 for p in pair)
     )
     if not ok:
-        raise InputError(source, key, f"expected a double-six tile as two pips 0..6 like [6, 3], got {value!r}")
+        example = "6,3" if source == "command line" else "[6, 3]"
+        raise InputError(source, key, f"expected a double-six tile as two pips 0..6 like {example}, got {value!r}")
     return tile(*pair)
 
 
