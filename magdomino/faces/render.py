@@ -336,8 +336,9 @@ def _what_if(scenario, what_if: int):
 # -- public -------------------------------------------------------------------------------
 
 
-def render_image(scenario, *, width: int = 800, height: int = 600, settled=None, what_if: int | None = None):
-    """The picture of :func:`render_png` as an array (height, width, 3) uint8, and its verdict.
+def render_image(scenario, *, width: int = 800, height: int = 600, settled=None, what_if: int | None = None, labels: bool = True):
+    """The picture of :func:`render_png` as an array (height, width, 3) uint8, and its verdict;
+    ``labels``: each tile's number and its halves' written on it (:func:`label_tiles`).
 
     Returns
     -------
@@ -364,9 +365,36 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
     try:
         scene.sync(pips, positions, quats)
         lo, hi = _bounds(positions, quats, size)
-        return scene.image(Camera(lo, hi, width, height)), verdict
+        camera = Camera(lo, hi, width, height)
+        image = scene.image(camera)
+        return (label_tiles(image, camera, positions, quats, size) if labels else image), verdict
     finally:
         scene.close()
+
+
+def label_tiles(image: np.ndarray, camera: Camera, positions, quaternions, size) -> np.ndarray:
+    """``image`` with each tile's number (``#N``, as the placement language names it) on its
+    top face and its halves' numbers (``h0``, ``h1``) at their ends; tiles removed from the
+    world (NaN rows) are left out. Labels are drawn over everything, so a tile hidden behind
+    another still says where it is."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    picture = Image.fromarray(image)
+    draw = ImageDraw.Draw(picture)
+    scale = max(10, image.shape[0] // 40)
+    fonts = {True: ImageFont.load_default(size=scale), False: ImageFont.load_default(size=max(8, scale * 3 // 4))}
+    from magdomino.maths.poses import quaternion_matrices
+
+    for k, (p, q) in enumerate(zip(np.asarray(positions, float), np.asarray(quaternions, float))):
+        if not np.all(np.isfinite(p)):
+            continue
+        R = quaternion_matrices(q)
+        top = [p + R @ np.array([dx * size[0], 0.0, size[2] / 2]) for dx in (0.0, -0.375, 0.375)]
+        (cx, cy), *halves = camera.to_pixels(np.array(top))
+        for (x, y), text, big in [((cx, cy), f"#{k}", True), (halves[0], "h0", False), (halves[1], "h1", False)]:
+            draw.text((x, y), text, fill=(0, 0, 0) if big else (255, 255, 255), font=fonts[big], anchor="mm",
+                      stroke_width=2 if big else 1, stroke_fill=(255, 255, 255) if big else (0, 0, 0))
+    return np.asarray(picture)
 
 
 def _what_if_end(scenario, what_if: int, settled, tail_s: float = 1.0):
