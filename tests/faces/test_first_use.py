@@ -146,7 +146,7 @@ def test_simulate_table_columns_line_up(monkeypatch, capsys, tmp_path):
     scenario = load_scenario(SC / "slide_beneath.toml")  # descriptions of 33 and 46 characters
     verdicts = [_verdict("stood", False), _verdict("placed tile fell", culprit=12)]
     result = SimulationResult(scenario, _verdict("stood", False), verdicts, (None, None))
-    monkeypatch.setattr(cli, "run_simulate", lambda sc, args: (result, None, "engine dynamics"))
+    monkeypatch.setattr(cli, "run_simulate", lambda sc, args: (result, "engine dynamics"))
     assert cli.main(["simulate", str(SC / "slide_beneath.toml")]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  structure") or "what-if" in line]
     assert len(rows) == 3

@@ -322,7 +322,7 @@ def test_a_reused_connection_gives_the_same_world_bit_for_bit():
     magdomino.physics.connections.POOL_SIZE): after a world with other tiles, a slide's constraint
     and magnets, the same placement gives the same poses to the last bit as on a new
     connection; other settings get another connection."""
-    import magdomino.physics.world as world_module
+    import magdomino.physics.connections as world_module
 
     preset = load_preset("standard")
     H = 0.008
@@ -364,7 +364,7 @@ def test_worlds_on_reused_connections_remember_nothing_of_earlier_worlds():
     in any order and number): validation cases, every slide among them, judged one after the
     other on reused connections (which keep their table, see POOL_SIZE) give the verdicts
     each gives on a new connection, to the last digit."""
-    import magdomino.physics.world as world_module
+    import magdomino.physics.connections as world_module
     from conftest import ROOT
     from magdomino.studies.validation import judge, load_cases
 
