@@ -38,7 +38,7 @@ def _corners(position, quaternion):
 
 def penetration(position_a, quaternion_a, position_b, quaternion_b) -> float:
     """How deep (m) box A lies inside box B: 0 when some axis separates them, else the
-    smallest overlap of their corners' projections over the 15 separating axes."""
+    shortest move along one of the 15 separating axes that parts their corners' projections."""
     A, B = _corners(position_a, quaternion_a), _corners(position_b, quaternion_b)
     Ra = Rotation.from_quat(np.asarray(quaternion_a, dtype=float)).as_matrix()
     Rb = Rotation.from_quat(np.asarray(quaternion_b, dtype=float)).as_matrix()
@@ -50,10 +50,10 @@ def penetration(position_a, quaternion_a, position_b, quaternion_b) -> float:
         if n < 1e-9:
             continue
         pa, pb = A @ (axis / n), B @ (axis / n)
-        overlap = min(pa.max(), pb.max()) - max(pa.min(), pb.min())
-        if overlap <= 0:
+        move = min(pa.max() - pb.min(), pb.max() - pa.min())
+        if move <= 0:
             return 0.0
-        depth = min(depth, overlap)
+        depth = min(depth, move)
     return depth
 
 
@@ -291,3 +291,30 @@ def test_the_bundled_slide_beneath_still_starts_clear():
     from magdomino.studies.scenario import load_scenario
 
     load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "slide_beneath.toml")
+
+
+def test_the_clearance_geometry_agrees_with_the_corner_test():
+    # box_separation (signed, separating axes on radii) and box_rise (the heights over which
+    # a flat box rising straight up meets a tilted one) against :func:`penetration` on box
+    # corners, sampled along the vertical.
+    from magdomino.maths.geometry import box_rise, box_separation
+
+    rng = np.random.default_rng(26)
+    heights = np.linspace(-0.025, 0.025, 501)
+    for _ in range(60):
+        yaw = rng.uniform(-math.pi, math.pi)
+        qa = _yaw_q(yaw)
+        pb = np.array([rng.uniform(-0.05, 0.05), rng.uniform(-0.03, 0.03), rng.uniform(-0.012, 0.012)])
+        qb = Rotation.from_euler("zyx", [rng.uniform(-math.pi, math.pi), rng.normal(0, 0.2), rng.normal(0, 0.2)]).as_quat()
+        Ra, Rb = Rotation.from_quat(qa).as_matrix(), Rotation.from_quat(qb).as_matrix()
+        sep = box_separation(np.zeros(3), Ra, pb, Rb, SIZE / 2)
+        assert max(-sep, 0.0) == pytest.approx(penetration(np.zeros(3), qa, pb, qb), abs=1e-12)
+        hit = box_rise(np.zeros(3), Ra, pb, Rb, SIZE / 2)
+        for t in heights:
+            inside = penetration([0, 0, t], qa, pb, qb) > 1e-9
+            if hit is None:
+                assert not inside, t
+            elif inside:
+                assert hit[0] - 1e-9 < t < hit[1] + 1e-9
+            else:
+                assert not (hit[0] + 1e-6 < t < hit[1] - 1e-6), (t, hit)
