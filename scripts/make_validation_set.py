@@ -12,10 +12,13 @@ Sources (see :mod:`magdomino.studies.validation`):
 - random structures: stacks of 2 to 5 tiles with random steps and turns, settled, then a
   random placement on the top tile.
 
-Placements that would start inside a tile at their own level are left out (no hand can
-do that; see :func:`starts_inside_a_tile`), and so are knife-edge placements, whose verdict
-changes when the placement moves by half a millimetre
-(:func:`magdomino.studies.validation.robust`).
+Every placement starts clear of every tile (:func:`magdomino.physics.placement.clear_motion`:
+a drop into a slot under an overhang is released no higher than the room above it). A game
+placement with no clear motion (a construction drifted off the grid until a neighbour lies
+where the tile goes: the adjudicator does not judge it, see
+:mod:`magdomino.physics.pybullet_adjudicator`) is not a case; :func:`starts_clear` checks
+every case again. Knife-edge placements are left out too: their verdict changes when the
+placement moves by half a millimetre (:func:`magdomino.studies.validation.robust`).
 
 A structure is recorded as it settled at the reference settings used when the set was made
 (the settings are not part of a case: the cases are the inputs). Run:
@@ -31,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from magdomino.model.presets import load_preset
-from magdomino.physics.placement import Drop, build
+from magdomino.physics.placement import Drop, NoClearMotion, build, clear_motion
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
@@ -87,22 +90,28 @@ def statics_cases() -> list[Case]:
 
 
 class _Recorder(PybulletAdjudicator):
-    """A PyBullet adjudicator that records every placement it judges as a case."""
+    """A PyBullet adjudicator that records every placement it judges as a case (numbered by
+    the placements on a construction, the first tile of each left out: ``#k``)."""
 
     def __init__(self, label: str, **kwargs):
         super().__init__(**kwargs)
         self.label = label
         self.cases: list[Case] = []
+        self.seen = 0
+        self.no_clear_motion: list[str] = []
 
     def place(self, view, action):
         if self.world is not None and self._bodies:
             positions, quats = self.world.poses()
             tiles = tuple((self.world.tiles[b].pips, positions[b], quats[b], False) for b in self._bodies)
-            rest, yaw, motion = self.aim(view)
-            k = len(self.cases)
-            self.cases.append(
-                Case(f"{self.label} #{k}", self.label, self.preset.name, self.magnets, tiles, (view.tile, rest, yaw, motion))
-            )
+            name = f"{self.label} #{self.seen}"
+            self.seen += 1
+            try:
+                rest, yaw, motion = self.aim(view)
+            except NoClearMotion:
+                self.no_clear_motion.append(name)
+            else:
+                self.cases.append(Case(name, self.label, self.preset.name, self.magnets, tiles, (view.tile, rest, yaw, motion)))
         return super().place(view, action)
 
 
@@ -110,6 +119,7 @@ def game_cases(games: int, seed: int) -> list[Case]:
     from magdomino.games import play_game
 
     cases = []
+    blocked = []
     rules = [("defi", 2), ("defi", 4), ("quinconce", 3), ("defi", 3)]
     for g in range(games):
         rule, players = rules[g % len(rules)]
@@ -119,6 +129,8 @@ def game_cases(games: int, seed: int) -> list[Case]:
         play_game(rule, players=players, seed=seed + g, physics=recorder, max_placements=30)
         recorder.close()
         cases += recorder.cases
+        blocked += recorder.no_clear_motion
+    print(f"left out {len(blocked)} game placements with no clear motion (not judged): {', '.join(blocked)}", flush=True)
     return cases
 
 
@@ -154,20 +166,18 @@ def random_cases(n: int, seed: int) -> list[Case]:
     return cases
 
 
-def starts_inside_a_tile(case: Case, size=np.array([L, 0.024, H])) -> bool:
-    """Would the placement start inside a tile at its own level? No hand can put it there; the
-    game adjudicator aims at the rules' grid relative to the parent, and a construction that
-    magnets have turned off the grid can put that aim inside a neighbour."""
-    from magdomino.maths.geometry import footprints_overlap
-    from magdomino.maths.poses import quaternion_yaw
-
+def starts_clear(case: Case, size=np.array([L, 0.024, H])) -> bool:
+    """Does the placement start clear of every tile, as its motion says? (A hand cannot start
+    a tile inside another; :func:`~magdomino.physics.placement.clear_motion` is what every
+    placement goes through, and it would lower a drop released above the room under an
+    overhang: such a case would not replay as written.)"""
     if case.placement is None:
+        return True
+    _, rest, yaw, motion = case.placement
+    try:
+        return clear_motion(rest, yaw, motion, [(p, q) for _, p, q, _ in case.tiles], size) == motion
+    except NoClearMotion:
         return False
-    _, rest, yaw, _ = case.placement
-    return any(
-        abs(p[2] - rest[2]) < 0.9 * size[2] and footprints_overlap(rest[:2], yaw, p[:2], quaternion_yaw(q), size, 0.0005)
-        for _, p, q, _ in case.tiles
-    )
 
 
 def main() -> int:
@@ -184,8 +194,8 @@ def main() -> int:
     rand = random_cases(args.random, args.seed)
     print(f"random structures: {len(rand)} cases", flush=True)
     every = cases + games + rand
-    kept = [c for c in every if not starts_inside_a_tile(c)]
-    print(f"left out {len(every) - len(kept)} placements that would start inside a tile", flush=True)
+    kept = [c for c in every if starts_clear(c)]
+    print(f"left out {len(every) - len(kept)} placements that would not start clear of the tiles", flush=True)
     presets = {name: load_preset(name) for name in {c.preset for c in kept}}
     is_robust = [robust(c, presets[c.preset]) for c in kept]
     edge = [c for c, ok in zip(kept, is_robust) if not ok]

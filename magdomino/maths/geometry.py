@@ -193,3 +193,70 @@ def footprints_overlap(c1, yaw1: float, c2, yaw2: float, size, shrink: float = 0
         if abs(d @ axis) >= r1 + r2:
             return False
     return True
+
+
+def _box_axes(R1, R2) -> np.ndarray:
+    """The separating axes of two boxes with rotation matrices ``R1``, ``R2`` (columns: the
+    boxes' axes): their 6 face normals and the 9 cross products of their edges (the
+    degenerate ones, of parallel edges, left out), as unit rows."""
+    faces = np.vstack([R1.T, R2.T])
+    cross = np.cross(R1.T[:, None, :], R2.T[None, :, :]).reshape(9, 3)
+    norms = np.linalg.norm(cross, axis=1)
+    keep = norms > 1e-9
+    return np.vstack([faces, cross[keep] / norms[keep, None]])
+
+
+def _projections(p1, R1, p2, R2, half1, half2):
+    axes = _box_axes(R1, R2)
+    r = np.abs(axes @ R1) @ half1 + np.abs(axes @ R2) @ half2  # sum of the projected radii
+    d = axes @ (np.asarray(p2, dtype=float) - np.asarray(p1, dtype=float))
+    return axes, d, r
+
+
+def box_separation(p1, R1, p2, R2, half1, half2=None) -> float:
+    """Signed separation (m) of two boxes, by separating axes.
+
+    Parameters
+    ----------
+    p1, p2 : array_like, shape (3,), m
+        Centres.
+    R1, R2 : ndarray, shape (3, 3)
+        Rotation matrices (body to world: the columns are the boxes' axes).
+    half1, half2 : array_like, shape (3,), m
+        Half extents (``half2`` defaults to ``half1``).
+
+    Returns
+    -------
+    float
+        Positive: the boxes are apart, by at least this much (the widest gap along one of the
+        15 axes). Zero: they touch. Negative: they overlap, and ``-separation`` is the
+        penetration depth (the shortest move along one of those axes that parts them).
+    """
+    half1 = np.asarray(half1, dtype=float)
+    half2 = half1 if half2 is None else np.asarray(half2, dtype=float)
+    _, d, r = _projections(p1, R1, p2, R2, half1, half2)
+    return float(np.max(np.abs(d) - r))
+
+
+def box_rise(p1, R1, p2, R2, half1, half2=None) -> tuple[float, float] | None:
+    """Box 1 moving straight up (+z) meets box 2 between which heights? By swept separating axes.
+
+    Returns ``(t_in, t_out)`` (m): the boxes overlap while box 1 has risen by more than
+    ``t_in`` and less than ``t_out`` (either may be negative: ``t_in < 0 < t_out`` means they
+    overlap where box 1 is now; ``t_out <= 0``: box 2 is below box 1, which only moves away
+    from it). None: box 1 never meets box 2 on the whole vertical line.
+    """
+    half1 = np.asarray(half1, dtype=float)
+    half2 = half1 if half2 is None else np.asarray(half2, dtype=float)
+    axes, d, r = _projections(p1, R1, p2, R2, half1, half2)
+    t_in, t_out = -math.inf, math.inf
+    for s, di, ri in zip(axes[:, 2], d, r):
+        # Along this axis box 1's centre moves by t·s; the projections overlap while
+        # |d - t·s| < r.
+        if abs(s) < 1e-12:
+            if abs(di) >= ri:
+                return None
+            continue
+        a, b = (di - ri) / s, (di + ri) / s
+        t_in, t_out = max(t_in, min(a, b)), min(t_out, max(a, b))
+    return (t_in, t_out) if t_in < t_out else None

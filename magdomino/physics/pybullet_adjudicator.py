@@ -4,7 +4,9 @@ The construction persists across turns: one world per construction, tiles added 
 placed, never rebuilt. Each placement is a motion:
 
 - a tower placement (and a flat end-to-end one) is a drop: the tile is released with zero
-  speed ``drop_mm`` above its rest pose;
+  speed ``drop_mm`` above its rest pose, or lower where a tile above leaves less room (a flat
+  placement under an overhang, in a slot one tile thick: released at its rest pose, never
+  inside the tile above; :func:`~magdomino.physics.placement.clear_motion`);
 - a slide-beneath placement starts on the table ``slide_start_mm`` away and is pushed along
   the table into place (it can push the construction).
 
@@ -15,6 +17,11 @@ settled a little off the nominal grid), from :attr:`PlacementView.relative_pose`
 
 A numerical blow-up gives an error verdict, never a collapse; the rules keep the placement,
 so the world, whose poses are then garbage, is rebuilt from the construction's grid poses.
+So does a placement with no clear motion: the construction has drifted off the rules' grid
+(tiles pushed without falling) until a neighbour lies where the tile should go, and no
+hand could start it there. Spawning it inside the neighbour would let the engine push them
+apart; the physics does not judge it (an error naming the neighbour) and the world is
+rebuilt from the grid poses, which leave every tile room.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ from magdomino.maths.geometry import compose_pose, physical_pose
 from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
-from magdomino.physics.placement import Drop, Slide, build, place
+from magdomino.physics.placement import Drop, NoClearMotion, Slide, build, clear_motion, place
+from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
 
 
@@ -82,7 +90,10 @@ class PybulletAdjudicator:
         if self.world is None:
             self.start(ConstructionInfo(view.deal, "deal", self.tile_size))
         world = self.world
-        rest, yaw, motion = self.aim(view)
+        try:
+            rest, yaw, motion = self.aim(view)
+        except NoClearMotion as exc:
+            return self._no_clear_motion(view, exc)
         index, verdict = place(world, view.tile, rest, yaw, motion, watched=list(self._bodies))
         self._bodies.append(index)
         record = verdict.to_dict()
@@ -100,8 +111,37 @@ class PybulletAdjudicator:
             record["world_rebuilt"] = True
         return Outcome(collapsed=verdict.collapsed, verdict=record, error=verdict.error)
 
+    def _no_clear_motion(self, view: PlacementView, exc: NoClearMotion) -> Outcome:
+        """The outcome of a placement the physics cannot start clear of the construction: an
+        error (never a collapse), the world rebuilt from the grid poses with the tile in it."""
+        number = {b: n for n, b in enumerate(self._bodies)}.get(exc.tile, exc.tile)
+        a, b = self.world.tiles[exc.tile].pips
+        error = f"no clear motion: {exc.phrase(f'tile {number} ({a}-{b})')}"
+        verdict = Verdict(collapsed=False, reason="error", settled=False, max_shift_mm=float("nan"), max_tilt_deg=float("nan"),
+                          sim_time_s=0.0, wall_time_s=0.0, error=error)
+        self._rebuild([*view.construction, view])
+        record = verdict.to_dict()
+        record["world_rebuilt"] = True
+        return Outcome(collapsed=False, verdict=record, error=error)
+
     def aim(self, view: PlacementView) -> tuple[np.ndarray, float, Drop | Slide]:
-        """Where the tile should come to rest (position (3,) m, yaw rad) and how it gets there."""
+        """Where the tile should come to rest (position (3,) m, yaw rad) and how it gets there,
+        started clear of the construction (:func:`~magdomino.physics.placement.clear_motion`:
+        a drop under an overhang is released no higher than the room above its rest pose).
+
+        Raises
+        ------
+        NoClearMotion
+            No motion starts clear: a tile of the construction lies where this one goes.
+        """
+        rest, yaw, motion = self._target(view)
+        if self.world is None:
+            return rest, yaw, motion
+        return rest, yaw, clear_motion(rest, yaw, motion, self.world.poses(), self.world.size)
+
+    def _target(self, view: PlacementView) -> tuple[np.ndarray, float, Drop | Slide]:
+        """The rest pose (position (3,) m, yaw rad) and the motion asked for, as the rules
+        place the tile, relative to where its parent actually is."""
         if view.parent is None or view.relative_pose is None:
             rest, yaw = np.asarray(view.pose[0], dtype=float), float(view.pose[1])
         else:
@@ -142,7 +182,7 @@ class PybulletAdjudicator:
         first: dict = {}  # grid pose -> (rest position, quaternion); the pips do not matter here
         for i in todo:
             if views[i].grid not in first:
-                rest, yaw, _ = self.aim(views[i])
+                rest, yaw, _ = self._target(views[i])
                 first[views[i].grid] = (i, rest, yaw_quaternion(yaw))
         risk = pose_risks(structure, {k: (p, q) for k, (_, p, q) in first.items()}, self.margins)
         poses = {k: [risk[k], i] for k, (i, _, _) in first.items()}  # grid pose -> [risk, first view]
@@ -159,8 +199,11 @@ class PybulletAdjudicator:
 
     def _preview(self, view: PlacementView, positions, quats) -> bool | None:
         """Whether ``view`` makes the construction fall in a fresh copy of the world at the
-        settled poses (None: the copy blew up)."""
-        rest, yaw, motion = self.aim(view)
+        settled poses (None: the copy blew up, or no motion starts clear)."""
+        try:
+            rest, yaw, motion = self.aim(view)
+        except NoClearMotion:
+            return None
         copy = World(self.preset, magnets=self.magnets)
         try:
             indices = build(copy, [(t.tile, p, q, False) for t, p, q in zip(view.construction, positions, quats)])

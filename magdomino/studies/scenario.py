@@ -46,10 +46,10 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.maths.geometry import footprints_overlap
-from magdomino.maths.poses import quaternion_yaw, top_face_height, yaw_quaternion
+from magdomino.maths.poses import box_corners, quaternion_yaw, top_face_height, yaw_quaternion
 from magdomino.model.presets import Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
-from magdomino.physics.placement import Drop, Slide, build, place
+from magdomino.physics.placement import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, build, clear_motion, place
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
 from magdomino.studies.placements import DEFAULT_DROP_MM, TIED, expand_place, format_placement
@@ -334,17 +334,102 @@ def target_pose(placement: Placement, poses: list[tuple[np.ndarray, np.ndarray]]
     if placement.pos_mm is not None and len(placement.pos_mm) == 3:
         z = placement.pos_mm[2] / 1000
     else:
-        z = rest_height(centre, yaw, poses, size) + thick / 2
+        centre, face = rest_pose(centre, yaw, poses, size)
+        z = face + thick / 2
     return np.array([centre[0], centre[1], z]), yaw
 
 
 def rest_height(centre, yaw, poses, size) -> float:
-    """Height (m) of the highest top face under a tile's footprint, 0 for the table."""
+    """Height (m) of the highest top face under a tile's footprint, 0 for the table: the face a
+    tile lowered flat at ``centre`` (x, y, m), heading ``yaw``, meets first.
+
+    Every tile whose footprint overlaps this one's counts, however little (beyond touching:
+    :data:`CONTACT_SLACK_M`), so a tile resting there is clear of all of them. (It used to
+    forgive :data:`OVERLAP_TOLERANCE_M` of overlap, which let a tile rest up to a millimetre
+    inside a neighbour.) :func:`rest_pose`, which the file poses use, first moves a footprint
+    that only grazes a neighbour out of it, as a hand stops at contact.
+    """
     top = 0.0
     for p, q in poses:
-        if footprints_overlap(centre, yaw, p[:2], quaternion_yaw(q), size):
+        if footprints_overlap(centre, yaw, p[:2], quaternion_yaw(q), size, CONTACT_SLACK_M):
             top = max(top, top_face_height(p, q, size))
     return top
+
+
+def rest_pose(centre, yaw, poses, size, floor: float = 0.0) -> tuple[np.ndarray, float]:
+    """Where a tile put down flat at ``centre`` (x, y, m), heading ``yaw``, comes to rest:
+    (centre (2,) m, height of the face under it m). Always clear of every tile of ``poses``.
+
+    It rests on the highest top face among the tiles its footprint overlaps by more than the
+    overlap tolerance (each footprint shrunk by :data:`OVERLAP_TOLERANCE_M`), or on the table,
+    or at ``floor`` if that is higher (a hand's release height). A footprint that overlaps a
+    tile at that level by less, a neighbour it should lie against (end to end, side by side)
+    off by the rounding of a typed position or by a settled structure's drift, is not lifted
+    on top of that tile, hanging from a sliver of it: it is moved out of the neighbour until
+    they touch (at most 2 × :data:`OVERLAP_TOLERANCE_M`), as a hand is stopped by the
+    neighbour's end. Where that does not make room (a slot narrower than the tile), it rests
+    where it was aimed, on top of the tiles it would be inside.
+
+    Parameters
+    ----------
+    centre : array_like, shape (2,) or (3,), m
+    yaw : float, rad
+    poses : list of (position (3,), quaternion (4,))
+    size : ndarray, shape (3,), m
+    floor : float, m
+    """
+    thick = size[2]
+    aimed = np.asarray(centre, dtype=float)[:2]
+    boxes = [(np.asarray(p, dtype=float), np.asarray(q, dtype=float)) for p, q in poses]
+    spans = [(float(z.min()), float(z.max())) for z in (box_corners(p, q, size)[:, 2] for p, q in boxes)]
+    here = aimed.copy()
+    for _ in range(8):
+        face = floor
+        for (p, q), (_, top) in zip(boxes, spans):
+            if footprints_overlap(here, yaw, p[:2], quaternion_yaw(q), size, OVERLAP_TOLERANCE_M):
+                face = max(face, top)
+        grazed = [
+            (p, q) for (p, q), (bottom, top) in zip(boxes, spans)
+            if bottom < face + thick - CLEAR_TOLERANCE_M and top > face + CLEAR_TOLERANCE_M
+            and footprints_overlap(here, yaw, p[:2], quaternion_yaw(q), size, CONTACT_SLACK_M)
+        ]
+        if not grazed:
+            return here, face
+        p, q = grazed[0]
+        here = here + _out_of(here, yaw, p[:2], quaternion_yaw(q), size)
+        if np.linalg.norm(here - aimed) > 2 * OVERLAP_TOLERANCE_M + 1e-9:
+            break
+    # No room beside: on top of whatever its footprint overlaps at the level it would take.
+    face = floor
+    while True:
+        tops = [
+            top for (p, q), (bottom, top) in zip(boxes, spans)
+            if bottom < face + thick - CLEAR_TOLERANCE_M and top > face + CLEAR_TOLERANCE_M
+            and footprints_overlap(aimed, yaw, p[:2], quaternion_yaw(q), size, CONTACT_SLACK_M)
+        ]
+        if not tops:
+            return aimed, face
+        face = max(tops)
+
+
+def _out_of(c1, yaw1, c2, yaw2, size) -> np.ndarray:
+    """The shortest move (x, y, m) of footprint 1 out of footprint 2, by separating axes:
+    after it they touch along one axis."""
+    half = np.array([size[0] / 2, size[1] / 2])
+
+    def frame(yaw):  # rows: the footprint's long and short axes
+        c, s = math.cos(yaw), math.sin(yaw)
+        return np.array([[c, s], [-s, c]])
+
+    f1, f2 = frame(yaw1), frame(yaw2)
+    d = np.asarray(c2, dtype=float)[:2] - np.asarray(c1, dtype=float)[:2]
+    best = None
+    for axis in np.vstack([f1, f2]):
+        depth = float(np.abs(f1 @ axis) @ half + np.abs(f2 @ axis) @ half) - abs(float(d @ axis))
+        if best is None or depth < best[0]:
+            best = (depth, axis, 1.0 if d @ axis >= 0 else -1.0)
+    depth, axis, side = best
+    return -side * (depth + 1e-9) * axis
 
 
 # -- running ------------------------------------------------------------------------------
@@ -408,8 +493,11 @@ def structure_poses(scenario: Scenario, size: np.ndarray, deltas: np.ndarray | N
             dx, dy, dyaw = deltas[i]
             centre = position[:2] + np.array([dx, dy]) / 1000
             yaw += math.radians(dyaw)
-            z = position[2] if explicit_z else rest_height(centre, yaw, used, size) + size[2] / 2
-            position = np.array([centre[0], centre[1], z])
+            if explicit_z:
+                position = np.array([centre[0], centre[1], position[2]])
+            else:
+                centre, face = rest_pose(centre, yaw, used, size)
+                position = np.array([centre[0], centre[1], face + size[2] / 2])
         used.append((np.asarray(position, dtype=float), yaw_quaternion(yaw)))
     return used
 
@@ -493,7 +581,13 @@ def aim_placement(
     drop_mm: float | None = None,
 ) -> tuple[np.ndarray, float, Drop | Slide]:
     """Where a placement should come to rest on the settled structure (position (3,) m, yaw
-    rad), missed by the offsets as a hand would, and the motion that gets it there."""
+    rad), missed by the offsets as a hand would, and the motion that gets it there, started
+    clear of every tile (:func:`~magdomino.physics.placement.clear_motion`: a drop into a slot
+    under an overhang is released no higher than the room above its rest pose).
+
+    A placement with no clear motion (no room for the tile at its rest pose, a slide that
+    would start inside a tile) is refused: InputError naming the what-if's key.
+    """
     n = len(scenario.structure)
     poses = [(settled[0][i], settled[1][i]) for i in range(n)]
     shown = [pl.pips for pl in scenario.structure]
@@ -501,9 +595,7 @@ def aim_placement(
     if placement.slide_mm is not None or placement.relation == "beneath":
         rest[2] = size[2] / 2  # a slide happens on the table, under whatever is above
     elif placement.pos_mm is not None and len(placement.pos_mm) == 3:
-        index = scenario.what_if.index(placement) if placement in scenario.what_if else None
-        key = f"what_if[{index}].pos_mm" if index is not None else "what_if.pos_mm"
-        check_clear(rest, yaw, poses, size, scenario.source, key)
+        check_clear(rest, yaw, poses, size, scenario.source, _what_if_key(scenario, placement, "pos_mm"))
     if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
         rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size)
     slide = placement.slide_mm
@@ -512,8 +604,27 @@ def aim_placement(
         free = 1.0 if placement.pips[0] == shown[t][h] else -1.0  # half 1 free: +axis
         slide = (free * SLIDE_START_MM * math.cos(yaw), free * SLIDE_START_MM * math.sin(yaw))
     if slide is not None:
-        return rest, yaw, Slide(tuple(np.array(slide) / 1000))
-    return rest, yaw, Drop((placement.drop_mm if drop_mm is None else drop_mm) / 1000)
+        motion = Slide(tuple(np.array(slide) / 1000))
+    else:
+        motion = Drop((placement.drop_mm if drop_mm is None else drop_mm) / 1000)
+    try:
+        # A drop into a slot under an overhang is released no higher than the room above it.
+        return rest, yaw, clear_motion(rest, yaw, motion, poses, size)
+    except NoClearMotion as exc:
+        part = "slide_mm" if isinstance(motion, Slide) else ("pos_mm" if placement.pos_mm is not None else placement.relation)
+        if isinstance(motion, Slide):  # one that would end inside a tile too: that is said first
+            check_clear(rest, yaw, poses, size, scenario.source, _what_if_key(scenario, placement, part), "would end")
+        raise InputError(
+            scenario.source, _what_if_key(scenario, placement, part),
+            f"expected a placement that starts clear of the tiles: {exc.phrase(f'structure[{exc.tile}]')}",
+        ) from None
+
+
+def _what_if_key(scenario: Scenario, placement: Placement, part: str) -> str:
+    """The file key of a what-if's ``part`` (``what_if[i].part``; ``what_if.part`` for a
+    placement that is not one of the file's)."""
+    index = scenario.what_if.index(placement) if placement in scenario.what_if else None
+    return f"what_if[{index}].{part}" if index is not None else f"what_if.{part}"
 
 
 CONTACT_SLACK_M = 1e-5
@@ -524,9 +635,9 @@ def _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size):
     """Where a hand that aims at ``rest`` and misses by the offsets puts the tile.
 
     The tile is released at the height it aimed for, or higher if the miss puts it over
-    something higher (never inside it). A hand cannot push a tile into one at the same
-    height beside it either (end to end, side by side): it stops at contact, so the miss
-    is shortened until the footprints only touch.
+    something higher (never inside it: :func:`rest_pose`). A hand cannot push a tile into one
+    at the same height beside it either (end to end, side by side): it stops at contact, so
+    the miss is shortened until the footprints only touch.
     """
     thick = size[2]
     aimed_yaw = yaw
@@ -557,7 +668,8 @@ def _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size):
             yaw = aimed_yaw + lo * (yaw - aimed_yaw)
     out = rest + miss
     if placement.slide_mm is None and placement.relation != "beneath" and (placement.pos_mm is None or len(placement.pos_mm) == 2):
-        out[2] = max(out[2], rest_height(out[:2], yaw, poses, size) + thick / 2)
+        centre, face = rest_pose(out[:2], yaw, poses, size, floor=out[2] - thick / 2)
+        out = np.array([centre[0], centre[1], face + thick / 2])
     return out, yaw
 
 

@@ -57,10 +57,11 @@ def test_a_staircase_that_tips_has_fallen():
 def test_a_tile_pushed_off_its_support_drops_and_has_fallen():
     # A hand slides a tile along the top of a fixed tile (half a millimetre above it) into the
     # tile lying there, pushing it 52 mm: its centre of mass ends 28 mm past the support's
-    # edge, with nothing under it.
+    # edge, with nothing under it. The slide starts 1 mm short of that tile (a motion starts
+    # clear of every tile).
     with World(load_preset("plain"), magnets=False) as world:
         world.add_tile((6, 6), (0.0, 0.0, H / 2), fixed=True)
         world.add_tile((6, 5), (0.0, 0.0, 1.5 * H))
         world.step(100)
-        _, verdict = place(world, (1, 2), (0.004, 0.0, 1.5 * H + 0.0005), 0.0, Slide((-0.05, 0.0)))
+        _, verdict = place(world, (1, 2), (0.004, 0.0, 1.5 * H + 0.0005), 0.0, Slide((-0.053, 0.0)))
     assert verdict.collapsed and verdict.reason in FALL_REASONS and verdict.culprit == 1
