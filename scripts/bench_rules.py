@@ -37,7 +37,7 @@ def _dominoes():
 
 
 def _ours(seconds: float, start_seed: int, rule: str = "traditional") -> tuple[int, float]:
-    from magdomino.games.players import RandomPlayer
+    from magdomino.games.tower.players import RandomPlayer
     from magdomino.games import CHANCE, TERMINAL, Game
 
     player = RandomPlayer(start_seed)

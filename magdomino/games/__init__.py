@@ -2,15 +2,15 @@
 
 - :class:`Game` and the rule registry (:mod:`magdomino.games.core`; choices made where
   RULES.md is silent are listed in its docstring), :class:`State`
-  (:mod:`magdomino.games.state`); each rule in a module of its own, registered below:
-  :mod:`~magdomino.games.traditional`, :mod:`~magdomino.games.defi`,
-  :mod:`~magdomino.games.quinconce`. (20 sur 20 is :mod:`magdomino.games.vingt`.)
+  (:mod:`magdomino.games.tower.state`); each rule in a module of its own, registered below:
+  :mod:`~magdomino.games.tower.traditional`, :mod:`~magdomino.games.tower.defi`,
+  :mod:`~magdomino.games.tower.quinconce`. (20 sur 20 is :mod:`magdomino.games.vingt`.)
 - Games with a State of their own, registered with :func:`register_game`:
   :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.matador`) and Le jeu
   des échanges (:mod:`~magdomino.games.echanges`) on the chain games' core
   (:mod:`~magdomino.games.chain`, records in :mod:`~magdomino.games.chain_record`).
-- The rules' placement grid (:mod:`magdomino.games.grid`) and a tile's legal placements on
-  a settled structure, for what-if studies (:mod:`magdomino.games.candidates`).
+- The rules' placement grid (:mod:`magdomino.games.tower.grid`) and a tile's legal placements on
+  a settled structure, for what-if studies (:mod:`magdomino.games.tower.candidates`).
 - :class:`Action`, :class:`Deal`, :data:`DRAW`, :data:`PASS`, :data:`DEAL`
   (:mod:`magdomino.games.actions`).
 - The adjudicator interface and the ``none`` and scripted adjudicators
@@ -33,13 +33,13 @@ from magdomino.physics.adjudicator import (
     make_adjudicator,
 )
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
-from magdomino.games.defi import Defi
+from magdomino.games.tower.defi import Defi
 from magdomino.games.echanges import EchangesGame
 from magdomino.games.matador import MatadorGame
-from magdomino.games.quinconce import Quinconce
+from magdomino.games.tower.quinconce import Quinconce
 from magdomino.games.record import format_record, play_game
-from magdomino.games.state import State
-from magdomino.games.traditional import Traditional
+from magdomino.games.tower.state import State
+from magdomino.games.tower.traditional import Traditional
 from magdomino.games.vingt import VingtGame
 
 register_rule(Traditional())

@@ -1,7 +1,7 @@
 """The shared core of the Magnetic Domino rules: :class:`Game`, :class:`State` and the rule registry.
 
-Each rule is a module of its own (:mod:`~magdomino.games.traditional`,
-:mod:`~magdomino.games.defi`, :mod:`~magdomino.games.quinconce`) holding its legality and its
+Each rule is a module of its own (:mod:`~magdomino.games.tower.traditional`,
+:mod:`~magdomino.games.tower.defi`, :mod:`~magdomino.games.tower.quinconce`) holding its legality and its
 consequences as a :class:`Rule`; this core deals, draws, passes, scores, asks the
 adjudicator and keeps the record. Adding a rule = one module + one :func:`register_rule`
 line in :mod:`magdomino.games`.
@@ -30,7 +30,7 @@ Choices made where RULES.md is silent (a family at the table would expect these)
   ``parallel_only`` (off by default) makes every tower placement parallel.
 - **Extremities** (Défi variant, quinconce): **every** tile the new tile rests on, touches
   end to end (at its level, in line) or slides under must be an extremity
-  (:meth:`~magdomino.games.grid.Grid.contacts`); the placement attaches to one parent in
+  (:meth:`~magdomino.games.tower.grid.Grid.contacts`); the placement attaches to one parent in
   the tree, the lowest-numbered tile it rests on / touches end to end / slides under with
   matching pips. Placements with the same tile and pose are one action.
 - **Quinconce**: the tower mode places on top of an extremity (the orientation options
@@ -70,7 +70,7 @@ from magdomino.model.tiles import ALL_TILES, colour_of
 from magdomino.physics.adjudicator import make_adjudicator
 
 if TYPE_CHECKING:
-    from magdomino.games.state import State
+    from magdomino.games.tower.state import State
 
 CHANCE = -1
 TERMINAL = -4
@@ -283,8 +283,8 @@ class Game:
         return self.parallel_only or (self.second_parallel and construction_size == 1)
 
     def new_initial_state(self):
-        """A :class:`~magdomino.games.state.State` at the start of the match (a chance node)."""
-        from magdomino.games.state import State
+        """A :class:`~magdomino.games.tower.state.State` at the start of the match (a chance node)."""
+        from magdomino.games.tower.state import State
 
         return State(self)
 

@@ -297,7 +297,7 @@ class PlannerPlayer:
 
 def make_player(kind: str, seed=0):
     """An échanges player by name: ``random`` (seeded), ``greedy`` or ``planner``."""
-    from magdomino.games.players import RandomPlayer
+    from magdomino.games.tower.players import RandomPlayer
 
     if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
         from magdomino.games.openspiel_games import ISMCTSPlayer

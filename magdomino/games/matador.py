@@ -279,7 +279,7 @@ class GreedyPlayer:
 
 def make_player(kind: str, seed=0):
     """A Matador player by name: ``random`` (seeded) or ``greedy``."""
-    from magdomino.games.players import RandomPlayer
+    from magdomino.games.tower.players import RandomPlayer
 
     if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
         from magdomino.games.openspiel_games import ISMCTSPlayer

@@ -74,7 +74,7 @@ def play_game(
         from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
     from magdomino import __version__
-    from magdomino.games.players import make_player
+    from magdomino.games.tower.players import make_player
 
     options = dict(
         variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only,

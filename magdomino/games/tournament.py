@@ -52,7 +52,7 @@ SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "m
 def seat_players(rule: str):
     """The ``make_player(kind, seed)`` of ``rule``'s players."""
     if rule in ("traditional", "defi", "quinconce"):
-        from magdomino.games.players import make_player
+        from magdomino.games.tower.players import make_player
     elif rule == "matador":
         from magdomino.games.matador import make_player
     elif rule == "echanges":

@@ -138,7 +138,7 @@ def test_planner_looks_one_turn_ahead_when_the_exchanges_tie():
 
 
 def test_clone_and_json_copies_continue_identically():
-    from magdomino.games.players import RandomPlayer
+    from magdomino.games.tower.players import RandomPlayer
 
     s = Game("echanges", 5, 8).new_initial_state()
     agents = [RandomPlayer(k) for k in range(5)]

@@ -191,7 +191,7 @@ def _game_with(rule, players, agents, seed):
 
 @pytest.mark.parametrize("rule,players", [("matador", 2), ("defi", 2), ("traditional", 3)])
 def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players):
-    from magdomino.games import players as kinds
+    from magdomino.games.tower import players as kinds
 
     def agents(seed):
         return [og.ISMCTSPlayer(seed, max_simulations=20)] + [kinds.make_player("random", 9)] * (players - 1)
@@ -203,7 +203,8 @@ def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players)
 
 
 def test_ismcts_is_a_player_kind_everywhere():
-    from magdomino.games import echanges, matador, players, vingt
+    from magdomino.games import echanges, matador, vingt
+    from magdomino.games.tower import players
 
     for make in (players.make_player, matador.make_player, echanges.make_player, vingt.make_player):
         assert make("ismcts", 3).kind == "ismcts"

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.games.players import GreedyPlayer, RandomPlayer
+from magdomino.games.tower.players import GreedyPlayer, RandomPlayer
 from magdomino.games import (
     CHANCE,
     DEAL,

@@ -28,7 +28,7 @@ from magdomino.studies.statics_engine import (
     with_placement,
 )
 from magdomino.studies.trials import Job, resolve_noise, trial_draws, trial_stream
-from magdomino.games.candidates import enumerate_placements
+from magdomino.games.tower.candidates import enumerate_placements
 from magdomino.studies import whatif
 
 rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it

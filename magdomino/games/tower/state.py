@@ -15,7 +15,7 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
-from magdomino.games.grid import Grid
+from magdomino.games.tower.grid import Grid
 from magdomino.games.core import (
     _START_RANK,
     ABANDONED,

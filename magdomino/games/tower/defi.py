@@ -2,7 +2,7 @@
 
 A tile goes on top of a tile of the construction that shows a half with the same pips,
 the two halves superposed; every square it covers must match and no covered square is
-covered again (:class:`magdomino.games.grid.Grid`). Orientation (the game's options):
+covered again (:class:`magdomino.games.tower.grid.Grid`). Orientation (the game's options):
 by default the second tile of a construction lies parallel to the first
 (``second_parallel``, the leaflet's tip) and later tiles parallel or perpendicular;
 ``parallel_only`` makes every tower placement parallel. The "extremities" variant places
@@ -24,7 +24,7 @@ def legal_on_grid(state, hand, mode: str) -> list:
     ("tower": on top; "flat": end to end at table level, or slid beneath a level-1 tile),
     one action per tile and pose, in the rules' action order. On extremities
     (``extremities_only``) every tile the pose meets must be an extremity
-    (:meth:`~magdomino.games.grid.Grid.only_extremities`)."""
+    (:meth:`~magdomino.games.tower.grid.Grid.only_extremities`)."""
     g = state.game
     grid = state.grid
     if g.extremities_only:
