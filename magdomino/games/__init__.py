@@ -3,7 +3,7 @@
 - :class:`Game` and the rule registry (:mod:`magdomino.games.core`; choices made where
   RULES.md is silent are listed in its docstring), :class:`State`
   (:mod:`magdomino.games.tower.state`); each rule in a module of its own, registered below:
-  :mod:`~magdomino.games.tower.traditional`, :mod:`~magdomino.games.tower.defi`,
+  :mod:`~magdomino.games.tower.traditional`, :mod:`~magdomino.games.tower.rules`,
   :mod:`~magdomino.games.tower.quinconce`. (20 sur 20 is :mod:`magdomino.games.vingt`.)
 - Games with a State of their own, registered with :func:`register_game`:
   :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.matador`) and Le jeu
@@ -33,7 +33,7 @@ from magdomino.physics.adjudicator import (
     make_adjudicator,
 )
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
-from magdomino.games.tower.defi import Defi
+from magdomino.games.tower.rules import Defi
 from magdomino.games.echanges import EchangesGame
 from magdomino.games.matador import MatadorGame
 from magdomino.games.tower.quinconce import Quinconce

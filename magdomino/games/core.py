@@ -1,7 +1,7 @@
 """The shared core of the Magnetic Domino rules: :class:`Game`, :class:`State` and the rule registry.
 
 Each rule is a module of its own (:mod:`~magdomino.games.tower.traditional`,
-:mod:`~magdomino.games.tower.defi`, :mod:`~magdomino.games.tower.quinconce`) holding its legality and its
+:mod:`~magdomino.games.tower.rules`, :mod:`~magdomino.games.tower.quinconce`) holding its legality and its
 consequences as a :class:`Rule`; this core deals, draws, passes, scores, asks the
 adjudicator and keeps the record. Adding a rule = one module + one :func:`register_rule`
 line in :mod:`magdomino.games`.

@@ -16,7 +16,7 @@ player "flat", whatever they owed before the collapse).
 from __future__ import annotations
 
 from magdomino.games.actions import Action
-from magdomino.games.tower.defi import legal_on_grid
+from magdomino.games.tower.rules import legal_on_grid
 from magdomino.maths.geometry import GridPose
 
 _FLIP = {"flat": "tower", "tower": "flat"}
