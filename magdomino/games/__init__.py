@@ -2,9 +2,8 @@
 
 - :class:`Game` and the rule registry (:mod:`magdomino.games.core`; choices made where
   RULES.md is silent are listed in its docstring), :class:`State`
-  (:mod:`magdomino.games.tower.state`); each rule in a module of its own, registered below:
-  :mod:`~magdomino.games.tower.traditional`, :mod:`~magdomino.games.tower.rules`,
-  :mod:`~magdomino.games.tower.quinconce`. (20 sur 20 is :mod:`magdomino.games.vingt`.)
+  (:mod:`magdomino.games.tower.state`); each rule an object of
+  :mod:`~magdomino.games.tower.rules`, registered below. (20 sur 20 is :mod:`magdomino.games.vingt`.)
 - Games with a State of their own, registered with :func:`register_game`:
   :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.matador`) and Le jeu
   des échanges (:mod:`~magdomino.games.echanges`) on the chain games' core
@@ -33,13 +32,11 @@ from magdomino.physics.adjudicator import (
     make_adjudicator,
 )
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
-from magdomino.games.tower.rules import Defi
+from magdomino.games.tower.rules import Defi, Quinconce, Traditional
 from magdomino.games.echanges import EchangesGame
 from magdomino.games.matador import MatadorGame
-from magdomino.games.tower.quinconce import Quinconce
 from magdomino.games.record import format_record, play_game
 from magdomino.games.tower.state import State
-from magdomino.games.tower.traditional import Traditional
 from magdomino.games.vingt import VingtGame
 
 register_rule(Traditional())

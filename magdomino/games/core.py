@@ -1,10 +1,11 @@
-"""The shared core of the Magnetic Domino rules: :class:`Game`, :class:`State` and the rule registry.
+"""The shared core of the Magnetic Domino rules: :class:`Game`, :class:`TurnState` and the registries.
 
-Each rule is a module of its own (:mod:`~magdomino.games.tower.traditional`,
-:mod:`~magdomino.games.tower.rules`, :mod:`~magdomino.games.tower.quinconce`) holding its legality and its
-consequences as a :class:`Rule`; this core deals, draws, passes, scores, asks the
-adjudicator and keeps the record. Adding a rule = one module + one :func:`register_rule`
-line in :mod:`magdomino.games`.
+Each tower rule is an object of :mod:`~magdomino.games.tower.rules` (traditional, Défi,
+En quinconce) holding its legality and its consequences as a :class:`Rule`; this core
+(with :class:`~magdomino.games.tower.state.State`) deals, draws, passes, scores, asks the
+adjudicator and keeps the record. Adding a rule = one :class:`Rule` + one
+:func:`register_rule` line in :mod:`magdomino.games`. A game with a state of its own
+(20 sur 20, the chain games) is registered with :func:`register_game`.
 
 In the spirit of OpenSpiel: ``Game(rule, players, seed, options)`` →
 ``game.new_initial_state()`` → a :class:`State` that starts at a chance node (the deal).
