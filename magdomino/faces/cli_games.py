@@ -94,7 +94,7 @@ def _cmd_play_vingt(args) -> int:
 def _cmd_play_chain(args) -> int:
     """``play --rule matador|echanges``: a chain game (no physics); ``--record`` redraws a saved record."""
     from magdomino.faces.tables import chain_figure
-    from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
+    from magdomino.games.chain.record import check_chain_record, format_chain_record, play_chain
 
     check_outputs(args, "--json", "--png")
     if args.record is not None:

@@ -106,7 +106,7 @@ def check_record(data, source: str) -> dict:
     if isinstance(players, bool) or not isinstance(players, int) or players < 2:
         raise InputError(source, "players", f"a number of players >= 2, got {players!r}")
     if rule in CHAIN_RULES:
-        from magdomino.games.chain_record import check_chain_record
+        from magdomino.games.chain.record import check_chain_record
 
         check_chain_record(data, source)
     elif rule == "vingt":

@@ -81,7 +81,7 @@ def _caption(record: dict, ev: dict) -> str:
             tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
             return f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, {len(ev['markers'])} marker(s)"
         return f"end: winners {record.get('winners')}, scores {record.get('scores')}"
-    from magdomino.games.chain_record import _event_line
+    from magdomino.games.chain.record import _event_line
 
     line = (_event_line(ev) or "").strip()
     if ev.get("type") == "place":

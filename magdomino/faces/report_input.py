@@ -344,7 +344,7 @@ def _check_play(doc: dict, source: str) -> None:
         check_record(doc, source)
         _check_vingt_final(doc["final"], source)
     elif rule in CHAIN_RULES:
-        from magdomino.games.chain_record import check_chain_record
+        from magdomino.games.chain.record import check_chain_record
 
         check_chain_record(doc, source)
         _check_chain_final(doc["final"], source)

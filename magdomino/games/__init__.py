@@ -5,9 +5,9 @@
   (:mod:`magdomino.games.tower.state`); each rule an object of
   :mod:`~magdomino.games.tower.rules`, registered below. (20 sur 20 is :mod:`magdomino.games.vingt`.)
 - Games with a State of their own, registered with :func:`register_game`:
-  :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.matador`) and Le jeu
-  des échanges (:mod:`~magdomino.games.echanges`) on the chain games' core
-  (:mod:`~magdomino.games.chain`, records in :mod:`~magdomino.games.chain_record`).
+  :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.chain.matador`) and Le jeu
+  des échanges (:mod:`~magdomino.games.chain.echanges`) on the chain games' core
+  (:mod:`~magdomino.games.chain.core`, records in :mod:`~magdomino.games.chain.record`).
 - The rules' placement grid (:mod:`magdomino.games.tower.grid`) and a tile's legal placements on
   a settled structure, for what-if studies (:mod:`magdomino.games.tower.candidates`).
 - :class:`Action`, :class:`Deal`, :data:`DRAW`, :data:`PASS`, :data:`DEAL`
@@ -33,8 +33,8 @@ from magdomino.physics.adjudicator import (
 )
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
 from magdomino.games.tower.rules import Defi, Quinconce, Traditional
-from magdomino.games.echanges import EchangesGame
-from magdomino.games.matador import MatadorGame
+from magdomino.games.chain.echanges import EchangesGame
+from magdomino.games.chain.matador import MatadorGame
 from magdomino.games.record import format_record, play_game
 from magdomino.games.tower.state import State
 from magdomino.games.vingt import VingtGame

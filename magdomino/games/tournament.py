@@ -54,9 +54,9 @@ def seat_players(rule: str):
     if rule in ("traditional", "defi", "quinconce"):
         from magdomino.games.tower.players import make_player
     elif rule == "matador":
-        from magdomino.games.matador import make_player
+        from magdomino.games.chain.matador import make_player
     elif rule == "echanges":
-        from magdomino.games.echanges import make_player
+        from magdomino.games.chain.echanges import make_player
     elif rule == "vingt":
         from magdomino.games.vingt import make_player
     else:
@@ -116,7 +116,7 @@ def play_deal(job: TournamentJob, deal: int) -> dict:
     kinds = seating(job.seats, deal)
     game_seed = _deal_seed(job.seed, deal)
     if job.rule in ("matador", "echanges"):
-        from magdomino.games.chain_record import play_chain
+        from magdomino.games.chain.record import play_chain
 
         record = play_chain(job.rule, len(kinds), game_seed, {}, list(kinds))
         results = record["deals"]

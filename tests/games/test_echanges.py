@@ -8,8 +8,8 @@ import pytest
 
 from magdomino.errors import InputError
 from magdomino.games import Game
-from magdomino.games.chain import DRAW
-from magdomino.games.echanges import SWAP, GreedyPlayer, PlannerPlayer, make_player
+from magdomino.games.chain.core import DRAW
+from magdomino.games.chain.echanges import SWAP, GreedyPlayer, PlannerPlayer, make_player
 
 
 def T(s):

@@ -203,7 +203,8 @@ def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players)
 
 
 def test_ismcts_is_a_player_kind_everywhere():
-    from magdomino.games import echanges, matador, vingt
+    from magdomino.games import vingt
+    from magdomino.games.chain import echanges, matador
     from magdomino.games.tower import players
 
     for make in (players.make_player, matador.make_player, echanges.make_player, vingt.make_player):

@@ -44,7 +44,7 @@ SUN stays ahead of RAIN; the hidden stock and the tile P will draw are never loo
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.chain import TERMINAL, ChainGame, ChainState
+from magdomino.games.chain.core import TERMINAL, ChainGame, ChainState
 
 SWAP = ("swap",)
 CENTRE = "centre"

@@ -22,9 +22,9 @@ MAX_ACTIONS = 1_000_000
 
 def _players(rule: str):
     if rule == "matador":
-        from magdomino.games.matador import make_player
+        from magdomino.games.chain.matador import make_player
     else:
-        from magdomino.games.echanges import make_player
+        from magdomino.games.chain.echanges import make_player
     return make_player
 
 

@@ -59,7 +59,7 @@ bluff; it draws only when it must).
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.chain import CHANCE, DRAW, PASS, TERMINAL, ChainGame, ChainState, check_int, pips
+from magdomino.games.chain.core import CHANCE, DRAW, PASS, TERMINAL, ChainGame, ChainState, check_int, pips
 
 SETS = (6, 7, 8, 9)
 VARIANTS = ("strategic",)
