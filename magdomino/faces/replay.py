@@ -110,7 +110,7 @@ def check_record(data, source: str) -> dict:
 
         check_chain_record(data, source)
     elif rule == "vingt":
-        from magdomino.games.vingt import check_record as check_vingt
+        from magdomino.games.vingt.game import check_record as check_vingt
 
         check_vingt(data, source)
     else:

@@ -339,7 +339,7 @@ def _check_vingt_final(final: dict, source: str) -> None:
 def _check_play(doc: dict, source: str) -> None:
     rule = doc.get("rule")
     if rule == "vingt":
-        from magdomino.games.vingt import check_record
+        from magdomino.games.vingt.game import check_record
 
         check_record(doc, source)
         _check_vingt_final(doc["final"], source)

@@ -3,9 +3,9 @@
 - :class:`Game` and the rule registry (:mod:`magdomino.games.core`; choices made where
   RULES.md is silent are listed in its docstring), :class:`State`
   (:mod:`magdomino.games.tower.state`); each rule an object of
-  :mod:`~magdomino.games.tower.rules`, registered below. (20 sur 20 is :mod:`magdomino.games.vingt`.)
+  :mod:`~magdomino.games.tower.rules`, registered below. (20 sur 20 is :mod:`magdomino.games.vingt.game`.)
 - Games with a State of their own, registered with :func:`register_game`:
-  :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.chain.matador`) and Le jeu
+  :mod:`~magdomino.games.vingt.game`; Le Matador (:mod:`~magdomino.games.chain.matador`) and Le jeu
   des échanges (:mod:`~magdomino.games.chain.echanges`) on the chain games' core
   (:mod:`~magdomino.games.chain.core`, records in :mod:`~magdomino.games.chain.record`).
 - The rules' placement grid (:mod:`magdomino.games.tower.grid`) and a tile's legal placements on
@@ -37,7 +37,7 @@ from magdomino.games.chain.echanges import EchangesGame
 from magdomino.games.chain.matador import MatadorGame
 from magdomino.games.record import format_record, play_game
 from magdomino.games.tower.state import State
-from magdomino.games.vingt import VingtGame
+from magdomino.games.vingt.game import VingtGame
 
 register_rule(Traditional())
 register_rule(Defi())

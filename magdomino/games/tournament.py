@@ -58,7 +58,7 @@ def seat_players(rule: str):
     elif rule == "echanges":
         from magdomino.games.chain.echanges import make_player
     elif rule == "vingt":
-        from magdomino.games.vingt import make_player
+        from magdomino.games.vingt.game import make_player
     else:
         raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
     return make_player
@@ -121,7 +121,7 @@ def play_deal(job: TournamentJob, deal: int) -> dict:
         record = play_chain(job.rule, len(kinds), game_seed, {}, list(kinds))
         results = record["deals"]
     elif job.rule == "vingt":
-        from magdomino.games.vingt import play_vingt
+        from magdomino.games.vingt.game import play_vingt
 
         record = play_vingt(len(kinds), game_seed, None, list(kinds))
         results = record["rounds"]
@@ -217,7 +217,7 @@ def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
 
 def _check_seat_count(rule: str, n: int) -> None:
     from magdomino.games.core import Game
-    from magdomino.games.vingt import VingtGame
+    from magdomino.games.vingt.game import VingtGame
 
     try:
         VingtGame(n, 0) if rule == "vingt" else Game(rule, n, 0)

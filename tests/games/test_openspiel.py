@@ -203,7 +203,7 @@ def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players)
 
 
 def test_ismcts_is_a_player_kind_everywhere():
-    from magdomino.games import vingt
+    from magdomino.games.vingt import game as vingt
     from magdomino.games.chain import echanges, matador
     from magdomino.games.tower import players
 
@@ -246,7 +246,7 @@ def test_ismcts_sits_at_a_seat_in_a_statics_tower_game():
 
 def _vingt_state(rack, players=2):
     """A pyspiel 20 sur 20 state at seat 0 on a table of one tile, 3-4 on (0, 0)-(1, 0)."""
-    from magdomino.games.vingt import VingtGame, VingtState
+    from magdomino.games.vingt.game import VingtGame, VingtState
 
     inner = VingtState.position(VingtGame(players, 0), [(0, 0, 0, 3, 4)], [rack, [(5, 5)]], stock=[(6, 6)])
     return og.from_package_state(inner)
@@ -278,7 +278,7 @@ def test_vingt_action_ids_follow_the_documented_enumeration():
 
 
 def test_vingt_moves_lie_in_one_run_with_an_old_half_as_the_ids_assume():
-    from magdomino.games.vingt_moves import STEPS, alignment, key
+    from magdomino.games.vingt.moves import STEPS, alignment, key
 
     state = _vingt_state([(4, 9), (1, 2), (3, 7), (2, 8), (5, 6)])
     moves = [m for m in state.inner.legal_actions() if m[0] == "place"]
@@ -336,7 +336,7 @@ def test_vingt_resampling_deals_the_hidden_tiles_again():
 
 
 def test_ismcts_plays_a_whole_vingt_game():
-    from magdomino.games.vingt import VingtGame, make_player
+    from magdomino.games.vingt.game import VingtGame, make_player
 
     def play(seed):
         state = VingtGame(2, 3).new_initial_state()

@@ -28,7 +28,7 @@ moves); :class:`GreedyPlayer` takes the turn placing the most markers and
 :class:`LookaheadPlayer` also takes off the easy twenties it leaves to the next player
 (:func:`easy_twenties`). Players only read the state (``occ``, ``racks``, ``tiles``,
 ``markers_left``, ``replay``, ``current``, ``legal_actions()``), so this module does not
-import :mod:`magdomino.games.vingt`.
+import :mod:`magdomino.games.vingt.game`.
 """
 
 from __future__ import annotations
@@ -567,4 +567,4 @@ class LookaheadPlayer(GreedyPlayer):
         return out
 
 
-_ALL = double_set(9, without=[(0, 0)]).tiles  # the 20 sur 20 set (see magdomino.games.vingt)
+_ALL = double_set(9, without=[(0, 0)]).tiles  # the 20 sur 20 set (see magdomino.games.vingt.game)

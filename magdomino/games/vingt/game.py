@@ -1,6 +1,6 @@
 """20 sur 20 (Fernand Nathan): lines of dominoes worth exactly twenty, closed by "20" markers.
 
-The rules are RULES.md's "20 sur 20", on a square grid (see :mod:`magdomino.games.vingt_moves`
+The rules are RULES.md's "20 sur 20", on a square grid (see :mod:`magdomino.games.vingt.moves`
 for the table, the runs and the legal-move generator). The State API is the one of the
 other games: ``Game("vingt", players, seed, options)`` (a :class:`VingtGame`) → ``new_initial_state()`` → a
 :class:`VingtState` starting at a chance node; ``current_player()`` is a seat,
@@ -8,7 +8,7 @@ other games: ``Game("vingt", players, seed, options)`` (a :class:`VingtGame`) �
 ``apply_action``; ``is_terminal``; ``returns``; ``clone``; ``to_json``/``from_json``.
 
 Actions are tuples: a move ``("place", d, ((x, y, p, q), ...))`` (see
-:mod:`magdomino.games.vingt_moves`), :data:`PASS`, :data:`STOP` (end a series of
+:mod:`magdomino.games.vingt.moves`), :data:`PASS`, :data:`STOP` (end a series of
 single-tile moves), and the chance actions :data:`DEAL` and :data:`DRAW`. Chance events
 (the deal and every refill draw) all come from the state's one seeded
 ``numpy.random.Generator``: the deal shuffles the 54 tiles, a draw takes the next tile of
@@ -51,7 +51,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, TERMINAL, TurnState
-from magdomino.games.vingt_moves import (
+from magdomino.games.vingt.moves import (
     MAX_TILES,
     STEPS,
     alignment,
@@ -132,7 +132,7 @@ class VingtState(TurnState):
     """A position in a match (see the module docstring).
 
     Read-only attributes: ``racks`` (sorted tile lists per seat), ``stock`` (the last is
-    drawn next), ``occ`` (the table, :mod:`magdomino.games.vingt_moves`), ``tiles``
+    drawn next), ``occ`` (the table, :mod:`magdomino.games.vingt.moves`), ``tiles``
     (placed tiles: ``(tile, x, y, d, p, q, seat)``), ``markers_left``, ``markers_placed``
     (cells per seat), ``round_no`` (0-based), ``results`` (one dict per finished round),
     ``totals`` (competition points), ``log`` (set it to a list to receive events).
@@ -505,7 +505,7 @@ def make_player(kind: str, seed=0):
     """A 20 sur 20 player by name: random (seeded), greedy, lookahead or ismcts (OpenSpiel's
     information-set MCTS on ``magdomino_vingt``: needs the openspiel extra)."""
     from magdomino.games.tower.players import RandomPlayer
-    from magdomino.games.vingt_moves import GreedyPlayer, LookaheadPlayer
+    from magdomino.games.vingt.moves import GreedyPlayer, LookaheadPlayer
 
     if kind == "ismcts":  # an optional extra, imported on use
         from magdomino.games.openspiel_games import ISMCTSPlayer
