@@ -1,4 +1,4 @@
-"""The package's games as OpenSpiel games (magdomino.games.openspiel_games) and the ismcts player."""
+"""The package's games as OpenSpiel games (magdomino.games.openspiel.games) and the ismcts player."""
 
 import sys
 
@@ -9,7 +9,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from magdomino.faces.cli import main  # noqa: E402
 from magdomino.games import Game  # noqa: E402
-from magdomino.games import openspiel_games as og  # noqa: E402
+from magdomino.games.openspiel import games as og  # noqa: E402
 from magdomino.model.tiles import ALL_TILES  # noqa: E402
 
 CASES = [
@@ -241,7 +241,7 @@ def test_ismcts_sits_at_a_seat_in_a_statics_tower_game():
     assert state.placements <= 12 or state.abandoned() == 1
 
 
-# -- 20 sur 20 (magdomino.games.openspiel_vingt) --------------------------------------------------
+# -- 20 sur 20 (magdomino.games.openspiel.vingt) --------------------------------------------------
 
 
 def _vingt_state(rack, players=2):
@@ -253,7 +253,7 @@ def _vingt_state(rack, players=2):
 
 
 def test_vingt_action_ids_follow_the_documented_enumeration():
-    from magdomino.games import openspiel_vingt as ov
+    from magdomino.games.openspiel import vingt as ov
 
     state = _vingt_state([(4, 9), (1, 2), (3, 7)])  # sorted rack: slot 0 = 1-2, 1 = 3-7, 2 = 4-9
     legal = state.inner.legal_actions()

@@ -300,7 +300,7 @@ def make_player(kind: str, seed=0):
     from magdomino.games.tower.players import RandomPlayer
 
     if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
-        from magdomino.games.openspiel_games import ISMCTSPlayer
+        from magdomino.games.openspiel.games import ISMCTSPlayer
 
         return ISMCTSPlayer(seed)
     makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "planner": PlannerPlayer}

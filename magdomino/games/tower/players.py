@@ -251,7 +251,7 @@ def make_player(kind: str, seed=0):
     """A player by name (:data:`PLAYER_KINDS`): ``"random"`` (seeded), ``"greedy"``,
     ``"careful"``, ``"bold"`` (deterministic; the seed is accepted and unused)."""
     if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
-        from magdomino.games.openspiel_games import ISMCTSPlayer
+        from magdomino.games.openspiel.games import ISMCTSPlayer
 
         return ISMCTSPlayer(seed)
     maker = _MAKERS.get(kind)

@@ -508,7 +508,7 @@ def make_player(kind: str, seed=0):
     from magdomino.games.vingt.moves import GreedyPlayer, LookaheadPlayer
 
     if kind == "ismcts":  # an optional extra, imported on use
-        from magdomino.games.openspiel_games import ISMCTSPlayer
+        from magdomino.games.openspiel.games import ISMCTSPlayer
 
         return ISMCTSPlayer(seed)
 

@@ -1,12 +1,12 @@
 """20 sur 20 (:mod:`magdomino.games.vingt.game`) as the OpenSpiel game ``magdomino_vingt``.
 
-Registered by :func:`magdomino.games.openspiel_games.register_all` beside the other rules
+Registered by :func:`magdomino.games.openspiel.games.register_all` beside the other rules
 (this module only holds what differs: 20 sur 20's moves lay several tiles at once).
 Parameters: ``players`` (2, 3 or 4; default 2) and ``target`` (0: one round, as
 ``VingtGame(target=None)``; T > 0: rounds until someone's total reaches T).
 
 Chance, information and resampling follow the other games
-(:mod:`magdomino.games.openspiel_games`): a round's deal is dealt tile by tile (each
+(:mod:`magdomino.games.openspiel.games`): a round's deal is dealt tile by tile (each
 outcome the index of one of the 54 tiles, uniform over the tiles not yet dealt), the racks
 only, five per seat in seat order; every refill draw is a chance node of its own (uniform
 over the stock). ``information_state_string(p)`` is p's rack and the public history (every
@@ -231,7 +231,7 @@ def game_type(pyspiel):
 def make_classes(pyspiel, base_state):
     """The Game and State classes of ``magdomino_vingt`` (built once pyspiel is importable);
     the state derives from ``base_state``, the other games' pyspiel state."""
-    from magdomino.games.openspiel_games import Observer
+    from magdomino.games.openspiel.games import Observer
     from magdomino.games.vingt.game import RACK, TILES
 
     gtype = game_type(pyspiel)
