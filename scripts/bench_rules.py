@@ -4,7 +4,7 @@ package (PyPI, 6.1.0) playing random games, measured side by side in one run.
 ``rules_games_per_s_over_dominoes`` is the figure that counts (goal >= 1.0); with
 ``matador_games_per_s_over_dominoes`` the same for random 2-player games of Le Matador
 (goal >= 1.0). ``echanges_planner_win_rate`` is the share of Le jeu des échanges games the
-team wins when every seat is the planner (:class:`magdomino.games.chain.echanges.PlannerPlayer`),
+team wins when every seat is the planner (:class:`magdomino.games.chain.players.PlannerPlayer`),
 with its 95 % interval (``scipy.stats.binomtest(...).proportion_ci()``), beside the rate of
 a team choosing its placements and exchanges at random, on the same deals. Each side plays
 whole games from a fresh deal with random players: ours through the public State API
@@ -37,7 +37,7 @@ def _dominoes():
 
 
 def _ours(seconds: float, start_seed: int, rule: str = "traditional") -> tuple[int, float]:
-    from magdomino.games.tower.players import RandomPlayer
+    from magdomino.games.players import RandomPlayer
     from magdomino.games import CHANCE, TERMINAL, Game
 
     player = RandomPlayer(start_seed)

@@ -32,12 +32,17 @@ from magdomino.physics.adjudicator import (
     make_adjudicator,
 )
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
+from magdomino.games.players import register_players
+from magdomino.games.record import format_record, play_game
+from magdomino.games.tower.players import make_player as _make_tower_player
 from magdomino.games.tower.rules import Defi, Quinconce, Traditional
+from magdomino.games.tower.state import State
 from magdomino.games.chain.echanges import EchangesGame
 from magdomino.games.chain.matador import MatadorGame
-from magdomino.games.record import format_record, play_game
-from magdomino.games.tower.state import State
+from magdomino.games.chain.players import make_echanges_player as _make_echanges_player
+from magdomino.games.chain.players import make_matador_player as _make_matador_player
 from magdomino.games.vingt.game import VingtGame
+from magdomino.games.vingt.game import make_player as _make_vingt_player
 
 register_rule(Traditional())
 register_rule(Defi())
@@ -45,6 +50,10 @@ register_rule(Quinconce())
 register_game("vingt", VingtGame)
 register_game("matador", MatadorGame)
 register_game("echanges", EchangesGame)
+register_players(_make_tower_player, "traditional", "defi", "quinconce")
+register_players(_make_matador_player, "matador")
+register_players(_make_echanges_player, "echanges")
+register_players(_make_vingt_player, "vingt")
 
 __all__ = [
     "Action",

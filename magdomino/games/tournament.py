@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.players import players_of
 
 TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
@@ -50,18 +51,10 @@ SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "m
 
 
 def seat_players(rule: str):
-    """The ``make_player(kind, seed)`` of ``rule``'s players."""
-    if rule in ("traditional", "defi", "quinconce"):
-        from magdomino.games.tower.players import make_player
-    elif rule == "matador":
-        from magdomino.games.chain.matador import make_player
-    elif rule == "echanges":
-        from magdomino.games.chain.echanges import make_player
-    elif rule == "vingt":
-        from magdomino.games.vingt.game import make_player
-    else:
+    """The ``make_player(kind, seed)`` of ``rule``'s players (:func:`magdomino.games.players.players_of`)."""
+    if rule not in RULES:
         raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
-    return make_player
+    return players_of(rule)
 
 
 def seating(seats: tuple, deal: int) -> tuple:

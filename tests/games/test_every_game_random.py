@@ -18,7 +18,7 @@ import pytest
 
 from magdomino.games import CHANCE, RULES, Game
 from magdomino.games.core import GAMES
-from magdomino.games.tower.players import RandomPlayer
+from magdomino.games.players import RandomPlayer
 
 MAX_STEPS = 20_000
 

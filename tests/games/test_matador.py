@@ -10,7 +10,7 @@ import pytest
 from magdomino.errors import InputError
 from magdomino.games import Game
 from magdomino.games.chain.core import DRAW, PASS
-from magdomino.games.tower.players import RandomPlayer
+from magdomino.games.players import RandomPlayer
 
 
 def T(s):

@@ -203,11 +203,11 @@ def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players)
 
 
 def test_ismcts_is_a_player_kind_everywhere():
+    from magdomino.games.chain.players import make_echanges_player, make_matador_player
+    from magdomino.games.tower.players import make_player
     from magdomino.games.vingt import game as vingt
-    from magdomino.games.chain import echanges, matador
-    from magdomino.games.tower import players
 
-    for make in (players.make_player, matador.make_player, echanges.make_player, vingt.make_player):
+    for make in (make_player, make_matador_player, make_echanges_player, vingt.make_player):
         assert make("ismcts", 3).kind == "ismcts"
 
 

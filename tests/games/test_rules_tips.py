@@ -15,7 +15,7 @@ import json
 
 from magdomino.games import DEAL, DRAW, Action, Deal, Game, ScriptedAdjudicator, State, format_record, play_game
 from magdomino.games.tower.grid import Grid
-from magdomino.games.tower.players import RandomPlayer
+from magdomino.games.players import RandomPlayer
 from magdomino.model.tiles import ALL_TILES
 
 

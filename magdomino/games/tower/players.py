@@ -1,7 +1,6 @@
-"""Players: anything with ``choose(state) -> action``.
+"""The tower rules' players (traditional, Défi, En quinconce): anything with
+``choose(state) -> action`` (:mod:`magdomino.games.players`; :class:`RandomPlayer` is there).
 
-:class:`RandomPlayer` picks uniformly among the legal actions with its own seeded
-``numpy.random.Generator`` (uniforms drawn in batches, so it is cheap);
 :class:`GreedyPlayer` places the heaviest tile (largest pip total), ties broken by the
 stable order of ``legal_actions()``. A physics-aware player only needs the same method.
 
@@ -19,44 +18,13 @@ nothing to assess: an adjudicator without ``assess``, or a game that is not a to
 
 from __future__ import annotations
 
-from typing import Protocol
-
-import numpy as np
-
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.players import RandomPlayer, optional_player
 
 PLAYER_KINDS = ("random", "greedy", "careful", "bold")
 BOLD_THRESHOLD = 0.3
 """Default risk a :class:`BoldPlayer` accepts for a heavier tile (0.3: below the statics'
 "unknown" 0.5 and its "stands but barely" 0.45, above a comfortably standing pose)."""
-
-
-class Player(Protocol):
-    def choose(self, state) -> object:
-        """One of ``state.legal_actions()``."""
-
-
-class RandomPlayer:
-    """Uniform over the legal actions. ``seed`` seeds its own generator."""
-
-    kind = "random"
-
-    def __init__(self, seed: int | np.random.SeedSequence | None = 0):
-        self.rng = np.random.default_rng(seed)
-        self._buf = self.rng.random(256).tolist()
-        self._i = 0
-
-    def choose(self, state):
-        legal = state.legal_actions()
-        n = len(legal)
-        if n == 1:
-            return legal[0]
-        i = self._i
-        if i >= 256:
-            self._buf = self.rng.random(256).tolist()
-            i = 0
-        self._i = i + 1
-        return legal[int(self._buf[i] * n)]
 
 
 class GreedyPlayer:
@@ -250,10 +218,9 @@ _MAKERS = {
 def make_player(kind: str, seed=0):
     """A player by name (:data:`PLAYER_KINDS`): ``"random"`` (seeded), ``"greedy"``,
     ``"careful"``, ``"bold"`` (deterministic; the seed is accepted and unused)."""
-    if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
-        from magdomino.games.openspiel.games import ISMCTSPlayer
-
-        return ISMCTSPlayer(seed)
+    player = optional_player(kind, seed)  # ismcts: OpenSpiel's, imported on use
+    if player is not None:
+        return player
     maker = _MAKERS.get(kind)
     if maker is None:
         raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")

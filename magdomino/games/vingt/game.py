@@ -504,7 +504,7 @@ PLAYER_KINDS = ("random", "greedy", "lookahead", "ismcts")
 def make_player(kind: str, seed=0):
     """A 20 sur 20 player by name: random (seeded), greedy, lookahead or ismcts (OpenSpiel's
     information-set MCTS on ``magdomino_vingt``: needs the openspiel extra)."""
-    from magdomino.games.tower.players import RandomPlayer
+    from magdomino.games.players import RandomPlayer
     from magdomino.games.vingt.moves import GreedyPlayer, LookaheadPlayer
 
     if kind == "ismcts":  # an optional extra, imported on use
