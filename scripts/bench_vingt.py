@@ -65,7 +65,8 @@ def _crowded_times(positions):
 def _win_rates(rounds: int, seed: int) -> dict:
     from scipy.stats import binomtest
 
-    from magdomino.games.vingt.game import CHANCE, VingtGame, make_player
+    from magdomino.games.vingt.game import CHANCE, VingtGame
+    from magdomino.games.vingt.players import make_player
 
     kinds = ("random", "greedy", "lookahead")
     orders = list(permutations(range(3)))

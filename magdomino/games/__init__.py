@@ -42,7 +42,7 @@ from magdomino.games.chain.matador import MatadorGame
 from magdomino.games.chain.players import make_echanges_player as _make_echanges_player
 from magdomino.games.chain.players import make_matador_player as _make_matador_player
 from magdomino.games.vingt.game import VingtGame
-from magdomino.games.vingt.game import make_player as _make_vingt_player
+from magdomino.games.vingt.players import make_player as _make_vingt_player
 
 register_rule(Traditional())
 register_rule(Defi())

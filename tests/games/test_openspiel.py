@@ -205,7 +205,7 @@ def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players)
 def test_ismcts_is_a_player_kind_everywhere():
     from magdomino.games.chain.players import make_echanges_player, make_matador_player
     from magdomino.games.tower.players import make_player
-    from magdomino.games.vingt import game as vingt
+    from magdomino.games.vingt import players as vingt
 
     for make in (make_player, make_matador_player, make_echanges_player, vingt.make_player):
         assert make("ismcts", 3).kind == "ismcts"
@@ -336,7 +336,8 @@ def test_vingt_resampling_deals_the_hidden_tiles_again():
 
 
 def test_ismcts_plays_a_whole_vingt_game():
-    from magdomino.games.vingt.game import VingtGame, make_player
+    from magdomino.games.vingt.game import VingtGame
+    from magdomino.games.vingt.players import make_player
 
     def play(seed):
         state = VingtGame(2, 3).new_initial_state()

@@ -468,7 +468,7 @@ def play_turn(state, player):
 
 
 def test_greedy_plays_the_turn_with_the_most_markers():
-    from magdomino.games.vingt.moves import GreedyPlayer, LookaheadPlayer
+    from magdomino.games.vingt.players import GreedyPlayer, LookaheadPlayer
 
     state = replay_position()
     best = most_markers_by_state(state, 0)

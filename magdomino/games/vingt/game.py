@@ -38,9 +38,9 @@ Choices made where RULES.md is silent (what players at the table would expect):
   someone's total reaches the target; the highest total then wins (ties shared).
   ``returns()`` gives each winner ``1/len(winners)`` and the others 0.
 
-Players: :func:`make_player` (random, greedy, lookahead, ismcts); :func:`play_vingt` plays a match
-into a JSON record (``magdomino play --rule vingt``), drawn by
-:func:`magdomino.faces.tables.vingt_figure`.
+Players: :mod:`magdomino.games.vingt.players` (random, greedy, lookahead, ismcts);
+:func:`play_vingt` plays a match into a JSON record (``magdomino play --rule vingt``), drawn
+by :func:`magdomino.faces.tables.vingt_figure`.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from magdomino.games.vingt.moves import (
     key,
     legal_moves,
 )
+from magdomino.games.vingt.players import make_player
 from magdomino.model.tiles import double_set
 
 RULE = "vingt"
@@ -496,26 +497,6 @@ class VingtState(TurnState):
 
     def __repr__(self) -> str:
         return f"<VingtState {self.game!r} round={self.round_no} current={self.current} tiles={len(self.tiles)}>"
-
-
-PLAYER_KINDS = ("random", "greedy", "lookahead", "ismcts")
-
-
-def make_player(kind: str, seed=0):
-    """A 20 sur 20 player by name: random (seeded), greedy, lookahead or ismcts (OpenSpiel's
-    information-set MCTS on ``magdomino_vingt``: needs the openspiel extra)."""
-    from magdomino.games.players import RandomPlayer
-    from magdomino.games.vingt.moves import GreedyPlayer, LookaheadPlayer
-
-    if kind == "ismcts":  # an optional extra, imported on use
-        from magdomino.games.openspiel.games import ISMCTSPlayer
-
-        return ISMCTSPlayer(seed)
-
-    makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
-    if kind not in makers:
-        raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
-    return makers[kind](seed)
 
 
 def play_vingt(players: int, seed: int = 0, target: int | None = None, player_kinds=None) -> dict:
