@@ -37,6 +37,7 @@ players: the next tile goes on top; 2 players: the restarter owes "tower", the o
 from __future__ import annotations
 
 from magdomino.games.actions import Action
+from magdomino.games.tower.state import State
 from magdomino.maths.geometry import GridPose
 
 
@@ -44,6 +45,7 @@ class Traditional:
     """The traditional rule's legality and consequences (see :class:`magdomino.games.core.Rule`)."""
 
     name = "traditional"
+    state_class = State
     uses_grid = False
     can_collapse = False
     variants = ()
@@ -154,6 +156,7 @@ class Defi:
     """Défi magnétique's legality and consequences (see :class:`magdomino.games.core.Rule`)."""
 
     name = "defi"
+    state_class = State
     uses_grid = True
     can_collapse = True
     variants = ("extremities",)
@@ -180,6 +183,7 @@ class Quinconce:
     """En quinconce's legality and consequences (see :class:`magdomino.games.core.Rule`)."""
 
     name = "quinconce"
+    state_class = State
     uses_grid = True
     can_collapse = True
     variants = ()
