@@ -88,7 +88,7 @@ def parameters(rule: str) -> dict:
 
 def package_game(rule: str, params: dict):
     """The package's :class:`~magdomino.games.core.Game` for pyspiel parameters ``params``."""
-    from magdomino.games import Game
+    from magdomino.games.core import Game
 
     p = {**parameters(rule), **params}
     if rule in CORE_RULES:
@@ -459,7 +459,7 @@ def register_all() -> None:
         pyspiel.register_game(_TYPES[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
     from magdomino.games.openspiel import vingt as openspiel_vingt
 
-    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class)
+    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class, Observer)
     _CLASSES.extend(vingt_classes)
     pyspiel.register_game(_TYPES["vingt"], vingt_classes[0])
     _registered = True
@@ -489,7 +489,8 @@ def from_package_state(state, physics: bool = False):
     inner = state.clone()
     keep = physics and getattr(g.adjudicator, "name", "") == "statics"
     if g.rule in CORE_RULES and not g.trivial and not keep:  # search rules-only
-        from magdomino.games import Game, State
+        from magdomino.games.core import Game
+        from magdomino.games.tower.state import State
 
         g = Game.from_json(g.to_json())
         inner = State.from_json(doc, g)

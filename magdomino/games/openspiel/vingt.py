@@ -228,10 +228,11 @@ def game_type(pyspiel):
     )
 
 
-def make_classes(pyspiel, base_state):
+def make_classes(pyspiel, base_state, observer):
     """The Game and State classes of ``magdomino_vingt`` (built once pyspiel is importable);
-    the state derives from ``base_state``, the other games' pyspiel state."""
-    from magdomino.games.openspiel.games import Observer
+    the state derives from ``base_state``, the other games' pyspiel state, and the game's
+    observer is an ``observer()``, theirs (both given by
+    :func:`magdomino.games.openspiel.games.register_all`, which imports this module)."""
     from magdomino.games.vingt.game import RACK, TILES
 
     gtype = game_type(pyspiel)
@@ -263,7 +264,7 @@ def make_classes(pyspiel, base_state):
             return VingtSpielState(self, self.package.new_initial_state())
 
         def make_py_observer(self, iig_obs_type=None, params=None):
-            return Observer()
+            return observer()
 
     class VingtSpielState(base_state):
         """A pyspiel state shadowing a :class:`~magdomino.games.vingt.game.VingtState` (``inner``):
