@@ -1,10 +1,10 @@
 """Physics-aware players' cost: one ``careful`` decision against one dynamic verdict, side by side.
 
 ``careful_decision_over_verdict`` is the figure that counts (goal <= 2): the wall time of one
-:class:`magdomino.games.players.CarefulPlayer` decision (the statics risk of every legal
+:class:`magdomino.games.tower.players.CarefulPlayer` decision (the statics risk of every legal
 placement on the settled construction, then a dynamic preview of the safest in a copy of the
 world, :meth:`PybulletAdjudicator.assess`; then the trap share left by its 4 safest,
-:func:`magdomino.games.players.trap_share`) divided by the wall time of one dynamic verdict
+:func:`magdomino.games.tower.players.trap_share`) divided by the wall time of one dynamic verdict
 (:meth:`PybulletAdjudicator.place` of the chosen placement in the live world), on the same
 construction. The construction is a Défi game (2 players, magnets on, standard preset) played
 by careful players from a seed until it holds ``TILES`` tiles (greedy players' towers collapse
@@ -31,7 +31,7 @@ def construction(seed: int, tiles: int = TILES):
     """``(state, adjudicator)``: a seeded physics Défi game played by careful players until the
     construction holds ``tiles`` tiles; None when the deal ends first (or after 80 placements)."""
     from magdomino.games import CHANCE, TERMINAL, Game
-    from magdomino.games.players import CarefulPlayer
+    from magdomino.games.tower.players import CarefulPlayer
     from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 
     adj = PybulletAdjudicator("standard")
@@ -47,7 +47,7 @@ def construction(seed: int, tiles: int = TILES):
 
 def decision_and_verdict(state, adj) -> dict[str, float]:
     """Time one careful decision, then one dynamic verdict of the chosen placement (live world)."""
-    from magdomino.games.players import CarefulPlayer
+    from magdomino.games.tower.players import CarefulPlayer
 
     t0 = time.perf_counter()
     action = CarefulPlayer().choose(state)

@@ -4,7 +4,7 @@ package (PyPI, 6.1.0) playing random games, measured side by side in one run.
 ``rules_games_per_s_over_dominoes`` is the figure that counts (goal >= 1.0); with
 ``matador_games_per_s_over_dominoes`` the same for random 2-player games of Le Matador
 (goal >= 1.0). ``echanges_planner_win_rate`` is the share of Le jeu des échanges games the
-team wins when every seat is the planner (:class:`magdomino.games.echanges.PlannerPlayer`),
+team wins when every seat is the planner (:class:`magdomino.games.chain.players.PlannerPlayer`),
 with its 95 % interval (``scipy.stats.binomtest(...).proportion_ci()``), beside the rate of
 a team choosing its placements and exchanges at random, on the same deals. Each side plays
 whole games from a fresh deal with random players: ours through the public State API
@@ -78,7 +78,7 @@ def planner_win_rate(games: int, players: int = 4) -> dict[str, float]:
     on the same ``games`` deals (seeds 0, 1, ...); the planner's with its 95 % interval."""
     from scipy.stats import binomtest
 
-    from magdomino.games.chain_record import play_chain
+    from magdomino.games.chain.record import play_chain
 
     won = {kind: sum(play_chain("echanges", players, seed, player_kinds=kind)["returns"][0] > 0 for seed in range(games))
            for kind in ("planner", "random")}

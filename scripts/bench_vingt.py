@@ -20,7 +20,7 @@ from itertools import permutations
 
 
 def _positions(games: int, seed: int):
-    from magdomino.games.vingt import CHANCE, VingtGame
+    from magdomino.games.vingt.game import CHANCE, VingtGame
 
     out, crowded = [], []
     rng = random.Random(seed)
@@ -38,7 +38,7 @@ def _positions(games: int, seed: int):
 
 
 def _time_generator(positions, repeats: int):
-    from magdomino.games import vingt_moves
+    from magdomino.games.vingt import moves as vingt_moves
 
     best, moves = float("inf"), 0
     for _ in range(repeats):
@@ -50,7 +50,7 @@ def _time_generator(positions, repeats: int):
 
 
 def _crowded_times(positions):
-    from magdomino.games import vingt_moves
+    from magdomino.games.vingt import moves as vingt_moves
 
     times = []
     for p in positions:
@@ -65,7 +65,8 @@ def _crowded_times(positions):
 def _win_rates(rounds: int, seed: int) -> dict:
     from scipy.stats import binomtest
 
-    from magdomino.games.vingt import CHANCE, VingtGame, make_player
+    from magdomino.games.vingt.game import CHANCE, VingtGame
+    from magdomino.games.vingt.players import make_player
 
     kinds = ("random", "greedy", "lookahead")
     orders = list(permutations(range(3)))

@@ -188,7 +188,7 @@ class Construction:
              screen: int | None = None, parallel_only: bool = False, second_parallel: bool = True, progress: bool = True,
              **settings) -> "Ranking":
         """Every legal placement of ``tile`` ("3-1" or (3, 1)) on the settled structure, safest first."""
-        from magdomino.games.candidates import enumerate_placements
+        from magdomino.games.tower.candidates import enumerate_placements
         from magdomino.studies.whatif import rank_placements
 
         typed, tile = tile, _tile(tile)

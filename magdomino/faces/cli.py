@@ -339,7 +339,7 @@ def _add_render(sub) -> None:
 
 def _cmd_whatif(args) -> int:
     from magdomino.faces.plots import tile_as_ranked
-    from magdomino.games.candidates import enumerate_placements
+    from magdomino.games.tower.candidates import enumerate_placements
     from magdomino.model.tiles import parse_tile
     from magdomino.studies.odds import OddsSettings, resolve_noise
     from magdomino.studies.scenario import load_scenario

@@ -68,7 +68,7 @@ def _refuse_unread_options(args) -> None:
 def _cmd_play_vingt(args) -> int:
     """``play --rule vingt``: 20 sur 20 (no physics); ``--record`` redraws a saved record."""
     from magdomino.faces.tables import vingt_figure
-    from magdomino.games import vingt
+    from magdomino.games.vingt import game as vingt
 
     check_outputs(args, "--json", "--png")
     if args.record is not None:
@@ -94,7 +94,7 @@ def _cmd_play_vingt(args) -> int:
 def _cmd_play_chain(args) -> int:
     """``play --rule matador|echanges``: a chain game (no physics); ``--record`` redraws a saved record."""
     from magdomino.faces.tables import chain_figure
-    from magdomino.games.chain_record import check_chain_record, format_chain_record, play_chain
+    from magdomino.games.chain.record import check_chain_record, format_chain_record, play_chain
 
     check_outputs(args, "--json", "--png")
     if args.record is not None:

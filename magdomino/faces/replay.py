@@ -20,7 +20,8 @@ the recorded one and every difference is listed in :attr:`Replay.mismatches` (a 
 determinism, never a silent redraw). Poses are taken every :data:`FRAME_EVERY_S` of
 simulated time and only a budget of them is drawn: :data:`FRAMES_STANDING` per standing
 placement, up to :data:`FRAMES_FALL` for a collapse shown in slow motion, then
-:data:`FRAMES_LEAVING` frames of the taken-back tiles leaving the table.
+:data:`FRAMES_LEAVING` frames of the taken-back tiles leaving the table (the budget and
+the caption strip: :mod:`magdomino.faces.frames`, shared with the two replays).
 
 Other games: one frame per move, the board after the move: the construction at its grid
 poses (traditional, or a tower game recorded without physics), drawn by the same
@@ -37,28 +38,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip, named here too
+    FALL_TAIL_S,
+    FRAME_EVERY_S,
+    FRAME_MS,
+    FRAMES_FALL,
+    FRAMES_LEAVING,
+    FRAMES_STANDING,
+    HOLD_MS,
+    compose,
+    strip_height,
+    tile_text,
+)
 
 WIDTH, HEIGHT = 480, 360
 """Default frame size (pixels; even, as H.264's yuv420p needs)."""
-
-FRAME_EVERY_S = 0.01
-"""Simulated time between two recorded poses of a placement, s."""
-
-FRAMES_STANDING = 3
-FRAMES_FALL = 30
-FRAMES_LEAVING = 4
-FALL_TAIL_S = 1.2
-"""After a collapse's verdict, the physics runs on while anything moves, at most this long (s)."""
-
-FRAME_MS = 90
-"""Display time of one frame (ms); a fall's frames are ~40 ms of simulated time apart at
-most, so it runs slower than life."""
-
-HOLD_MS = 500
-"""The last frame of each move is held this long."""
 
 TOWER_RECORD_RULES = ("traditional", "defi", "quinconce")
 CHAIN_RULES = ("matador", "echanges")
@@ -111,11 +106,11 @@ def check_record(data, source: str) -> dict:
     if isinstance(players, bool) or not isinstance(players, int) or players < 2:
         raise InputError(source, "players", f"a number of players >= 2, got {players!r}")
     if rule in CHAIN_RULES:
-        from magdomino.games.chain_record import check_chain_record
+        from magdomino.games.chain.record import check_chain_record
 
         check_chain_record(data, source)
     elif rule == "vingt":
-        from magdomino.games.vingt import check_record as check_vingt
+        from magdomino.games.vingt.game import check_record as check_vingt
 
         check_vingt(data, source)
     else:
@@ -257,58 +252,3 @@ def replay_gif(record: dict, path, **kw) -> Replay:
     if Path(path).suffix.lower() != ".gif":
         raise InputError(ARGUMENTS, "out", f"a .gif file, got {str(path)!r}")
     return replay_to(record, path, **kw)
-
-
-# -- the caption strip ------------------------------------------------------------------
-
-
-def strip_height(height: int) -> int:
-    """Height (pixels) of the caption strip under the picture."""
-    return max(48, int(round(height * 0.19))) // 2 * 2
-
-
-def _font(size: int):
-    from PIL import ImageFont
-
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow < 10.1: one bitmap size
-        return ImageFont.load_default()
-
-
-def compose(picture: np.ndarray, lines: list[str], hands: list[int], width: int, height: int,
-            alert: bool = False) -> np.ndarray:
-    """A frame: ``picture`` (resized to fit above the strip) and the caption strip (two lines
-    of text and each seat's hand as small tiles). Returns (height, width, 3) uint8."""
-    from PIL import Image, ImageDraw
-
-    strip = strip_height(height)
-    canvas = Image.new("RGB", (width, height), (250, 249, 246))
-    top = Image.fromarray(picture)
-    if top.size != (width, height - strip):
-        top.thumbnail((width, height - strip), Image.Resampling.LANCZOS)
-    canvas.paste(top, ((width - top.width) // 2, (height - strip - top.height) // 2))
-    draw = ImageDraw.Draw(canvas)
-    draw.rectangle([0, height - strip, width, height], fill=(36, 38, 44))
-    size = max(9, strip // 4)
-    font = _font(size)
-    y = height - strip + 3
-    for k, line in enumerate(lines[:2]):
-        colour = (255, 120, 100) if (alert and k == 1) else (235, 235, 235)
-        draw.text((6, y + k * (size + 2)), line, fill=colour, font=font)
-    # Hands: per seat "P0" and one small tile per tile in hand.
-    y0 = height - strip + 2 * (size + 2) + 6
-    tile_w, tile_h = max(3, size // 2), max(6, size - 2)
-    x = 6
-    for seat, n in enumerate(hands):
-        draw.text((x, y0 - 1), f"P{seat}", fill=(200, 200, 200), font=font)
-        x += size * 2
-        for _ in range(min(n, 30)):
-            draw.rectangle([x, y0, x + tile_w - 1, y0 + tile_h], fill=(240, 236, 220), outline=(120, 120, 120))
-            x += tile_w + 2
-        x += size
-    return np.asarray(canvas, dtype=np.uint8)
-
-
-def tile_text(tile) -> str:
-    return f"{tile[0]}-{tile[1]}" if tile is not None else ""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from magdomino.faces import replay as rp
+from magdomino.faces import frames
 
 
 def _picture(draw, final: dict, title: str, tmp: Path, width: int, height: int) -> np.ndarray:
@@ -81,7 +81,7 @@ def _caption(record: dict, ev: dict) -> str:
             tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
             return f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, {len(ev['markers'])} marker(s)"
         return f"end: winners {record.get('winners')}, scores {record.get('scores')}"
-    from magdomino.games.chain_record import _event_line
+    from magdomino.games.chain.record import _event_line
 
     line = (_event_line(ev) or "").strip()
     if ev.get("type") == "place":
@@ -100,16 +100,16 @@ def replay_table(record: dict, width: int, height: int, rep):
     draw = vingt_figure if vingt else chain_figure
     steps = _vingt_steps(record) if vingt else _chain_steps(record)
     title = f"{record['rule']}, {record['players']} players, seed {record.get('seed')}"
-    picture_h = height - rp.strip_height(height)
+    picture_h = height - frames.strip_height(height)
     sizes_key = "rack_sizes" if vingt else "hand_sizes"
     with tempfile.TemporaryDirectory(prefix="magdomino-replay-") as tmp:
         for ev, final in steps:
             picture = _picture(draw, final, title, Path(tmp), width, picture_h)
             hands = ev.get(sizes_key) or [len(h) for h in record["final"].get("hands", [])]
             lines = [_caption(record, ev), f"{len(final['table'])} tiles on the table"]
-            rep.frames.append(rp.compose(picture, lines, list(hands), width, height))
+            rep.frames.append(frames.compose(picture, lines, list(hands), width, height))
             rep.captions.append(" | ".join(lines))
-            rep.durations_ms.append(rp.HOLD_MS * 2)
+            rep.durations_ms.append(frames.HOLD_MS * 2)
             if ev.get("type") == "place":
                 rep.placements.append({"deal": ev.get("deal", ev.get("round", 0)), "player": ev["player"],
                                        "tile": ev.get("tile"), "collapsed": False, "hand_sizes": list(hands),

@@ -9,14 +9,14 @@ import sys
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.faces import replay as rp
+from magdomino.faces import frames
 from magdomino.physics.adjudicator import Outcome
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 
 
 class FilmingAdjudicator(PybulletAdjudicator):
     """The rules' PyBullet adjudicator that also keeps the tiles' poses every
-    :data:`~magdomino.faces.replay.FRAME_EVERY_S` and follows the *recorded* verdicts.
+    :data:`~magdomino.faces.frames.FRAME_EVERY_S` and follows the *recorded* verdicts.
 
     Parameters
     ----------
@@ -34,7 +34,7 @@ class FilmingAdjudicator(PybulletAdjudicator):
     def _hook(self) -> None:
         world = self.world
         if world is not None and world.on_step is None:
-            world.on_step_every = max(1, int(round(rp.FRAME_EVERY_S / world.time_step)))
+            world.on_step_every = max(1, int(round(frames.FRAME_EVERY_S / world.time_step)))
             world.on_step = self._snap
 
     def _snap(self, world) -> None:
@@ -69,7 +69,7 @@ class FilmingAdjudicator(PybulletAdjudicator):
         from magdomino.faces.render import _moving
 
         world = self.world
-        end = world.time + rp.FALL_TAIL_S - 1e-9
+        end = world.time + frames.FALL_TAIL_S - 1e-9
         chunk = max(1, int(round(0.05 / world.time_step)))
         while world.time < end and _moving(world):
             world.step(chunk)
@@ -157,7 +157,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
     kinds = record.get("player_kinds") or ["?"] * game.players
     n_deals = game.deals
     size = np.asarray(game.tile_size if adj is None else preset.tile.size, dtype=float)
-    picture_h = height - rp.strip_height(height)
+    picture_h = height - frames.strip_height(height)
     camera = _Camera(size, width, picture_h)
     scene = Scene(preset)
     state = game.new_initial_state()
@@ -170,7 +170,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
     def frame(pips, positions, quats, lines, hands, ms, alert=False):
         scene.sync(pips, positions, quats)
         cam = camera.for_poses(positions, quats)
-        rep.frames.append(rp.compose(scene.image(cam), lines, hands, width, height, alert))
+        rep.frames.append(frames.compose(scene.image(cam), lines, hands, width, height, alert))
         rep.captions.append(" | ".join(lines))
         rep.durations_ms.append(int(ms))
 
@@ -195,7 +195,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                     elif kind in ("draw", "pass") and shown:
                         what = f"draws (stock {e['stock_size']} left)" if kind == "draw" else "passes"
                         frame(*shown[0], [f"{deal_text}  P{e['player']} ({kinds[e['player']]}) {what}", ""],
-                              e["hand_sizes"], rp.FRAME_MS * 3)
+                              e["hand_sizes"], frames.FRAME_MS * 3)
                     continue
                 placement_in_deal += 1
                 built.append(action)
@@ -211,11 +211,11 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                 if e.get("collapse_ignored"):
                     word = "stands (first tile)"
                 lines = [f"{deal_text}  #{placement_in_deal}  P{e['player']} ({kinds[e['player']]})  "
-                         f"{rp.tile_text(e['tile'])} {e['mode']} {e['motion']}", f"verdict: {word}"]
+                         f"{frames.tile_text(e['tile'])} {e['mode']} {e['motion']}", f"verdict: {word}"]
                 alert = False
                 said = {(True, False): "collapse", (False, False): "stands"}
                 if adj is not None and ((replayed != recorded and not e.get("collapse_ignored")) or rep_error != rec_error):
-                    msg = (f"deal {e['deal'] + 1} placement {placement_in_deal} ({rp.tile_text(e['tile'])}): recorded "
+                    msg = (f"deal {e['deal'] + 1} placement {placement_in_deal} ({frames.tile_text(e['tile'])}): recorded "
                            f"{said.get((recorded, rec_error), 'an error')}, the physics now says "
                            f"{said.get((replayed, rep_error), 'an error')}")
                     rep.mismatches.append({"deal": e["deal"], "placement": placement_in_deal, "tile": list(e["tile"]),
@@ -226,19 +226,19 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                 hands = list(e["hand_sizes"])
                 if adj is not None:
                     shots = adj.snapshots
-                    k = rp.FRAMES_FALL if (recorded or replayed) else rp.FRAMES_STANDING
+                    k = frames.FRAMES_FALL if (recorded or replayed) else frames.FRAMES_STANDING
                     picks = _pick(len(shots), k)
                     for j, i in enumerate(picks):
                         pips, pos, q = shots[i]
                         last = j == len(picks) - 1
-                        frame(pips, pos, q, lines, hands, rp.HOLD_MS if last else rp.FRAME_MS, alert)
+                        frame(pips, pos, q, lines, hands, frames.HOLD_MS if last else frames.FRAME_MS, alert)
                     shown[:] = [shots[-1]]
                 else:
                     pips = [tuple(a.tile) for a in built]
                     poses = [physical_pose(a.grid, tuple(size)) for a in built]
                     pos = np.array([p for p, _ in poses]).reshape(-1, 3)
                     q = np.array([yaw_quaternion(y) for _, y in poses]).reshape(-1, 4)
-                    frame(pips, pos, q, lines, hands, rp.HOLD_MS * 2, alert)
+                    frame(pips, pos, q, lines, hands, frames.HOLD_MS * 2, alert)
                     shown[:] = [(pips, pos, q)]
                 rep.placements.append({
                     "deal": e["deal"], "player": e["player"], "tile": list(e["tile"]), "collapsed": recorded and not e.get("collapse_ignored"),
@@ -259,6 +259,6 @@ def _leaving(frame, e, deal_text, kinds, shown):
     pips, pos, q = shown[0]
     lines = [f"{deal_text}  P{e['player']} ({kinds[e['player']]}) takes back {len(e['tiles'])} tiles",
              "the construction starts again"]
-    for k in range(1, rp.FRAMES_LEAVING + 1):
-        moved = pos + k / rp.FRAMES_LEAVING * np.array([0.0, -0.4, 0.15])
-        frame(pips, moved, q, lines, e["hand_sizes"], rp.FRAME_MS * 2)
+    for k in range(1, frames.FRAMES_LEAVING + 1):
+        moved = pos + k / frames.FRAMES_LEAVING * np.array([0.0, -0.4, 0.15])
+        frame(pips, moved, q, lines, e["hand_sizes"], frames.FRAME_MS * 2)

@@ -300,9 +300,9 @@ def _account(doc: dict) -> str:
     rule = doc["rule"]
     try:
         if rule == "vingt":
-            from magdomino.games.vingt import format_record
+            from magdomino.games.vingt.game import format_record
         elif rule in ("matador", "echanges"):
-            from magdomino.games.chain_record import format_chain_record as format_record
+            from magdomino.games.chain.record import format_chain_record as format_record
         else:
             from magdomino.games import format_record
         return format_record(doc)

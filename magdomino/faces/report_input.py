@@ -348,12 +348,12 @@ def _check_vingt_final(final: dict, source: str) -> None:
 def _check_play(doc: dict, source: str) -> None:
     rule = doc.get("rule")
     if rule == "vingt":
-        from magdomino.games.vingt import check_record
+        from magdomino.games.vingt.game import check_record
 
         check_record(doc, source)
         _check_vingt_final(doc["final"], source)
     elif rule in CHAIN_RULES:
-        from magdomino.games.chain_record import check_chain_record
+        from magdomino.games.chain.record import check_chain_record
 
         check_chain_record(doc, source)
         _check_chain_final(doc["final"], source)

@@ -250,7 +250,7 @@ def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
     Parameters
     ----------
     final : dict
-        A record's ``final`` (:mod:`magdomino.games.chain_record`): ``table`` (chain
+        A record's ``final`` (:mod:`magdomino.games.chain.record`): ``table`` (chain
         order), ``ends``, ``hands``, ``stock``; optional ``target`` (Le Matador), ``sun``
         and ``rain`` (Le jeu des échanges).
     path : str or Path

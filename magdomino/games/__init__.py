@@ -1,24 +1,45 @@
-"""The rules layer: the three Magnetic Domino rules as games with an OpenSpiel-like State API.
+"""The rules layer: six domino games with an OpenSpiel-like State API.
 
-- :class:`Game` and the rule registry (:mod:`magdomino.games.core`; choices made where
-  RULES.md is silent are listed in its docstring), :class:`State`
-  (:mod:`magdomino.games.state`); each rule in a module of its own, registered below:
-  :mod:`~magdomino.games.traditional`, :mod:`~magdomino.games.defi`,
-  :mod:`~magdomino.games.quinconce`. (20 sur 20 is :mod:`magdomino.games.vingt`.)
-- Games with a State of their own, registered with :func:`register_game`:
-  :mod:`~magdomino.games.vingt`; Le Matador (:mod:`~magdomino.games.matador`) and Le jeu
-  des échanges (:mod:`~magdomino.games.echanges`) on the chain games' core
-  (:mod:`~magdomino.games.chain`, records in :mod:`~magdomino.games.chain_record`).
-- The rules' placement grid (:mod:`magdomino.games.grid`) and a tile's legal placements on
-  a settled structure, for what-if studies (:mod:`magdomino.games.candidates`).
+The games, by family (each family's players beside its rules):
+
+- **The tower rules**, Magnetic Domino (:mod:`magdomino.games.tower`): the traditional game,
+  Défi magnétique (``defi``) and En quinconce (``quinconce``), one :class:`State`
+  (:mod:`~magdomino.games.tower.state`) and a :class:`~magdomino.games.core.Rule` object
+  each (:mod:`~magdomino.games.tower.rules`, registered below with :func:`register_rule`);
+  the rules' placement grid (:mod:`~magdomino.games.tower.grid`), a tile's legal placements
+  on a settled structure, for what-if studies (:mod:`~magdomino.games.tower.candidates`),
+  and the greedy and physics-aware players, careful and bold
+  (:mod:`~magdomino.games.tower.players`).
+- **The chain games**, with ordinary dominoes (:mod:`magdomino.games.chain`): Le Matador
+  (``matador``) and Le jeu des échanges (``echanges``) on their shared core
+  (:mod:`~magdomino.games.chain.core`), their records (:mod:`~magdomino.games.chain.record`)
+  and players (greedy, planner: :mod:`~magdomino.games.chain.players`).
+- **20 sur 20** (``vingt``, :mod:`magdomino.games.vingt`): the game
+  (:mod:`~magdomino.games.vingt.game`), its table and move generator
+  (:mod:`~magdomino.games.vingt.moves`) and players (greedy, lookahead:
+  :mod:`~magdomino.games.vingt.players`).
+
+The shared core, here:
+
+- :class:`Game` and the registries (:mod:`magdomino.games.core`; choices made where
+  RULES.md is silent are listed in its docstring): ``Game(rule, players, seed, options)``
+  plays a rule registered with :func:`register_rule`; for a game registered with
+  :func:`register_game` (vingt, matador, echanges) it returns an instance of that game's
+  own class.
 - :class:`Action`, :class:`Deal`, :data:`DRAW`, :data:`PASS`, :data:`DEAL`
   (:mod:`magdomino.games.actions`).
 - The adjudicator interface and the ``none`` and scripted adjudicators
   (:mod:`magdomino.physics.adjudicator`); the PyBullet one lives in the physics layer.
-- :func:`play_game` and :func:`format_record` (:mod:`magdomino.games.record`): game records
-  for the command line.
+- :func:`play_game` and :func:`format_record` (:mod:`magdomino.games.record`): the tower
+  rules' game records for the command line; tournaments between player kinds of any game
+  (:mod:`magdomino.games.tournament`).
+- Players (:mod:`magdomino.games.players`): the generic random player and the registry of
+  every rule's player kinds (registered below).
 
-Nothing here imports pybullet.
+The OpenSpiel face (:mod:`magdomino.games.openspiel`: every game as a pyspiel game, and the
+``ismcts`` player) imports the games and is never imported by them; the ``ismcts`` kind is
+looked up by name and imported only when asked for. Nothing here imports pybullet or
+pyspiel.
 """
 
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
@@ -33,14 +54,17 @@ from magdomino.physics.adjudicator import (
     make_adjudicator,
 )
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
-from magdomino.games.defi import Defi
-from magdomino.games.echanges import EchangesGame
-from magdomino.games.matador import MatadorGame
-from magdomino.games.quinconce import Quinconce
+from magdomino.games.players import register_players
 from magdomino.games.record import format_record, play_game
-from magdomino.games.state import State
-from magdomino.games.traditional import Traditional
-from magdomino.games.vingt import VingtGame
+from magdomino.games.tower.players import make_player as _make_tower_player
+from magdomino.games.tower.rules import Defi, Quinconce, Traditional
+from magdomino.games.tower.state import State
+from magdomino.games.chain.echanges import EchangesGame
+from magdomino.games.chain.matador import MatadorGame
+from magdomino.games.chain.players import make_echanges_player as _make_echanges_player
+from magdomino.games.chain.players import make_matador_player as _make_matador_player
+from magdomino.games.vingt.game import VingtGame
+from magdomino.games.vingt.players import make_player as _make_vingt_player
 
 register_rule(Traditional())
 register_rule(Defi())
@@ -48,6 +72,10 @@ register_rule(Quinconce())
 register_game("vingt", VingtGame)
 register_game("matador", MatadorGame)
 register_game("echanges", EchangesGame)
+register_players(_make_tower_player, "traditional", "defi", "quinconce")
+register_players(_make_matador_player, "matador")
+register_players(_make_echanges_player, "echanges")
+register_players(_make_vingt_player, "vingt")
 
 __all__ = [
     "Action",

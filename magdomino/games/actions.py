@@ -43,7 +43,7 @@ class Action:
     slide : int or None
         Direction index in which a sliding tile moves along the table (it comes in from the
         opposite side, from beyond the construction; see
-        :meth:`magdomino.games.grid.Grid.slide_direction`). None for a drop.
+        :meth:`magdomino.games.tower.grid.Grid.slide_direction`). None for a drop.
     parent : int or None
         Construction number (0 = first tile of the current construction) of the tile this
         one rests on, touches end to end, or slides under.

@@ -1,13 +1,15 @@
-"""The shared core of the Magnetic Domino rules: :class:`Game`, :class:`State` and the rule registry.
+"""The shared core of the Magnetic Domino rules: :class:`Game`, :class:`TurnState` and the registries.
 
-Each rule is a module of its own (:mod:`~magdomino.games.traditional`,
-:mod:`~magdomino.games.defi`, :mod:`~magdomino.games.quinconce`) holding its legality and its
-consequences as a :class:`Rule`; this core deals, draws, passes, scores, asks the
-adjudicator and keeps the record. Adding a rule = one module + one :func:`register_rule`
-line in :mod:`magdomino.games`.
+Each tower rule is an object of :mod:`~magdomino.games.tower.rules` (traditional, Défi,
+En quinconce) holding its legality and its consequences as a :class:`Rule`; this core
+(with :class:`~magdomino.games.tower.state.State`) deals, draws, passes, scores, asks the
+adjudicator and keeps the record. Adding a rule = one :class:`Rule` + one
+:func:`register_rule` line in :mod:`magdomino.games`. A game with a state of its own
+(20 sur 20, the chain games) is registered with :func:`register_game`.
 
 In the spirit of OpenSpiel: ``Game(rule, players, seed, options)`` →
-``game.new_initial_state()`` → a :class:`State` that starts at a chance node (the deal).
+``game.new_initial_state()`` → a :class:`~magdomino.games.tower.state.State` that starts at
+a chance node (the deal).
 ``current_player()`` is a seat (0, 1, …), :data:`CHANCE` or :data:`TERMINAL`;
 ``legal_actions()`` lists the actions in :attr:`Action.sort_key` order (a single
 :data:`DRAW` or :data:`PASS` when nothing can be placed; the single forced double when a
@@ -30,7 +32,7 @@ Choices made where RULES.md is silent (a family at the table would expect these)
   ``parallel_only`` (off by default) makes every tower placement parallel.
 - **Extremities** (Défi variant, quinconce): **every** tile the new tile rests on, touches
   end to end (at its level, in line) or slides under must be an extremity
-  (:meth:`~magdomino.games.grid.Grid.contacts`); the placement attaches to one parent in
+  (:meth:`~magdomino.games.tower.grid.Grid.contacts`); the placement attaches to one parent in
   the tree, the lowest-numbered tile it rests on / touches end to end / slides under with
   matching pips. Placements with the same tile and pose are one action.
 - **Quinconce**: the tower mode places on top of an extremity (the orientation options
@@ -59,7 +61,7 @@ Choices made where RULES.md is silent (a family at the table would expect these)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -68,9 +70,6 @@ from magdomino.games.actions import Action
 from magdomino.maths import geometry as geo
 from magdomino.model.tiles import ALL_TILES, colour_of
 from magdomino.physics.adjudicator import make_adjudicator
-
-if TYPE_CHECKING:
-    from magdomino.games.state import State
 
 CHANCE = -1
 TERMINAL = -4
@@ -120,32 +119,36 @@ class TurnState:
 
 
 class Rule(Protocol):
-    """What a rule module provides to the core (one object per rule, stateless).
+    """What a rule provides to the core (one object per rule, stateless; the tower rules':
+    :mod:`magdomino.games.tower.rules`).
 
-    ``name``; ``uses_grid`` (the construction lives on the rules' square grid);
+    ``name``; ``state_class`` (the class of the positions its games start from:
+    ``state_class(game)``, the tower rules' :class:`~magdomino.games.tower.state.State`;
+    so this core never imports it); ``uses_grid`` (the construction lives on the rules' square grid);
     ``can_collapse`` (a physics collapse has a consequence); ``variants`` (the names the
     game's ``variant`` option may take); ``always_extremities`` (placements only on
     extremities); ``own_modes_at_two`` (with two players each keeps their own mode); ``mode(state, player)`` (the
     mode the player must place in); ``legal(state, hand, mode)`` (the placements, in the
     rules' action order); ``placed(state, player, action, number)`` (what a placement
     changes besides the hand: open ends, the grid, modes); ``restart(state)`` (when a new
-    construction starts after a collapse).
+    construction starts after a collapse); ``state`` is a position of ``state_class``.
     """
 
     name: str
+    state_class: type
     uses_grid: bool
     can_collapse: bool
     variants: tuple
     always_extremities: bool
     own_modes_at_two: bool
 
-    def mode(self, state: "State", player: int) -> str: ...
+    def mode(self, state, player: int) -> str: ...
 
-    def legal(self, state: "State", hand: list, mode: str) -> list: ...
+    def legal(self, state, hand: list, mode: str) -> list: ...
 
-    def placed(self, state: "State", player: int, action: Action, number: int) -> None: ...
+    def placed(self, state, player: int, action: Action, number: int) -> None: ...
 
-    def restart(self, state: "State") -> None: ...
+    def restart(self, state) -> None: ...
 
 
 RULES: dict[str, Rule] = {}
@@ -283,10 +286,9 @@ class Game:
         return self.parallel_only or (self.second_parallel and construction_size == 1)
 
     def new_initial_state(self):
-        """A :class:`~magdomino.games.state.State` at the start of the match (a chance node)."""
-        from magdomino.games.state import State
-
-        return State(self)
+        """A position at the start of the match (a chance node): the rule's ``state_class``,
+        :class:`~magdomino.games.tower.state.State` for the tower rules."""
+        return self.rules.state_class(self)
 
     def to_json(self) -> dict:
         return {

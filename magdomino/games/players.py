@@ -1,34 +1,27 @@
-"""Players: anything with ``choose(state) -> action``.
+"""Players: anything with ``choose(state) -> action``; the generic :class:`RandomPlayer` and
+the registry of every game's player kinds.
 
 :class:`RandomPlayer` picks uniformly among the legal actions with its own seeded
-``numpy.random.Generator`` (uniforms drawn in batches, so it is cheap);
-:class:`GreedyPlayer` places the heaviest tile (largest pip total), ties broken by the
-stable order of ``legal_actions()``. A physics-aware player only needs the same method.
+``numpy.random.Generator`` (uniforms drawn in batches, so it is cheap); it plays any game.
 
-The physics-aware players ask the game's adjudicator (``state.game.adjudicator``) to
-``assess`` their candidate placements (``state.placement_view(action)`` of each; risk in
-[0, 1], 0 safest, scale in :mod:`magdomino.physics.adjudicator`):
-:class:`CarefulPlayer` plays the safest placement (ties to the heaviest tile, then the
-stable order of legal actions); :class:`BoldPlayer` the heaviest tile whose risk is at most
-its threshold (default :data:`BOLD_THRESHOLD` = 0.3), else the safest. Both draw or pass
-only when no placement is legal, and both play as :class:`GreedyPlayer` when there is
-nothing to assess: an adjudicator without ``assess``, or a game that is not a tower game
-(traditional, matador, échanges, vingt: no collapse). Their decisions are deterministic
-(the adjudicators' assessments are).
+Each family's other players live beside its rules: :mod:`magdomino.games.tower.players`
+(greedy, careful, bold), :mod:`magdomino.games.chain.players` (Le Matador's greedy; Le jeu
+des échanges' greedy and planner) and :mod:`magdomino.games.vingt.players` (greedy,
+lookahead). Each family has a ``make_player(kind, seed)`` that :mod:`magdomino.games`
+registers for its rules (:func:`register_players`); :func:`players_of` gives a rule's.
+
+A kind every game accepts but that needs an optional extra is looked up by name and
+imported only when asked for (:data:`OPTIONAL_KINDS`, :func:`optional_player`): ``ismcts``,
+OpenSpiel's information-set MCTS (:mod:`magdomino.games.openspiel.games`). So the games never
+import the OpenSpiel face; it imports them.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import importlib
+from typing import Callable, Protocol
 
 import numpy as np
-
-from magdomino.errors import ARGUMENTS, InputError
-
-PLAYER_KINDS = ("random", "greedy", "careful", "bold")
-BOLD_THRESHOLD = 0.3
-"""Default risk a :class:`BoldPlayer` accepts for a heavier tile (0.3: below the statics'
-"unknown" 0.5 and its "stands but barely" 0.45, above a comfortably standing pose)."""
 
 
 class Player(Protocol):
@@ -59,202 +52,31 @@ class RandomPlayer:
         return legal[int(self._buf[i] * n)]
 
 
-class GreedyPlayer:
-    """The heaviest tile first (pip total); ties by the stable order of legal actions."""
-
-    kind = "greedy"
-
-    def __init__(self, seed=None):
-        pass
-
-    def choose(self, state):
-        legal = state.legal_actions()
-        best = legal[0]
-        if len(legal) == 1 or best.kind != "place":
-            return best
-        weight = sum(best.tile)
-        for a in legal[1:]:
-            w = a.tile[0] + a.tile[1]
-            if w > weight:
-                best, weight = a, w
-        return best
+OPTIONAL_KINDS = {"ismcts": ("magdomino.games.openspiel.games", "ISMCTSPlayer")}
+"""Player kinds of every game that live in an optional face: kind -> (module, class),
+imported on use (:func:`optional_player`)."""
 
 
-def _weight(action) -> int:
-    return action.tile[0] + action.tile[1]
+def optional_player(kind: str, seed=0):
+    """The player of an optional kind (:data:`OPTIONAL_KINDS`), its module imported now; None
+    when ``kind`` is not one. Its class says when its extra is missing (an InputError)."""
+    where = OPTIONAL_KINDS.get(kind)
+    if where is None:
+        return None
+    module, name = where
+    return getattr(importlib.import_module(module), name)(seed)
 
 
-def _assessed(state):
-    """``(places, risks)`` for the legal placements, or ``(legal, None)`` when there is
-    nothing to weigh (no placement, a single action, no ``assess``, not a tower game)."""
-    legal = state.legal_actions()
-    places = [a for a in legal if a.kind == "place"]
-    if not places:
-        return legal, None
-    game = getattr(state, "game", None)
-    rules = getattr(game, "rules", None)
-    assess = getattr(getattr(game, "adjudicator", None), "assess", None)
-    if len(places) == 1 or assess is None or not getattr(rules, "can_collapse", False) or not hasattr(state, "placement_view"):
-        return places, None
-    # Heaviest first (stable): adjudicators measure margins of the first candidates they see.
-    places = sorted(places, key=lambda a: -_weight(a))
-    return places, [float(r) for r in assess([state.placement_view(a) for a in places])]
+PLAYERS: dict[str, Callable] = {}
+"""Rule name -> its family's ``make_player(kind, seed)`` (:func:`register_players`)."""
 
 
-def _heaviest(actions):
-    """The heaviest tile, ties by the stable order of ``actions``."""
-    best = actions[0]
-    for a in actions[1:]:
-        if _weight(a) > _weight(best):
-            best = a
-    return best
+def register_players(make_player: Callable, *rules: str) -> None:
+    """Make ``make_player(kind, seed)`` the player maker of each of ``rules``."""
+    for rule in rules:
+        PLAYERS[rule] = make_player
 
 
-def _safest(places, risks):
-    """The lowest risk, ties to the heaviest tile, then the stable order."""
-    low = min(risks)
-    return _heaviest([a for a, r in zip(places, risks) if r == low])
-
-
-LOOKAHEAD = 4
-"""How many of its safest standing placements a :class:`CarefulPlayer` also weighs by the
-construction they leave (:func:`trap_share`)."""
-TRAP_WEIGHT = 0.5
-"""Risk added per unit of :func:`trap_share` (a construction that only traps: 0.5, more
-than any standing placement's own risk, 0.45 at most)."""
-
-
-def trap_share(state, action, statics) -> float:
-    """Of the tiles the current player cannot see (neither in its hand nor in the
-    construction), the share that the next player could place only so that the tower falls,
-    after ``action``: a tile is a trap when it has legal placements and the statics
-    (``statics``: a :class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, the
-    grid's nominal poses) condemns every one. A pose it cannot judge is no trap.
-
-    Rules only (a copy of the state on a copy of the game with no physics); the next
-    player's hand is not looked at, only which tiles exist. 0 when ``action`` ends the deal.
-    Each tile's placements are judged until one stands, each pose once.
-    """
-    import copy
-
-    from magdomino.model.tiles import ALL_TILES
-    from magdomino.physics.adjudicator import NoPhysics
-
-    rules_only = copy.copy(state.game)
-    rules_only.adjudicator = NoPhysics()
-    rules_only.trivial = True
-    after = state.clone()
-    after.game = rules_only
-    me = state.current
-    after.apply_action(action)
-    if after.is_terminal() or after.is_chance_node() or not after.placed:
-        return 0.0
-    seen = set(after.hands[me]) | {a.tile for a in after.placed}
-    unseen = [t for t in ALL_TILES if t not in seen]
-    by_tile: dict = {}
-    for a in rules_only.rules.legal(after, unseen, after.mode(after.current)):
-        if a.kind == "place":
-            by_tile.setdefault(a.tile, []).append(a.grid)
-    if not by_tile:
-        return 0.0
-    structure = statics.structure(after.placed_tiles())
-    standing: dict = {}  # grid pose -> not condemned
-    traps = 0
-    for grids in by_tile.values():
-        for grid in grids:
-            if grid not in standing:
-                standing[grid] = statics.stands(structure, grid) is not False
-            if standing[grid]:
-                break
-        else:
-            traps += 1
-    return traps / len(unseen)
-
-
-class CarefulPlayer:
-    """The safest legal placement by the adjudicator's risk, ties to the heaviest tile, then
-    the stable order of legal actions; as :class:`GreedyPlayer` when nothing is assessed.
-
-    Careful about the tower too, not only its own turn: of its :data:`LOOKAHEAD` safest
-    standing placements it prefers the one that leaves the fewest traps (tiles that could
-    then only be placed so that the tower falls, :func:`trap_share`, judged by the statics
-    at the grid's poses): risk + :data:`TRAP_WEIGHT` × trap share. A fragile tower is
-    everyone's risk, its own in a few turns included.
-    """
-
-    kind = "careful"
-
-    def __init__(self, seed=None, lookahead: int = LOOKAHEAD):
-        self.lookahead = int(lookahead)
-        self._statics = None
-
-    def choose(self, state):
-        places, risks = _assessed(state)
-        if risks is None:
-            return _heaviest(places) if places[0].kind == "place" else places[0]
-        standing = sorted((r, -_weight(a), k) for k, (a, r) in enumerate(zip(places, risks)) if r < 1.0)
-        if self.lookahead <= 0 or len(standing) < 2 or not hasattr(state, "clone"):  # nothing to weigh, or no copy to weigh it on
-            return _safest(places, risks)
-        statics = self._statics_of(state.game)
-        weighed = []
-        for r, minus_weight, k in standing[: self.lookahead]:
-            weighed.append((r + TRAP_WEIGHT * trap_share(state, places[k], statics), minus_weight, k))
-        return places[min(weighed)[2]]
-
-    def _statics_of(self, game):
-        """A yes/no statics adjudicator with the game's preset and magnets (the grid's nominal
-        poses); made again when a later game's adjudicator has others."""
-        adjudicator = game.adjudicator
-        preset = getattr(adjudicator, "preset", None)
-        magnets = getattr(adjudicator, "magnets", True)
-        cached = self._statics
-        if cached is None or cached[0] is not preset or cached[1] != magnets:
-            from magdomino.model.presets import load_preset
-            from magdomino.physics.statics_adjudicator import StaticsAdjudicator
-
-            statics = StaticsAdjudicator(preset if preset is not None else load_preset("standard"), magnets=magnets, margins=0)
-            self._statics = cached = (preset, magnets, statics)
-        return cached[2]
-
-
-class BoldPlayer:
-    """The heaviest tile whose risk is at most ``threshold`` (in [0, 1]; ties to the lower
-    risk, then the stable order), else the safest placement; as :class:`GreedyPlayer` when
-    nothing is assessed."""
-
-    kind = "bold"
-
-    def __init__(self, seed=None, threshold: float = BOLD_THRESHOLD):
-        self.threshold = float(threshold)
-
-    def choose(self, state):
-        places, risks = _assessed(state)
-        if risks is None:
-            return _heaviest(places) if places[0].kind == "place" else places[0]
-        ok = [(a, r) for a, r in zip(places, risks) if r <= self.threshold]
-        if not ok:
-            return _safest(places, risks)
-        heavy = max(_weight(a) for a, _ in ok)
-        return _safest(*zip(*[(a, r) for a, r in ok if _weight(a) == heavy]))
-
-
-_MAKERS = {
-    "random": RandomPlayer,
-    "greedy": GreedyPlayer,
-    "careful": CarefulPlayer,
-    "bold": BoldPlayer,
-}
-"""Player kind -> class called with the seed (``make_player``)."""
-
-
-def make_player(kind: str, seed=0):
-    """A player by name (:data:`PLAYER_KINDS`): ``"random"`` (seeded), ``"greedy"``,
-    ``"careful"``, ``"bold"`` (deterministic; the seed is accepted and unused)."""
-    if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
-        from magdomino.games.openspiel_games import ISMCTSPlayer
-
-        return ISMCTSPlayer(seed)
-    maker = _MAKERS.get(kind)
-    if maker is None:
-        raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
-    return maker(seed)
+def players_of(rule: str) -> Callable:
+    """The ``make_player(kind, seed)`` of ``rule``'s players (registered in :mod:`magdomino.games`)."""
+    return PLAYERS[rule]

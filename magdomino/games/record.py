@@ -40,6 +40,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.geometry import DIR_NAMES
 from magdomino.games.actions import DEAL
 from magdomino.games.core import CHANCE, TERMINAL, Game
+from magdomino.games.players import players_of
 
 RECORD_VERSION = 1
 MAX_ACTIONS = 200_000
@@ -74,7 +75,6 @@ def play_game(
         from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
     from magdomino.version import __version__
-    from magdomino.games.players import make_player
 
     options = dict(
         variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only,
@@ -92,6 +92,7 @@ def play_game(
     if len(player_kinds) != n:
         raise InputError(ARGUMENTS, "player_kinds", f"one player kind per seat ({n}), got {len(player_kinds)}")
     seeds = np.random.SeedSequence(game.seed).spawn(n)
+    make_player = players_of(game.rule)
     agents = [make_player(k, seeds[i]) if isinstance(k, str) else k for i, k in enumerate(player_kinds)]
     kinds = [k if isinstance(k, str) else getattr(k, "kind", type(k).__name__) for k in player_kinds]
 

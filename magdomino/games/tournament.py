@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.players import players_of
 
 TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
@@ -50,18 +51,10 @@ SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "m
 
 
 def seat_players(rule: str):
-    """The ``make_player(kind, seed)`` of ``rule``'s players."""
-    if rule in ("traditional", "defi", "quinconce"):
-        from magdomino.games.players import make_player
-    elif rule == "matador":
-        from magdomino.games.matador import make_player
-    elif rule == "echanges":
-        from magdomino.games.echanges import make_player
-    elif rule == "vingt":
-        from magdomino.games.vingt import make_player
-    else:
+    """The ``make_player(kind, seed)`` of ``rule``'s players (:func:`magdomino.games.players.players_of`)."""
+    if rule not in RULES:
         raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
-    return make_player
+    return players_of(rule)
 
 
 def seating(seats: tuple, deal: int) -> tuple:
@@ -116,12 +109,12 @@ def play_deal(job: TournamentJob, deal: int) -> dict:
     kinds = seating(job.seats, deal)
     game_seed = _deal_seed(job.seed, deal)
     if job.rule in ("matador", "echanges"):
-        from magdomino.games.chain_record import play_chain
+        from magdomino.games.chain.record import play_chain
 
         record = play_chain(job.rule, len(kinds), game_seed, {}, list(kinds))
         results = record["deals"]
     elif job.rule == "vingt":
-        from magdomino.games.vingt import play_vingt
+        from magdomino.games.vingt.game import play_vingt
 
         record = play_vingt(len(kinds), game_seed, None, list(kinds))
         results = record["rounds"]
@@ -217,10 +210,9 @@ def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
 
 def _check_seat_count(rule: str, n: int) -> None:
     from magdomino.games.core import Game
-    from magdomino.games.vingt import VingtGame
 
     try:
-        VingtGame(n, 0) if rule == "vingt" else Game(rule, n, 0)
+        Game(rule, n, 0)  # any rule: a game of its own (vingt, matador, echanges) by the registry
     except InputError as exc:
         raise InputError(ARGUMENTS, "seats", f"one player kind per seat: {exc.expected}") from None
 

@@ -24,7 +24,7 @@ this yaw turns the tile frame onto the grid. :func:`relative_pose` gives a tile'
 its support's frame, and :func:`compose_pose` puts it back on wherever the support really
 is after the physics settled it.
 
-The rules' grid of placements (:class:`magdomino.games.grid.Grid`, :func:`~magdomino.games.grid.canonical`)
+The rules' grid of placements (:class:`magdomino.games.tower.grid.Grid`, :func:`~magdomino.games.tower.grid.canonical`)
 belongs to the rules layer; this module keeps the poses it is made of.
 
 This module is the math layer: it imports numpy and nothing from magdomino but errors.

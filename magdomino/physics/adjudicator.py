@@ -23,7 +23,7 @@ How the rules use an :class:`Outcome`:
 - ``verdict``: a JSON-ready dict recorded in the game record's ``place`` event.
 
 Optional risk assessment, for players that weigh their candidates
-(:class:`magdomino.games.players.CarefulPlayer`, ``BoldPlayer``): ``assess(views) -> list[float]``
+(:class:`magdomino.games.tower.players.CarefulPlayer`, ``BoldPlayer``): ``assess(views) -> list[float]``
 takes the :class:`PlacementView` of each candidate placement on the current construction
 (``State.placement_view(action)``; nothing is placed) and returns one risk per view in
 [0, 1], 0 the safest. The scale, shared by every adjudicator

@@ -2,7 +2,7 @@
 
 :func:`rank_placements` answers "where should I put this tile?": it settles the scenario's
 structure, takes the placements the rules allow for the tile from the caller (the rules
-layer enumerates them: :func:`magdomino.games.candidates.enumerate_placements`; this layer
+layer enumerates them: :func:`magdomino.games.tower.candidates.enumerate_placements`; this layer
 knows no rules, ``magdomino whatif`` wires the two), estimates P(collapse) of each with the
 odds machinery (:func:`magdomino.studies.odds.estimate_odds`, one synthetic what-if per
 candidate, one seed for all: trial ``i`` of every candidate sees the same random numbers, so
@@ -13,7 +13,7 @@ trials' largest shifts; among equal odds of collapse, fewer shifts rank first.
 
 A candidate is any object with ``placement`` (a :class:`~magdomino.studies.scenario.Placement`),
 ``index`` (its enumeration order), ``describe()`` and ``to_dict()``
-(:class:`magdomino.games.candidates.Candidate`). How the settled structure is mapped onto
+(:class:`magdomino.games.tower.candidates.Candidate`). How the settled structure is mapped onto
 the rules' grid, and which placements each ``rule`` lists, is documented there.
 """
 
@@ -62,7 +62,7 @@ class RankedPlacement:
     """A candidate with its odds (None: judged by the statics alone, see ``--screen``) and
     the statics' verdict when it was screened (None: not screened)."""
 
-    candidate: object  # a magdomino.games.candidates.Candidate
+    candidate: object  # a magdomino.games.tower.candidates.Candidate
     odds: WhatIfOdds | None
     statics: object = None
     judged_by: str = "dynamics"
@@ -164,7 +164,7 @@ def rank_placements(
         The placements to rank: a list of candidates, or
         ``candidates(scenario, tile, settled, rule=rule, parallel_only=parallel_only,
         second_parallel=second_parallel)``
-        returning them (:func:`magdomino.games.candidates.enumerate_placements`), called
+        returning them (:func:`magdomino.games.tower.candidates.enumerate_placements`), called
         once the structure has settled.
     settings : OddsSettings or int
         The odds run for every candidate (a number: that many trials per candidate), with

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from magdomino.faces.tables import ROW_UNITS, chain_layout
-from magdomino.games.chain_record import play_chain
+from magdomino.games.chain.record import play_chain
 
 
 def _boxes(layout):

@@ -8,8 +8,9 @@ import pytest
 
 from magdomino.errors import InputError
 from magdomino.games import Game
-from magdomino.games.chain import DRAW
-from magdomino.games.echanges import SWAP, GreedyPlayer, PlannerPlayer, make_player
+from magdomino.games.chain.core import DRAW
+from magdomino.games.chain.echanges import SWAP
+from magdomino.games.chain.players import EchangesGreedyPlayer, PlannerPlayer, make_echanges_player
 
 
 def T(s):
@@ -121,7 +122,7 @@ def test_greedy_and_planner_choose_the_exchange_that_scores_sun():
     s = dealt("66 34 56 01", "00 05 22 11 12")
     s.apply_action(("place", "centre"))
     assert set(s.legal_actions()) == {("exchange", 2), ("exchange", 3)}
-    assert GreedyPlayer().choose(s) == ("exchange", 2) and PlannerPlayer().choose(s) == ("exchange", 2)
+    assert EchangesGreedyPlayer().choose(s) == ("exchange", 2) and PlannerPlayer().choose(s) == ("exchange", 2)
 
 
 def test_planner_looks_one_turn_ahead_when_the_exchanges_tie():
@@ -133,7 +134,7 @@ def test_planner_looks_one_turn_ahead_when_the_exchanges_tie():
     s = dealt("36 15 34 35", "00 11 22 44 55 66")
     s.apply_action(("place", "centre"))
     assert s.legal_actions() == (("exchange", 2), ("exchange", 3))
-    assert GreedyPlayer().choose(s) == ("exchange", 2)  # ties: the first
+    assert EchangesGreedyPlayer().choose(s) == ("exchange", 2)  # ties: the first
     assert PlannerPlayer().choose(s) == ("exchange", 3)
 
 
@@ -165,5 +166,5 @@ def test_bad_options_name_the_key(options, players, key):
 
 def test_unknown_player_names_the_key():
     with pytest.raises(InputError) as err:
-        make_player("lookahead")
+        make_echanges_player("lookahead")
     assert err.value.key == "player_kinds"

@@ -3,7 +3,7 @@ slide, extremities (moved from tests/maths/test_geometry.py with the Grid)."""
 
 import pytest
 
-from magdomino.games.grid import Grid, canonical
+from magdomino.games.tower.grid import Grid, canonical
 from magdomino.maths.geometry import GridPose
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from magdomino.errors import InputError
 from magdomino.games import Game
-from magdomino.games.chain import DRAW, PASS
+from magdomino.games.chain.core import DRAW, PASS
 from magdomino.games.players import RandomPlayer
 
 

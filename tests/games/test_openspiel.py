@@ -1,4 +1,4 @@
-"""The package's games as OpenSpiel games (magdomino.games.openspiel_games) and the ismcts player."""
+"""The package's games as OpenSpiel games (magdomino.games.openspiel.games) and the ismcts player."""
 
 import sys
 
@@ -9,7 +9,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from magdomino.faces.cli import main  # noqa: E402
 from magdomino.games import Game  # noqa: E402
-from magdomino.games import openspiel_games as og  # noqa: E402
+from magdomino.games.openspiel import games as og  # noqa: E402
 from magdomino.model.tiles import ALL_TILES  # noqa: E402
 
 CASES = [
@@ -191,7 +191,7 @@ def _game_with(rule, players, agents, seed):
 
 @pytest.mark.parametrize("rule,players", [("matador", 2), ("defi", 2), ("traditional", 3)])
 def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players):
-    from magdomino.games import players as kinds
+    from magdomino.games.tower import players as kinds
 
     def agents(seed):
         return [og.ISMCTSPlayer(seed, max_simulations=20)] + [kinds.make_player("random", 9)] * (players - 1)
@@ -203,9 +203,11 @@ def test_ismcts_plays_legal_moves_and_is_deterministic_for_a_seed(rule, players)
 
 
 def test_ismcts_is_a_player_kind_everywhere():
-    from magdomino.games import echanges, matador, players, vingt
+    from magdomino.games.chain.players import make_echanges_player, make_matador_player
+    from magdomino.games.tower.players import make_player
+    from magdomino.games.vingt import players as vingt
 
-    for make in (players.make_player, matador.make_player, echanges.make_player, vingt.make_player):
+    for make in (make_player, make_matador_player, make_echanges_player, vingt.make_player):
         assert make("ismcts", 3).kind == "ismcts"
 
 
@@ -239,19 +241,19 @@ def test_ismcts_sits_at_a_seat_in_a_statics_tower_game():
     assert state.placements <= 12 or state.abandoned() == 1
 
 
-# -- 20 sur 20 (magdomino.games.openspiel_vingt) --------------------------------------------------
+# -- 20 sur 20 (magdomino.games.openspiel.vingt) --------------------------------------------------
 
 
 def _vingt_state(rack, players=2):
     """A pyspiel 20 sur 20 state at seat 0 on a table of one tile, 3-4 on (0, 0)-(1, 0)."""
-    from magdomino.games.vingt import VingtGame, VingtState
+    from magdomino.games.vingt.game import VingtGame, VingtState
 
     inner = VingtState.position(VingtGame(players, 0), [(0, 0, 0, 3, 4)], [rack, [(5, 5)]], stock=[(6, 6)])
     return og.from_package_state(inner)
 
 
 def test_vingt_action_ids_follow_the_documented_enumeration():
-    from magdomino.games import openspiel_vingt as ov
+    from magdomino.games.openspiel import vingt as ov
 
     state = _vingt_state([(4, 9), (1, 2), (3, 7)])  # sorted rack: slot 0 = 1-2, 1 = 3-7, 2 = 4-9
     legal = state.inner.legal_actions()
@@ -276,7 +278,7 @@ def test_vingt_action_ids_follow_the_documented_enumeration():
 
 
 def test_vingt_moves_lie_in_one_run_with_an_old_half_as_the_ids_assume():
-    from magdomino.games.vingt_moves import STEPS, alignment, key
+    from magdomino.games.vingt.moves import STEPS, alignment, key
 
     state = _vingt_state([(4, 9), (1, 2), (3, 7), (2, 8), (5, 6)])
     moves = [m for m in state.inner.legal_actions() if m[0] == "place"]
@@ -334,7 +336,8 @@ def test_vingt_resampling_deals_the_hidden_tiles_again():
 
 
 def test_ismcts_plays_a_whole_vingt_game():
-    from magdomino.games.vingt import VingtGame, make_player
+    from magdomino.games.vingt.game import VingtGame
+    from magdomino.games.vingt.players import make_player
 
     def play(seed):
         state = VingtGame(2, 3).new_initial_state()

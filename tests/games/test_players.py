@@ -16,7 +16,7 @@ import pytest
 
 from magdomino.errors import InputError
 from magdomino.games.actions import Action
-from magdomino.games.players import BOLD_THRESHOLD, BoldPlayer, CarefulPlayer, GreedyPlayer, make_player
+from magdomino.games.tower.players import BOLD_THRESHOLD, BoldPlayer, CarefulPlayer, GreedyPlayer, make_player
 from magdomino.maths.geometry import GridPose, physical_pose
 from magdomino.model.presets import load_preset
 from magdomino.model.tiles import ALL_TILES
@@ -243,7 +243,7 @@ def test_trap_share_after_the_second_tile_by_the_rules_and_the_preset():
     # mirroring the 0-6 stands. So the traps are the tiles with a 0 and no 6: of the tiles
     # the player cannot see (27 minus its six left in hand, minus 0-6).
     from magdomino.games.core import Game
-    from magdomino.games.players import trap_share
+    from magdomino.games.tower.players import trap_share
     from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
     statics = StaticsAdjudicator(PRESET, margins=0)
@@ -264,7 +264,7 @@ def test_careful_leaves_fewer_traps_than_the_safest_pose_alone_would():
     # Same opening: both second tiles stand; lookahead prefers the one whose overhanging
     # number leaves fewer unseen tiles stranded (a trap count by the rules, as above).
     from magdomino.games.core import Game
-    from magdomino.games.players import trap_share
+    from magdomino.games.tower.players import trap_share
     from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
     statics = StaticsAdjudicator(PRESET, margins=0)
@@ -279,7 +279,7 @@ def test_careful_leaves_fewer_traps_than_the_safest_pose_alone_would():
     assert shares[chosen] == min(shares.values())
     assert len(set(shares.values())) > 1  # the choice mattered
     # By default it weighs only its LOOKAHEAD safest (here the heaviest, at equal risk).
-    from magdomino.games.players import LOOKAHEAD
+    from magdomino.games.tower.players import LOOKAHEAD
 
     heaviest = sorted(places, key=lambda a: -sum(a.tile))[:LOOKAHEAD]
     assert shares[CarefulPlayer().choose(state)] == min(shares[a] for a in heaviest)

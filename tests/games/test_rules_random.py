@@ -11,7 +11,8 @@ from collections import Counter
 
 import pytest
 
-from magdomino.games.players import GreedyPlayer, RandomPlayer
+from magdomino.games.players import RandomPlayer
+from magdomino.games.tower.players import GreedyPlayer
 from magdomino.games import CHANCE, DEAL, RULES, TERMINAL, Game, State
 from magdomino.model.tiles import ALL_TILES
 

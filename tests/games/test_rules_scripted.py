@@ -6,7 +6,8 @@ import json
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.games.players import GreedyPlayer, RandomPlayer
+from magdomino.games.players import RandomPlayer
+from magdomino.games.tower.players import GreedyPlayer
 from magdomino.games import (
     CHANCE,
     DEAL,

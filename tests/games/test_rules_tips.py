@@ -14,7 +14,7 @@ first tile, the double six, lies on squares (0, 0) and (1, 0) at level 0).
 import json
 
 from magdomino.games import DEAL, DRAW, Action, Deal, Game, ScriptedAdjudicator, State, format_record, play_game
-from magdomino.games.grid import Grid
+from magdomino.games.tower.grid import Grid
 from magdomino.games.players import RandomPlayer
 from magdomino.model.tiles import ALL_TILES
 
@@ -327,7 +327,7 @@ def _one_and_two_tiles():
 
 
 def test_candidates_second_tile_parallel_later_tiles_may_turn():
-    from magdomino.games.candidates import enumerate_placements
+    from magdomino.games.tower.candidates import enumerate_placements
 
     (one, s1), (two, s2) = _one_and_two_tiles()
     # on the lone 6-6, 5-6 goes over either 6 with its 5 in line (outward): 2 poses; across: 4 more

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.games.vingt import (
+from magdomino.games.vingt.game import (
     CHANCE,
     DRAW,
     PASS,
@@ -20,7 +20,7 @@ from magdomino.games.vingt import (
     VingtGame,
     VingtState,
 )
-from magdomino.games.vingt_moves import legal_moves
+from magdomino.games.vingt.moves import legal_moves
 from vingt_reference import (  # tests/games helpers
     ENDS,
     LEFTS,
@@ -537,7 +537,7 @@ def play_turn(state, player):
 
 
 def test_greedy_plays_the_turn_with_the_most_markers():
-    from magdomino.games.vingt_moves import GreedyPlayer, LookaheadPlayer
+    from magdomino.games.vingt.players import GreedyPlayer, LookaheadPlayer
 
     state = replay_position()
     best = most_markers_by_state(state, 0)

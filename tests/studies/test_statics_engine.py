@@ -24,7 +24,7 @@ from magdomino.studies.engines import Engine, get_engine, register_engine
 from magdomino.studies.statics_engine import StaticsEngine, batch_stands, nominal_structure, with_placement
 from magdomino.studies.whatif import SCREEN_BAND_DEG
 from magdomino.studies.trials import Job, resolve_noise, trial_draws, trial_stream
-from magdomino.games.candidates import enumerate_placements
+from magdomino.games.tower.candidates import enumerate_placements
 from magdomino.studies import whatif
 
 rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it

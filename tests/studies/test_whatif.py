@@ -1,6 +1,6 @@
 """`magdomino whatif`: every legal placement of one tile, ranked by its odds of collapse.
 
-Legality is checked independently of magdomino.games.grid.Grid: the structures' grid layouts
+Legality is checked independently of magdomino.games.tower.grid.Grid: the structures' grid layouts
 are written out by hand below, and every candidate is held against the rules (RULES.md):
 superposed squares match, a covered square is not covered again, flat tiles lie on the
 table end to end or beneath an overhang with the same pips. The physics is kept small:
@@ -17,7 +17,7 @@ import pytest
 from magdomino.errors import InputError
 from magdomino.maths.geometry import DIRS, physical_pose
 from magdomino.studies.scenario import load_scenario, settle_structure
-from magdomino.games.candidates import enumerate_placements, structure_grid
+from magdomino.games.tower.candidates import enumerate_placements, structure_grid
 from magdomino.studies import whatif
 from magdomino.studies.whatif import whatif_document
 

@@ -4,7 +4,7 @@ Optional: needs the ``openspiel`` extra (``pip install 'magdomino[openspiel]'``)
 it every entry point raises an :class:`~magdomino.errors.InputError` saying so.
 :func:`register_all` registers, once, ``magdomino_<rule>`` for ``traditional``, ``defi``,
 ``quinconce``, ``matador``, ``echanges`` and ``vingt`` (20 sur 20: its multi-tile moves
-get their own enumeration, in :mod:`magdomino.games.openspiel_vingt`).
+get their own enumeration, in :mod:`magdomino.games.openspiel.vingt`).
 
 Mapping (why: OpenSpiel wants explicit chance with probabilities and integer actions):
 
@@ -88,7 +88,7 @@ def parameters(rule: str) -> dict:
 
 def package_game(rule: str, params: dict):
     """The package's :class:`~magdomino.games.core.Game` for pyspiel parameters ``params``."""
-    from magdomino.games import Game
+    from magdomino.games.core import Game
 
     p = {**parameters(rule), **params}
     if rule in CORE_RULES:
@@ -415,7 +415,7 @@ def resample(state, player: int, rng: np.random.RandomState):
     holder of the highest double) keeps its tile where it is.
     """
     if state.rule == "vingt":
-        from magdomino.games.openspiel_vingt import resample as resample_vingt
+        from magdomino.games.openspiel.vingt import resample as resample_vingt
 
         return resample_vingt(state, player, rng)
     c = state.clone()
@@ -457,9 +457,9 @@ def register_all() -> None:
 
         # a class per rule (pyspiel keeps what it is given until the interpreter ends)
         pyspiel.register_game(_TYPES[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
-    from magdomino.games import openspiel_vingt
+    from magdomino.games.openspiel import vingt as openspiel_vingt
 
-    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class)
+    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class, Observer)
     _CLASSES.extend(vingt_classes)
     pyspiel.register_game(_TYPES["vingt"], vingt_classes[0])
     _registered = True
@@ -482,14 +482,15 @@ def from_package_state(state, physics: bool = False):
     game_class, state_class = _CLASSES[:2]
     g = state.game
     if g.rule == "vingt":
-        from magdomino.games.openspiel_vingt import from_package_state as vingt_state
+        from magdomino.games.openspiel.vingt import from_package_state as vingt_state
 
         return vingt_state(state, *_CLASSES[2:])
     doc = state.to_json()
     inner = state.clone()
     keep = physics and getattr(g.adjudicator, "name", "") == "statics"
     if g.rule in CORE_RULES and not g.trivial and not keep:  # search rules-only
-        from magdomino.games import Game, State
+        from magdomino.games.core import Game
+        from magdomino.games.tower.state import State
 
         g = Game.from_json(g.to_json())
         inner = State.from_json(doc, g)

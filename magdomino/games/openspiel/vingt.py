@@ -1,12 +1,12 @@
-"""20 sur 20 (:mod:`magdomino.games.vingt`) as the OpenSpiel game ``magdomino_vingt``.
+"""20 sur 20 (:mod:`magdomino.games.vingt.game`) as the OpenSpiel game ``magdomino_vingt``.
 
-Registered by :func:`magdomino.games.openspiel_games.register_all` beside the other rules
+Registered by :func:`magdomino.games.openspiel.games.register_all` beside the other rules
 (this module only holds what differs: 20 sur 20's moves lay several tiles at once).
 Parameters: ``players`` (2, 3 or 4; default 2) and ``target`` (0: one round, as
 ``VingtGame(target=None)``; T > 0: rounds until someone's total reaches T).
 
 Chance, information and resampling follow the other games
-(:mod:`magdomino.games.openspiel_games`): a round's deal is dealt tile by tile (each
+(:mod:`magdomino.games.openspiel.games`): a round's deal is dealt tile by tile (each
 outcome the index of one of the 54 tiles, uniform over the tiles not yet dealt), the racks
 only, five per seat in seat order; every refill draw is a chance node of its own (uniform
 over the stock). ``information_state_string(p)`` is p's rack and the public history (every
@@ -18,14 +18,14 @@ at random, sizes kept.
 - its *anchor*: the first old half (line order) of the alignment it makes, given as its
   rank among the table's half cells sorted by key (a table holds at most 108 halves);
   rank :data:`FIRST` on the empty table, where the first move always lies along row 0
-  from (0, 0) (:func:`~magdomino.games.vingt_moves.first_moves`);
+  from (0, 0) (:func:`~magdomino.games.vingt.moves.first_moves`);
 - ``d``, the number ``k`` of tiles (1..5) and the number ``b`` of them before the anchor;
 - which rack tiles go on the k slots in line order: the slots' indices in the mover's
-  sorted rack (a ranked arrangement of k of :data:`~magdomino.games.vingt_moves.MAX_TILES`)
+  sorted rack (a ranked arrangement of k of :data:`~magdomino.games.vingt.moves.MAX_TILES`)
   and, per slot, whether the tile lies high pips first (a double never does).
 
 Why this is enough: a later move's alignment is one unbroken run through the new tiles
-and at least one old stretch (:func:`~magdomino.games.vingt_moves.legal_moves`), so the
+and at least one old stretch (:func:`~magdomino.games.vingt.moves.legal_moves`), so the
 b tiles before the anchor lie end to end just before it, and the others fill, two cells
 each, the first empty cells met walking on from the anchor. :func:`layout` rebuilds the
 slots from (anchor, d, b, k) and the public table, and :func:`encode` refuses a move that
@@ -49,7 +49,7 @@ from math import perm
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.games.vingt_moves import MAX_TILES, STEPS, cell, key
+from magdomino.games.vingt.moves import MAX_TILES, STEPS, cell, key
 
 FIRST = 108
 """Anchor rank of the first move (empty table); ranks 0..107 are the table's halves."""
@@ -71,8 +71,8 @@ def parameters() -> dict:
 
 
 def package_game(params: dict):
-    """The package's :class:`~magdomino.games.vingt.VingtGame` for pyspiel ``params``."""
-    from magdomino.games.vingt import VingtGame
+    """The package's :class:`~magdomino.games.vingt.game.VingtGame` for pyspiel ``params``."""
+    from magdomino.games.vingt.game import VingtGame
 
     p = {**parameters(), **params}
     return VingtGame(p["players"], 0, target=p["target"] or None)
@@ -160,7 +160,7 @@ def encode(inner, move, halves: dict | None = None) -> int:
 
 def decode(inner, action: int, halves: dict | None = None):
     """The legal move of ``inner`` with id ``action`` (ValueError if there is none)."""
-    from magdomino.games.vingt import PASS, STOP
+    from magdomino.games.vingt.game import PASS, STOP
 
     legal = inner.legal_actions()
     if action in (PASS_ID, STOP_ID):
@@ -228,11 +228,12 @@ def game_type(pyspiel):
     )
 
 
-def make_classes(pyspiel, base_state):
+def make_classes(pyspiel, base_state, observer):
     """The Game and State classes of ``magdomino_vingt`` (built once pyspiel is importable);
-    the state derives from ``base_state``, the other games' pyspiel state."""
-    from magdomino.games.openspiel_games import Observer
-    from magdomino.games.vingt import RACK, TILES
+    the state derives from ``base_state``, the other games' pyspiel state, and the game's
+    observer is an ``observer()``, theirs (both given by
+    :func:`magdomino.games.openspiel.games.register_all`, which imports this module)."""
+    from magdomino.games.vingt.game import RACK, TILES
 
     gtype = game_type(pyspiel)
 
@@ -263,10 +264,10 @@ def make_classes(pyspiel, base_state):
             return VingtSpielState(self, self.package.new_initial_state())
 
         def make_py_observer(self, iig_obs_type=None, params=None):
-            return Observer()
+            return observer()
 
     class VingtSpielState(base_state):
-        """A pyspiel state shadowing a :class:`~magdomino.games.vingt.VingtState` (``inner``):
+        """A pyspiel state shadowing a :class:`~magdomino.games.vingt.game.VingtState` (``inner``):
         the other games' state (chance, returns, clones, the public history) with 20 sur
         20's own chance kinds, deal size, action ids, texts and resampling."""
 
@@ -351,7 +352,7 @@ def resample(state, player: int, rng: np.random.RandomState):
 
 
 def from_package_state(state, game_class, state_class):
-    """A pyspiel state for a package :class:`~magdomino.games.vingt.VingtState` at a seat's
+    """A pyspiel state for a package :class:`~magdomino.games.vingt.game.VingtState` at a seat's
     turn: its public part (the table, markers, scores, rack sizes) opens the public history."""
     if state.current < 0:
         raise InputError("openspiel", "state", f"a 20 sur 20 state at a seat's turn, got current={state.current}")

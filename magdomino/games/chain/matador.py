@@ -52,14 +52,14 @@ Choices made where RULES.md is silent (what players at a table would expect):
 - Every deal of a match starts by the same rule (highest double); a match to a target
   ends after the deal in which someone reaches it.
 
-Players: :func:`make_player` (``random``, ``greedy``: the heaviest tile first, never a
-bluff; it draws only when it must).
+Players: :mod:`magdomino.games.chain.players` (``random``, ``greedy``: the heaviest tile
+first, never a bluff; it draws only when it must).
 """
 
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.chain import CHANCE, DRAW, PASS, TERMINAL, ChainGame, ChainState, check_int, pips
+from magdomino.games.chain.core import CHANCE, DRAW, PASS, TERMINAL, ChainGame, ChainState, check_int, pips
 
 SETS = (6, 7, 8, 9)
 VARIANTS = ("strategic",)
@@ -258,34 +258,3 @@ class MatadorState(ChainState):
 
 
 MatadorGame.STATE = MatadorState
-
-
-class GreedyPlayer:
-    """The heaviest tile first (a tile in line before a crossed one of the same weight);
-    draws or passes only when nothing can be placed (it never bluffs)."""
-
-    kind = "greedy"
-
-    def __init__(self, seed=None):
-        pass
-
-    def choose(self, state):
-        legal = state.legal_actions()
-        places = [a for a in legal if a[0] in ("start", "line", "cross")]
-        if not places:
-            return legal[0]
-        return max(places, key=lambda a: (sum(a[2] if a[0] != "start" else a[1]), a[0] == "line"))
-
-
-def make_player(kind: str, seed=0):
-    """A Matador player by name: ``random`` (seeded) or ``greedy``."""
-    from magdomino.games.players import RandomPlayer
-
-    if kind == "ismcts":  # OpenSpiel's ISMCTS: an optional extra, imported on use
-        from magdomino.games.openspiel_games import ISMCTSPlayer
-
-        return ISMCTSPlayer(seed)
-    makers = {"random": RandomPlayer, "greedy": GreedyPlayer}
-    if kind not in makers:
-        raise InputError(ARGUMENTS, "player_kinds", f"matador players: {', '.join(makers)}; got {kind!r}")
-    return makers[kind](seed)

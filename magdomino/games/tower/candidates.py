@@ -8,7 +8,7 @@
 
 From the settled structure to the rules' grid
 ---------------------------------------------
-Legality is the rules' business (:class:`magdomino.games.grid.Grid`), so the settled structure
+Legality is the rules' business (:class:`magdomino.games.tower.grid.Grid`), so the settled structure
 is mapped onto the rules' square grid, and the Grid enumerates the placements:
 
 - the grid's frame is structure tile 0 as it settled: its half 0 is square ``(0, 0)`` and its
@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.grid import Grid
+from magdomino.games.tower.grid import Grid
 from magdomino.maths.geometry import (
     DIR_NAMES,
     DIRS,

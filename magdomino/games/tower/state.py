@@ -1,5 +1,6 @@
-"""A position in a Magnetic Domino match: :class:`State` (the rules' choices are listed in
-:mod:`magdomino.games.core`; each rule's legality lives in its own module).
+"""A position in a Magnetic Domino match: :class:`State`, shared by the three tower rules (the
+rules' choices are listed in :mod:`magdomino.games.core`; each rule's legality is its
+:class:`~magdomino.games.core.Rule` object in :mod:`magdomino.games.tower.rules`).
 
 The state's fields are listed once (:data:`_FIELDS`): its slots, :meth:`State.clone` and its
 JSON copy derive from that list.
@@ -15,7 +16,7 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
-from magdomino.games.grid import Grid
+from magdomino.games.tower.grid import Grid
 from magdomino.games.core import (
     _START_RANK,
     ABANDONED,

@@ -1,6 +1,6 @@
 """20 sur 20 (Fernand Nathan): lines of dominoes worth exactly twenty, closed by "20" markers.
 
-The rules are RULES.md's "20 sur 20", on a square grid (see :mod:`magdomino.games.vingt_moves`
+The rules are RULES.md's "20 sur 20", on a square grid (see :mod:`magdomino.games.vingt.moves`
 for the table, the runs and the legal-move generator). The State API is the one of the
 other games: ``Game("vingt", players, seed, options)`` (a :class:`VingtGame`) → ``new_initial_state()`` → a
 :class:`VingtState` starting at a chance node; ``current_player()`` is a seat,
@@ -8,7 +8,7 @@ other games: ``Game("vingt", players, seed, options)`` (a :class:`VingtGame`) �
 ``apply_action``; ``is_terminal``; ``returns``; ``clone``; ``to_json``/``from_json``.
 
 Actions are tuples: a move ``("place", d, ((x, y, p, q), ...))`` (see
-:mod:`magdomino.games.vingt_moves`), :data:`PASS`, :data:`STOP` (end a series of
+:mod:`magdomino.games.vingt.moves`), :data:`PASS`, :data:`STOP` (end a series of
 single-tile moves), and the chance actions :data:`DEAL` and :data:`DRAW`. Chance events
 (the deal and every refill draw) all come from the state's one seeded
 ``numpy.random.Generator``: the deal shuffles the 54 tiles, a draw takes the next tile of
@@ -38,9 +38,9 @@ Choices made where RULES.md is silent (what players at the table would expect):
   someone's total reaches the target; the highest total then wins (ties shared).
   ``returns()`` gives each winner ``1/len(winners)`` and the others 0.
 
-Players: :func:`make_player` (random, greedy, lookahead, ismcts); :func:`play_vingt` plays a match
-into a JSON record (``magdomino play --rule vingt``), drawn by
-:func:`magdomino.faces.tables.vingt_figure`.
+Players: :mod:`magdomino.games.vingt.players` (random, greedy, lookahead, ismcts);
+:func:`play_vingt` plays a match into a JSON record (``magdomino play --rule vingt``), drawn
+by :func:`magdomino.faces.tables.vingt_figure`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, TERMINAL, TurnState
-from magdomino.games.vingt_moves import (
+from magdomino.games.vingt.moves import (
     MAX_TILES,
     STEPS,
     alignment,
@@ -60,6 +60,7 @@ from magdomino.games.vingt_moves import (
     key,
     legal_moves,
 )
+from magdomino.games.vingt.players import make_player
 from magdomino.model.tiles import double_set
 
 RULE = "vingt"
@@ -132,7 +133,7 @@ class VingtState(TurnState):
     """A position in a match (see the module docstring).
 
     Read-only attributes: ``racks`` (sorted tile lists per seat), ``stock`` (the last is
-    drawn next), ``occ`` (the table, :mod:`magdomino.games.vingt_moves`), ``tiles``
+    drawn next), ``occ`` (the table, :mod:`magdomino.games.vingt.moves`), ``tiles``
     (placed tiles: ``(tile, x, y, d, p, q, seat)``), ``markers_left``, ``markers_placed``
     (cells per seat), ``round_no`` (0-based), ``results`` (one dict per finished round),
     ``totals`` (competition points), ``log`` (set it to a list to receive events).
@@ -496,26 +497,6 @@ class VingtState(TurnState):
 
     def __repr__(self) -> str:
         return f"<VingtState {self.game!r} round={self.round_no} current={self.current} tiles={len(self.tiles)}>"
-
-
-PLAYER_KINDS = ("random", "greedy", "lookahead", "ismcts")
-
-
-def make_player(kind: str, seed=0):
-    """A 20 sur 20 player by name: random (seeded), greedy, lookahead or ismcts (OpenSpiel's
-    information-set MCTS on ``magdomino_vingt``: needs the openspiel extra)."""
-    from magdomino.games.players import RandomPlayer
-    from magdomino.games.vingt_moves import GreedyPlayer, LookaheadPlayer
-
-    if kind == "ismcts":  # an optional extra, imported on use
-        from magdomino.games.openspiel_games import ISMCTSPlayer
-
-        return ISMCTSPlayer(seed)
-
-    makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
-    if kind not in makers:
-        raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
-    return makers[kind](seed)
 
 
 def play_vingt(players: int, seed: int = 0, target: int | None = None, player_kinds=None) -> dict:

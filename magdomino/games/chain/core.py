@@ -2,10 +2,11 @@
 
 These games use ordinary ivory dominoes (:data:`magdomino.model.tiles.TILE_SETS`) laid flat
 in one line with two open ends; no grid, no physics. Each game is a module of its own
-(:mod:`~magdomino.games.matador`, :mod:`~magdomino.games.echanges`) holding its legality
-and consequences as a :class:`ChainState` subclass and its options as a :class:`ChainGame`
-subclass; this module holds what they share, with the same API as the Magnetic Domino
-rules (:mod:`magdomino.games.core`):
+(:mod:`~magdomino.games.chain.matador`, :mod:`~magdomino.games.chain.echanges`) holding its
+legality and consequences as a :class:`ChainState` subclass and its options as a
+:class:`ChainGame` subclass (their players: :mod:`magdomino.games.chain.players`); this
+module holds what they share, with the same API as the Magnetic Domino rules
+(:mod:`magdomino.games.core`):
 
 - ``Game(rule, players, seed, options)`` (the registry in :mod:`magdomino.games.core`)
   → ``new_initial_state()`` → a state at a chance node (the deal);

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.chain.players import make_echanges_player, make_matador_player
 
 RECORD_VERSION = 1
 CHAIN_RULES = ("matador", "echanges")
@@ -21,11 +22,7 @@ MAX_ACTIONS = 1_000_000
 
 
 def _players(rule: str):
-    if rule == "matador":
-        from magdomino.games.matador import make_player
-    else:
-        from magdomino.games.echanges import make_player
-    return make_player
+    return make_matador_player if rule == "matador" else make_echanges_player
 
 
 def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = None, player_kinds=None) -> dict:
