@@ -143,10 +143,9 @@ def _cmd_play(args) -> int:
         args.physics = "pybullet" if args.rule in TOWER_RULES else "none"
     if args.physics == "none" and (args.preset is not None or args.no_magnets):
         raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics (without physics nothing is simulated)")
-    if args.physics in ("pybullet", "statics"):
+    if args.physics != "none":
         from magdomino.model.presets import load_preset
-        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
-        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+        from magdomino.studies.engines import get_engine
 
         try:
             preset = load_preset(args.preset or "standard")
@@ -154,8 +153,7 @@ def _cmd_play(args) -> int:
             if exc.key != "preset":
                 raise
             raise InputError("command line", "--preset", exc.expected) from None
-        kind = PybulletAdjudicator if args.physics == "pybullet" else StaticsAdjudicator
-        physics = kind(preset, magnets=not args.no_magnets)
+        physics = get_engine(args.physics, source="command line", key="--physics").adjudicator(preset, magnets=not args.no_magnets)
     max_placements = args.max_placements
     if max_placements is None and physics is not None:
         max_placements = 300

@@ -92,16 +92,13 @@ class TournamentJob:
 
 
 def _adjudicator(job: TournamentJob):
-    if job.physics == "pybullet":
-        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+    """The deal's adjudicator: the engine ``job.physics`` names judges (None: no physics)."""
+    if job.physics == "none":
+        return None
+    from magdomino.model.presets import load_preset
+    from magdomino.studies.engines import get_engine
 
-        return PybulletAdjudicator(job.preset or "standard", magnets=job.magnets)
-    if job.physics == "statics":
-        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
-        from magdomino.model.presets import load_preset
-
-        return StaticsAdjudicator(load_preset(job.preset or "standard"), magnets=job.magnets)
-    return None
+    return get_engine(job.physics, key="physics").adjudicator(load_preset(job.preset or "standard"), magnets=job.magnets)
 
 
 def play_deal(job: TournamentJob, deal: int) -> dict:
@@ -191,11 +188,6 @@ def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
         raise InputError(ARGUMENTS, "physics", f"one of {', '.join(PHYSICS)}, got {physics!r}")
     if physics != "none" and rule not in ("traditional", *TOWER_RULES):
         raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
-    if physics == "statics":  # refused here, not in a worker
-        try:
-            from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # noqa: F401
-        except ImportError:
-            raise InputError(ARGUMENTS, "physics", "'statics' needs magdomino.physics.statics_adjudicator (not in this version)") from None
     make = seat_players(rule)
     for kind in dict.fromkeys(seats):
         if kind == "ismcts" and not _has_pyspiel():  # said before any player module is asked
