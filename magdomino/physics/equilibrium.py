@@ -129,10 +129,11 @@ class Equilibrium:
         equilibria, in which the contacts inside ``S`` cancel (action and reaction). Such a
         *bridge* of the contact graph (a tower's every tile-on-tile contact) is checked alone:
         is that wrench in its contact's cone (a non-negative least-squares fit with zero
-        residual, 6 rows, tens of microseconds). The tiles left joined by other contacts (a
-        tile bridging two supports, tiles touching side by side: cycles of the graph) form
-        groups whose contact forces are coupled; each group is one small LP, its loads
-        including the known wrenches of the bridges that touch it. A tile whose every
+        residual, 6 rows, tens of microseconds; the residual and the fit's optimality checked
+        here, not taken from the solver: :func:`_nnls_fit`). The tiles left joined by other
+        contacts (a tile bridging two supports, tiles touching side by side: cycles of the
+        graph) form groups whose contact forces are coupled; each group is one small LP, its
+        loads including the known wrenches of the bridges that touch it. A tile whose every
         contact is a bridge is then in equilibrium by construction. Tiles not connected to
         the ground go to one LP with everything (:meth:`solve`).
         """
@@ -189,7 +190,7 @@ class Equilibrium:
             u = edges[parent_edge[v]][0] if edges[parent_edge[v]][1] == v else edges[parent_edge[v]][1]
             F[u] += F[v]
             T[u] += T[v]
-        from scipy.optimize import nnls
+        from scipy.sparse import csc_matrix
 
         joined, bridges = [], []  # bridges: (contact, child node, other node, child is body b)
         for e, (u, v, c) in enumerate(edges):
@@ -207,9 +208,11 @@ class Equilibrium:
             for k in range(len(contact)):
                 c = contact[k]
                 gens = self._on[1.0 if on_b[k] else -1.0][self._starts[c] // FRICTION_DIRECTIONS : self._starts[c + 1] // FRICTION_DIRECTIONS]
-                _, residual = nnls(gens.reshape(-1, 6).T, -W[k])
+                M = gens.reshape(-1, 6).T
+                residual, optimal = _nnls_fit(M, -W[k])
                 if residual > CONE_RESIDUAL * (1.0 + np.abs(W[k]).max()):
-                    return False
+                    if optimal or not _feasible(csc_matrix(M), W[k]):
+                        return False
             if not joined:
                 return True
             np.subtract.at(rhs, child, W)
@@ -236,14 +239,15 @@ class Equilibrium:
             rows = (6 * np.asarray(tiles)[:, None] + np.arange(6)).ravel()
             A_group, w_group = self.A[rows][:, cols], rhs[tiles].ravel()
             # Non-negative least squares first (a third of the LP's time on these small
-            # groups): a zero residual is a solution, a large one proves there is none; only
-            # a residual in between (never seen: feasible ones give ~1e-16, infeasible ones
-            # > 1e-3 relative) goes to the LP.
-            _, residual = nnls(A_group.toarray(), -w_group, maxiter=50 * len(cols))
+            # groups): a zero residual is a solution, a large one at the least-squares
+            # optimum proves there is none; a residual in between (never seen: feasible ones
+            # give ~1e-16, infeasible ones > 1e-3 relative), or a fit that is not the
+            # optimum (:func:`_nnls_fit`), goes to the LP.
+            residual, optimal = _nnls_fit(A_group.toarray(), -w_group, maxiter=50 * len(cols))
             scale = 1.0 + np.abs(w_group).max()
             if residual <= CONE_RESIDUAL * scale:
                 continue
-            if residual > GROUP_INFEASIBLE * scale or not _feasible(A_group, w_group):
+            if (optimal and residual > GROUP_INFEASIBLE * scale) or not _feasible(A_group, w_group):
                 return False
         return True
 
@@ -283,6 +287,38 @@ class Equilibrium:
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return False, None
         return True, float(h.getSolution().col_value[self.k])
+
+
+KKT_TOLERANCE = 1e-9
+"""A non-negative least-squares fit is its problem's optimum (:func:`_nnls_fit`) when the
+gradient ``Mᵀ(M x - b)`` is at least ``-KKT_TOLERANCE`` everywhere and within it of zero where
+``x > 0`` (relative to the problem's scale; rounding leaves ~1e-16)."""
+
+
+def _nnls_fit(M, b, maxiter=None) -> tuple[float, bool]:
+    """Non-negative least-squares fit of ``b`` by the columns of ``M``: (the residual
+    ``|M x - b|`` of the returned ``x``, whether ``x`` is the optimum).
+
+    Neither is taken from ``scipy.optimize.nnls``: its reimplementation (SciPy 1.15 on) can
+    return a point that is not the minimiser *and* report ``rnorm = 0`` for it
+    (scipy/scipy#25389). Seen here with SciPy 1.16.0-1.17.1 (not 1.14.1, 1.15.3): a tile
+    whose centre of mass is 3 mm past its only support's edge, against a neighbour's end
+    face, got ``rnorm = 0.0`` for a point leaving it 0.168 tile weights of force and 0.062
+    of torque out of balance: "stands". So the residual is recomputed from
+    ``x`` (a small one is a solution whatever the solver said: ``x >= 0`` and ``M x ≈ b``)
+    and a large one proves ``b`` outside the cone only at a Karush-Kuhn-Tucker point (the
+    gradient ``Mᵀ(M x - b)`` non-negative, zero where ``x > 0``); otherwise the caller asks
+    the LP."""
+    from scipy.optimize import nnls
+
+    x, _ = nnls(M, b, maxiter=maxiter)
+    x = np.maximum(x, 0.0)
+    r = M @ x - b
+    g = M.T @ r
+    tol = KKT_TOLERANCE * (1.0 + np.abs(b).max()) * (1.0 + np.abs(M).max())
+    on = x > 0
+    optimal = bool(g.min(initial=0.0) >= -tol and (not np.any(on) or np.abs(g[on]).max() <= tol))
+    return float(np.linalg.norm(r)), optimal
 
 
 _SOLVERS = threading.local()
