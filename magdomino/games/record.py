@@ -318,7 +318,8 @@ def format_record(record: dict) -> str:
                     v += f" ({verdict['reason']})"
             if ev.get("error"):
                 v += f" error: {ev['error']}"
-            text = f"place {a}-{b} {ev['mode']} {where} {how}{on}{tag}{v}"
+            said = ev.get("placement")  # the placement language (records of 0.1 before it: the grid pose)
+            text = f"place {said}, {ev['motion']}{tag}{v}" if said else f"place {a}-{b} {ev['mode']} {where} {how}{on}{tag}{v}"
         elif kind == "draw":
             text = f"draws {_t(ev['tile'])}"
         elif kind == "pass":

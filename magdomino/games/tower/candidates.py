@@ -73,6 +73,7 @@ from magdomino.maths.geometry import (
     relative_pose,
 )
 from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
+from magdomino.studies.aiming import SLIDE_START_MM  # how far away a slid candidate starts
 from magdomino.studies.scenario import Placement, Scenario, target_pose
 from magdomino.studies.whatif import check_tile
 
@@ -83,8 +84,6 @@ YAW_TOLERANCE_DEG = 10.0
 LEVEL_TOLERANCE = 0.3
 """Largest height error of a settled tile, in tile thicknesses."""
 TILT_TOLERANCE_DEG = 10.0
-SLIDE_START_MM = 60.0
-"""How far away a slid candidate starts (as the rules' physics adjudicator)."""
 
 
 
@@ -249,15 +248,11 @@ class Candidate:
     pos_mm: tuple[float, float, float]
 
     def describe(self) -> str:
-        a = self.pips_matched  # the matching half first: "6-2 on #3 (6-5) half 0"
-        b = self.tile[1] if self.tile[0] == a else self.tile[0]
-        p = f"#{self.parent} ({self.parent_pips[0]}-{self.parent_pips[1]}) half {self.parent_half}"
-        if self.kind == "on top":
-            also = [f"#{n}" for n in self.supports if n != self.parent]
-            return f"{a}-{b} on {p}, {self.direction}" + (f", bridging to {', '.join(also)}" if also else "")
-        if self.kind == "end to end":
-            return f"{a}-{b} end to end with {p}"
-        return f"{a}-{b} slid beneath {p}, {self.direction}"
+        """This candidate in the placement language (:mod:`magdomino.studies.placements`),
+        which scenario files and the Python face read back as the same placement."""
+        slide_mm = self.placement.slide_mm if self.motion == "slide" else None
+        return placement_words(self.tile, self.grid, self.parent, self.parent_pips, self.kind, self.supports,
+                               slide_mm=slide_mm, slide=self.slide, relation=(self.parent_half, self.pips_matched, self.direction))
 
     def to_dict(self) -> dict:
         pl = self.placement
@@ -401,6 +396,41 @@ def _candidate(grid: Grid, world: _World, t, k: int, found: tuple) -> Candidate:
         placement=placement,
         pos_mm=tuple(float(v) * 1000 for v in rest),
     )
+
+
+WORDS = {"on top": "on", "beneath": "beneath", "end to end": "after"}
+"""The placement language's word for each kind of placement on the grid."""
+
+
+def placement_words(tile, grid: GridPose, parent: int, parent_pips, kind: str, supports=(), *, slide_mm=None,
+                    slide: int | None = None, parent_pose: GridPose | None = None, relation=None,
+                    as_shown: bool = False) -> str:
+    """A placement on the rules' grid in the placement language: ``"3-1 on #2 (3-3) half 1,
+    across left"``, the lower tile's pips as shown; the tile with its matching half first, or
+    (``as_shown``) half 0 first as it will lie, the order later placements' ``half`` refers to.
+
+    ``relation``: (parent's half, pips matched, direction) when known, else computed from
+    ``grid`` and ``parent_pose``. A slide is written ``slid from (dx, dy) mm`` (``slide_mm``,
+    in the frame the placement is read in) unless it comes from where the free half points,
+    as the language's ``beneath`` does by default.
+    """
+    half, matched, direction = relation or _relation(grid, tile, parent_pose, parent_pips, kind)
+    other = tile[1] if tile[0] == matched else tile[0]
+    first, second = tile if as_shown else (matched, other)
+    text = f"{first}-{second} {WORDS[kind]} #{parent} ({parent_pips[0]}-{parent_pips[1]}) half {half}"
+    if kind != "end to end" and direction != "outward":
+        text += ", " + direction.replace("across, ", "across ")
+    also = [f"#{n}" for n in supports if n != parent]
+    if kind == "on top" and also:
+        text += f", bridging to {', '.join(also)}"
+    if slide is not None and slide_mm is not None:
+        mine = grid.squares()
+        m = mine[0] if tile[0] == matched else mine[1]
+        o = mine[1] if tile[0] == matched else mine[0]
+        free = (o[0] - m[0], o[1] - m[1])
+        if DIRS[slide] != (-free[0], -free[1]):  # not in from where its free half points
+            text += f", slid from ({slide_mm[0]:g}, {slide_mm[1]:g}) mm"
+    return text
 
 
 def _relation(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int, int, str]:

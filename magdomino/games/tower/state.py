@@ -257,6 +257,7 @@ class State(TurnState):
                 ev["slide"] = geo.DIR_NAMES[action.slide]
             ev["pose"] = [action.x, action.y, action.level, action.d]
             ev["parent"] = action.parent
+            ev["placement"] = self._words(action, number)
             if action.start:
                 ev["start" if self.constructions == 1 else "restart"] = True
             if outcome is not None:
@@ -288,6 +289,27 @@ class State(TurnState):
             self._end_deal([], ABANDONED, cur)
         else:
             self.current = (cur + 1) % g.players
+
+    def _words(self, action: Action, number: int) -> str:
+        """The placement in the placement language (before it joins the construction): on,
+        beneath or after its parent, or at its pose when it has none (mm, degrees)."""
+        from magdomino.games.tower.candidates import placement_words
+        from magdomino.studies.aiming import SLIDE_START_MM
+
+        pose = geo.GridPose(action.x, action.y, action.level, action.d)
+        if action.parent is None or action.parent >= number:
+            centre, yaw = geo.physical_pose(pose, self.game.tile_size)
+            where = [centre[0] * 1000, centre[1] * 1000] + ([centre[2] * 1000] if action.level else [])
+            text = f"{action.tile[0]}-{action.tile[1]} at (" + ", ".join(f"{v:g}" for v in np.round(where, 3) + 0.0) + ") mm"
+            turn = round(float(np.degrees(yaw)), 3) + 0.0
+            return text + (f", yaw {turn:g}" if turn else "")
+        below = self.placed[action.parent]
+        ppose = geo.GridPose(below.x, below.y, below.level, below.d)
+        kind = "on top" if action.level > below.level else ("beneath" if action.level < below.level else "end to end")
+        supports = self.grid.supports(pose) if kind == "on top" else ()
+        slide_mm = None if action.slide is None else tuple(-v * SLIDE_START_MM for v in DIRS[action.slide])  # the grid's frame is the world's
+        return placement_words(action.tile, pose, action.parent, below.tile, kind, supports, parent_pose=ppose, as_shown=True,
+                               slide=action.slide, slide_mm=slide_mm)
 
     def _value(self, hand) -> int:
         return len(hand) if self.game.kids else sum(a + b for a, b in hand)
