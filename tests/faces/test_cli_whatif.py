@@ -53,14 +53,14 @@ def test_a_push_is_shown_and_ranks_after_equal_odds_without_one(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     rows = {line.split(". ", 1)[1].split("  ")[0]: (int(line.split(".")[0]), line) for line in r.stdout.splitlines()
             if line.strip()[:1].isdigit()}
-    rank_straight, straight = rows["4-2 slid beneath #1 (1-4) half 1, outward"]
-    rank_across, across = rows["4-2 slid beneath #1 (1-4) half 1, across, left"]
+    rank_straight, straight = rows["4-2 beneath #1 (1-4) half 1"]
+    rank_across, across = rows["4-2 beneath #1 (1-4) half 1, across left"]
     assert "p = 0.000" in straight and "p = 0.000" in across
     assert "shifted 0.000, median " in straight and "shifted 1.000, median " in across
     assert rank_straight < rank_across
     doc = json.loads(out.read_text())
     by_name = {c["placement"]["description"]: c for c in doc["candidates"]}
-    c = by_name["4-2 slid beneath #1 (1-4) half 1, across, left"]
+    c = by_name["4-2 beneath #1 (1-4) half 1, across left"]
     assert c["shift_share"] == 1.0 and c["reasons"] == {"shifted": 2} and c["median_shift_mm"] > 10
     assert f"median {c['median_shift_mm']:5.1f} mm" in across
     assert len(c["shift_ci95"]) == 2 and c["shift_ci95"][1] == 1.0

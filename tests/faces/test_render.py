@@ -43,8 +43,8 @@ def test_png_size_colours_and_pips(tmp_path):
 
 
 def test_pips_come_from_the_pips():
-    blank, _ = render_image(plain([{"pips": [0, 0], "pos_mm": [0, 0]}]), width=320, height=240)
-    six, _ = render_image(plain([{"pips": [6, 6], "pos_mm": [0, 0]}]), width=320, height=240)
+    blank, _ = render_image(plain([{"pips": [0, 0], "pos_mm": [0, 0]}]), width=320, height=240, labels=False)
+    six, _ = render_image(plain([{"pips": [6, 6], "pos_mm": [0, 0]}]), width=320, height=240, labels=False)
     assert whiteish(blank).sum() == 0
     assert whiteish(six).sum() > 100
     # and they lie on the tile: inside the box of the tile's non-table pixels
@@ -55,7 +55,7 @@ def test_pips_come_from_the_pips():
 
 
 def test_the_camera_frames_the_construction():
-    image, _ = render_image(plain([{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [1, 2], "pos_mm": [150, 0]}]), width=320, height=240)
+    image, _ = render_image(plain([{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [1, 2], "pos_mm": [150, 0]}]), width=320, height=240, labels=False)
     tiles = ~near_hue(image, (0.80, 0.76, 0.69), cos=0.9995) & (image.sum(axis=2) > 120)
     cols = np.nonzero(tiles.any(axis=0))[0]
     rows = np.nonzero(tiles.any(axis=1))[0]
@@ -168,3 +168,19 @@ def test_render_command_refuses_a_collapsed_structure_and_an_unwritable_out(tmp_
     assert done.stderr.count("\n") == 1 and "fallen.toml: structure: expected a structure that settles" in done.stderr
     done = cli("render", scenario, "--out", tmp_path / "no" / "f.png")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--out: expected a file in an existing directory" in done.stderr
+
+
+def test_pictures_label_each_tile_and_half_where_it_lies():
+    # The labels are drawn over the picture at each tile's top centre (#N) and over its halves
+    # (h0, h1): the labelled picture differs from the bare one there, and only near the tiles.
+    sc = plain([{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [1, 2], "pos_mm": [150, 0]}])
+    bare, _ = render_image(sc, width=320, height=240, labels=False)
+    labelled, _ = render_image(sc, width=320, height=240)
+    changed = np.any(bare != labelled, axis=2)
+    assert changed.sum() > 50
+    rows, cols = np.nonzero(changed)
+    tiles = ~near_hue(bare, (0.80, 0.76, 0.69), cos=0.9995) & (bare.sum(axis=2) > 120)
+    r, c = np.nonzero(tiles)
+    assert r.min() - 12 <= rows.min() and rows.max() <= r.max() + 12 and c.min() - 12 <= cols.min() and cols.max() <= c.max() + 12
+    left, right = cols < 160, cols >= 160  # both tiles carry a label (#0 left, #1 right)
+    assert left.sum() > 20 and right.sum() > 20

@@ -205,8 +205,8 @@ def test_a_placement_that_pushes_the_structure_ranks_after_one_that_does_not(tmp
     sc = load_scenario(SC / "slide_beneath.toml")
     _, poses = settle_structure(sc)
     beneath = [c for c in enumerate_placements(sc, (4, 2), poses) if c.kind == "beneath"]
-    across = next(c for c in beneath if c.describe().endswith("across, left"))
-    lengthwise = next(c for c in beneath if c.describe().endswith("outward"))
+    across = next(c for c in beneath if c.direction == "across, left")
+    lengthwise = next(c for c in beneath if c.direction == "outward")
     assert across.index < lengthwise.index
     ranked = rank_placements(sc, (4, 2), 3, candidates=[across, lengthwise], executor="serial", settled=poses, out_dir=tmp_path)
     assert [r.candidate for r in ranked] == [lengthwise, across]
