@@ -296,6 +296,10 @@ def execute(runner: Runner, run_chunk: Callable, job, tasks: list[tuple[int | No
     """Run chunks of trials, ``run_chunk(job, what_if, trials) -> records`` on the workers;
     hand each record to ``on_record`` as its chunk finishes. A chunk whose worker died is
     run again, trial by trial, at most :data:`MAX_ATTEMPTS` times."""
+    if runner.kind == "serial":  # each chunk runs as it is submitted: its records go out at once (nothing lost if killed)
+        for w, trials in tasks:
+            _collect(runner.submit(run_chunk, job, w, trials), (w, trials), on_record, [])
+        return
     pending = {runner.submit(run_chunk, job, w, trials): (w, trials) for w, trials in tasks}
     attempts: Counter = Counter()
     while pending:
