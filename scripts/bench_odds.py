@@ -125,7 +125,8 @@ def trial_phase(scenario, trials: int, repeats: int, what_ifs=None) -> tuple[flo
     the busiest worker's CPU seconds with 2 workers over the one worker's (the ratio the
     trial phase would have on two free cores: the load balance and the cost of shipping
     chunks, whatever else runs on the machine)."""
-    from magdomino.studies.odds import OddsSettings, check_structure_settled, estimate_odds
+    from magdomino.studies.engines import check_structure_settled
+    from magdomino.studies.odds import OddsSettings, estimate_odds
     from magdomino.studies.scenario import settle_structure
 
     verdict, settled = settle_structure(scenario)

@@ -120,3 +120,19 @@ def test_no_import_from_a_lower_layer_to_a_higher_one():
 def test_no_module_over_600_lines():
     long = {module_name(p): n for p in ROOT.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_every_name_the_scripts_and_tests_import_from_the_package_exists():
+    # a module moved or a name renamed must take its callers along (scripts/bench_* run only by hand)
+    import importlib
+    import importlib.util
+
+    missing = []
+    for path in [*sorted((ROOT.parent / "scripts").glob("*.py")), *sorted((ROOT.parent / "tests").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("magdomino"):
+                module = importlib.import_module(node.module)
+                for alias in node.names:
+                    if not hasattr(module, alias.name) and importlib.util.find_spec(f"{node.module}.{alias.name}") is None:
+                        missing.append(f"{path.name}: {node.module}.{alias.name}")
+    assert missing == []
