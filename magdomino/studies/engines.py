@@ -67,9 +67,6 @@ class Engine:
         """The games' adjudicator judged by this engine (:mod:`magdomino.physics.adjudicator`)."""
         raise NotImplementedError
 
-    def __reduce__(self):  # engines are stateless: a worker gets the registered one
-        return (get_engine, (self.name,))
-
     def __repr__(self) -> str:
         return f"<engine {self.name}>"
 
