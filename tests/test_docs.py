@@ -100,3 +100,19 @@ def test_the_notebook_runner_fails_on_a_cell_that_fails():
 ])
 def test_blocks_are_found(text, expected):
     assert python_blocks(text) == expected
+
+
+def test_the_tutorial_runs_in_a_real_jupyter_kernel(tmp_path):
+    # What a reader's Jupyter does (nbclient and ipykernel, the test extras): the runner above
+    # cannot see what only a kernel needs (plotly's figures wanted nbformat in the kernel).
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(TUTORIAL, as_version=4)
+    shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
+    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    shown = [o for o in outputs if o.output_type in ("execute_result", "display_data")]
+    assert sum("text/html" in o.data for o in shown) >= 5
+    assert any("application/vnd.plotly.v1+json" in o.data for o in shown)  # the 3D view
