@@ -8,8 +8,9 @@ sweeps a parameter and draws itself. Results print as short tables, show themsel
 notebook (``_repr_html_``: the picture with tiles and halves labelled, the table) and convert
 to rows (``to_rows()``, or ``to_dataframe()`` when pandas is installed).
 
-Small runs stay in this process (no worker processes, so a plain script needs no
-``if __name__ == "__main__"`` guard); ``jobs=2`` or more asks for worker processes.
+Runs stay in this process unless ``jobs=2`` or more asks for worker processes (so a plain
+script needs no ``if __name__ == "__main__"`` guard; with ``jobs`` > 1 a script needs it, a
+notebook does not).
 """
 
 from __future__ import annotations
@@ -80,10 +81,13 @@ class Construction:
     def __init__(self, tiles=(), *, preset="standard", magnets: bool = True, seed: int = 0, name: str = "construction",
                  noise: dict | None = None):
         self._preset, self.magnets, self.seed, self.name = preset, magnets, seed, name
+        if noise is not None and not isinstance(noise, dict):
+            raise InputError(PYTHON, "noise", f"expected a table (a dict such as {{'pos_sigma_mm': 0.5}}), got {noise!r}")
         self.noise = dict(noise or {})
         self.tiles: list[str] = []
+        self.what_ifs: list[str] = []
         self._scenario = None
-        for t in ([tiles] if isinstance(tiles, str) else tiles):
+        for t in _texts(tiles, "tiles"):
             self.add(t)
 
     # building
@@ -117,13 +121,15 @@ class Construction:
         made._scenario = replace(sc, what_if=())
         return made
 
-    what_ifs: list = []
+    def save(self, path, what_ifs=None) -> Path:
+        """Write this construction and ``what_ifs`` (default: the ones it was loaded with) as a
+        scenario file (TOML); a preset that is not a bundled one goes into a preset file beside it."""
+        from magdomino.model.presets import preset_names
 
-    def save(self, path, what_ifs=()) -> Path:
-        """Write this construction (and ``what_ifs``) as a scenario file (TOML)."""
         path = Path(path)
-        preset = self.scenario.preset
-        name = preset.name if isinstance(self._preset, str) else str(self._preset_file(path))
+        bundled = isinstance(self._preset, str) and self._preset in preset_names()
+        name = self._preset if bundled else self._preset_file(path)
+        what_ifs = self.what_ifs if what_ifs is None else what_ifs
         lines = [f"name = {_toml(self.name)}", f"preset = {_toml(name)}", f"magnets = {str(self.magnets).lower()}", f"seed = {self.seed}", ""]
         for t in self.tiles:
             lines += ["[[structure]]", f"place = {_toml(t)}", ""]
@@ -131,14 +137,20 @@ class Construction:
             lines += ["[[what_if]]", f"place = {_toml(w)}", ""]
         if self.noise:
             lines += ["[noise]"] + [f"{k} = {_toml(v)}" for k, v in self.noise.items()] + [""]
-        path.write_text("\n".join(lines))
+        try:
+            path.write_text("\n".join(lines))
+        except OSError as exc:
+            raise InputError(PYTHON, "path", f"cannot write {path}: {exc.strerror or exc}") from None
         return path
 
-    def _preset_file(self, path: Path) -> Path:
+    def _preset_file(self, path: Path) -> str:
         from magdomino.model.presets import write_preset
 
         out = path.with_name(path.stem + "-preset.toml")
-        write_preset(self.scenario.preset, out)
+        try:
+            write_preset(self.scenario.preset, out)
+        except OSError as exc:
+            raise InputError(PYTHON, "path", f"cannot write {out}: {exc.strerror or exc}") from None
         return out.name
 
     @property
@@ -149,17 +161,13 @@ class Construction:
         return self._scenario
 
     def _build(self, what_ifs):
-        from magdomino.model.presets import Preset
         from magdomino.studies.scenario import scenario_from_dict
 
         if not self.tiles:
             raise InputError(PYTHON, "tiles", "expected at least one tile: add one, like '6-6 at (0, 0) mm'")
         data = {"name": self.name, "magnets": self.magnets, "seed": self.seed, "structure": list(self.tiles),
-                "what_if": list(_texts(what_ifs)), "noise": self.noise}
-        if not isinstance(self._preset, Preset):
-            data["preset"] = self._preset
-        sc = scenario_from_dict(data, source=PYTHON)
-        return sc if not isinstance(self._preset, Preset) else replace(sc, preset=self._preset)
+                "what_if": list(_texts(what_ifs)), "noise": self.noise, "preset": self._preset}
+        return scenario_from_dict(data, source=PYTHON)  # a Preset object is checked against as a named one is
 
     def with_what_ifs(self, what_ifs):
         """The scenario with these what-ifs (placement texts), checked."""
@@ -471,16 +479,26 @@ def _adjudicator(physics, preset_name, magnets):
 
 
 def _executor(jobs, settings: dict) -> dict:
-    """In this process unless worker processes are asked for (``jobs`` > 1, or an executor)."""
+    """In this process unless worker processes are asked for (``jobs`` > 1, or an executor):
+    a large run started from a script without a ``__main__`` guard would stop in its workers."""
     if "executor" not in settings and "scheduler" not in settings and jobs in (None, 1):
         settings = {**settings, "executor": "serial"}
     return settings
 
 
-def _texts(placements) -> list:
+def _texts(placements, key: str = "what_ifs") -> list:
+    """Placement texts from one text, several, or a list of them (one level)."""
     if isinstance(placements, str):
         return [placements]
-    return list(placements)
+    try:
+        items = list(placements)
+    except TypeError:
+        raise InputError(PYTHON, key, f"expected placements as text, like '6-6 at (0, 0) mm', got {placements!r}") from None
+    flat = [t for item in items for t in (item if isinstance(item, (list, tuple)) else [item])]
+    bad = [t for t in flat if not isinstance(t, str)]
+    if bad:
+        raise InputError(PYTHON, key, f"expected placements as text, like '3-1 on #2 half 1', got {bad[0]!r}")
+    return flat
 
 
 def _tile(tile) -> tuple[int, int]:

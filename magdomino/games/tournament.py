@@ -44,7 +44,8 @@ TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
 TOWER_RULES = ("defi", "quinconce")
 FLAT_RULES = ("traditional", "matador", "echanges", "vingt")
-PHYSICS = ("pybullet", "statics", "none")
+PHYSICS = ("pybullet", "dynamics", "statics", "none")
+"""``physics``: an engine's name (``pybullet`` is the dynamics' other name) or none."""
 SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "matador": "higher",
                "vingt": "higher", "echanges": "none"}
 """Which way a rule's scores are better (``none``: echanges scores nothing per seat)."""

@@ -399,10 +399,7 @@ def with_overrides(preset: Preset, overrides: dict[str, Any], source: str = ARGU
     """
     data = preset.to_dict()
     for key, value in overrides.items():
-        if key == "magnets_scale":
-            check_number(source, key, value, minimum=0.0, maximum=10.0)
-            for m in data["tile"]["magnets"]:
-                m["polarization_T"] = m["polarization_T"] * float(value)
+        if key == "magnets_scale":  # applied last, to the polarisations the other keys set
             continue
         path = key.split(".")
         if path[:2] == ["tile", "magnets"] and len(path) == 3:
@@ -418,6 +415,12 @@ def with_overrides(preset: Preset, overrides: dict[str, Any], source: str = ARGU
             raise InputError(source, key, "expected a preset key such as tile.friction, tile.mass_g, tile.magnets.polarization_T, "
                                           "solver.time_step_s, collapse.max_tilt_deg or magnets_scale")
         table[path[-1]] = value
+    if "magnets_scale" in overrides:
+        scale = check_number(source, "magnets_scale", overrides["magnets_scale"], minimum=0.0, maximum=10.0)
+        if not data["tile"]["magnets"]:
+            raise InputError(source, "magnets_scale", f"expected a preset with magnets ({preset.name} has none)")
+        for m in data["tile"]["magnets"]:
+            m["polarization_T"] = m["polarization_T"] * float(scale)
     try:
         return preset_from_dict(data, preset.source or source)
     except InputError as exc:

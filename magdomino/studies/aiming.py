@@ -57,9 +57,9 @@ def target_pose(placement: Placement, poses: list[tuple[np.ndarray, np.ndarray]]
         u = np.array([c * outward[0] - s * outward[1], s * outward[0] + c * outward[1]])
         centre = anchor + u * length / 4
         yaw = math.atan2(u[1], u[0]) if k == 0 else math.atan2(-u[1], -u[0])
-        if placement.relation != "on":  # beneath it or beside it: on the level of the tile it is tied to
-            level = p_t[2] - thick if placement.relation == "beneath" else p_t[2]
-            return np.array([centre[0], centre[1], max(level, thick / 2)]), yaw
+        if placement.relation == "beneath":  # on the table, under the tied tile's half (a file or a what-if alike)
+            return np.array([centre[0], centre[1], thick / 2]), yaw
+        # "after": end to end, resting on what is below it (the table for the rules' flat game)
     else:
         centre = np.array(placement.pos_mm[:2]) / 1000
         yaw = math.radians(placement.yaw_deg)
@@ -175,9 +175,11 @@ def structure_poses(scenario: Scenario, size: np.ndarray, deltas: np.ndarray | N
     shown = [pl.pips for pl in scenario.structure]
     for i, pl in enumerate(scenario.structure):
         position, yaw = target_pose(pl, used, shown, size)
+        _check_level(pl, used, position, size, scenario.source, f"structure[{i}].after")
         explicit_z = pl.pos_mm is not None and len(pl.pos_mm) == 3
-        if explicit_z:
-            check_clear(position, yaw, used, size, scenario.source, f"structure[{i}].pos_mm")
+        if explicit_z or pl.relation == "beneath":  # a height given, not found: it must start clear
+            explicit_z = True
+            check_clear(position, yaw, used, size, scenario.source, f"structure[{i}].{'pos_mm' if pl.on is None else pl.relation}")
         if deltas is not None:
             dx, dy, dyaw = deltas[i]
             centre = position[:2] + np.array([dx, dy]) / 1000
@@ -216,6 +218,18 @@ def check_clear(position, yaw, poses, size, source: str, key: str, starts: str =
             )
 
 
+def _check_level(placement, poses, position, size, source: str, key: str) -> None:
+    """Refuse an ``after`` placement that does not come to rest beside the tile it is tied to
+    (end to end means on the same level: a tile tied to a raised one would rest lower, or on it)."""
+    if placement.relation != "after":
+        return
+    t = placement.on[0]
+    gap = float(position[2] - poses[t][0][2])
+    if abs(gap) > 0.25 * size[2]:
+        raise InputError(source, key, f"expected a tile on its own level to lie end to end with; this one would rest "
+                                      f"{abs(gap) * 1000:.1f} mm {'above' if gap > 0 else 'below'} #{t}")
+
+
 def aim_placement(
     scenario: Scenario,
     settled: tuple[np.ndarray, np.ndarray],
@@ -237,6 +251,7 @@ def aim_placement(
     poses = [(settled[0][i], settled[1][i]) for i in range(n)]
     shown = [pl.pips for pl in scenario.structure]
     rest, yaw = target_pose(placement, poses, shown, size)
+    _check_level(placement, poses, rest, size, scenario.source, _what_if_key(scenario, placement, "after"))
     if placement.slide_mm is not None or placement.relation == "beneath":
         rest[2] = size[2] / 2  # a slide happens on the table, under whatever is above
     elif placement.pos_mm is not None and len(placement.pos_mm) == 3:

@@ -135,6 +135,8 @@ _registered: dict[str, Callable[[], Engine]] = {}
 
 def register_engine(name: str, factory: Callable[[], Engine] | str) -> None:
     """Make an engine available by ``name``: a callable returning it, or ``"module:Class"``."""
+    _BUILTIN.pop(name, None)
+    _registered.pop(name, None)
     if isinstance(factory, str):
         _BUILTIN[name] = factory
     else:
@@ -151,7 +153,9 @@ def get_engine(engine: "Engine | str | None" = None, *, source: str = ARGUMENTS,
     """The engine ``engine`` names (an :class:`Engine` is returned as it is; None: dynamics)."""
     if isinstance(engine, Engine):
         return engine
-    name = "dynamics" if engine is None else ALIASES.get(engine, engine) if isinstance(engine, str) else engine
+    if engine is not None and not isinstance(engine, str):
+        raise InputError(source, key, f"expected one of {', '.join(engine_names())} or an Engine, got {engine!r}")
+    name = "dynamics" if engine is None else ALIASES.get(engine, engine)
     if name in _made:
         return _made[name]
     if name in _registered:

@@ -48,7 +48,7 @@ import math
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -269,6 +269,10 @@ class OddsSettings:
 
 def odds_settings(settings: "OddsSettings | int", **changes) -> OddsSettings:
     """``settings`` with ``changes``; a plain number is the number of trials."""
+    known = {f.name for f in fields(OddsSettings)}
+    for key in changes:
+        if key not in known:
+            raise InputError(ARGUMENTS, key, f"unknown setting; expected one of {', '.join(sorted(known))}")
     if isinstance(settings, OddsSettings):
         return replace(settings, **changes) if changes else settings
     return OddsSettings(settings, **changes)

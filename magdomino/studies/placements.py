@@ -21,6 +21,7 @@ structure tile that never moves). ``outward`` is the default direction and ``acr
 ``across right`` are left and right of the lower tile's half 0 → half 1 axis (as the rules'
 candidates say). Clauses the what-if ranking prints for information are read and checked or
 ignored: ``bridging to #3, #4`` (which other tiles it rests on), ``in line`` (end to end).
+Numbers are written with ten significant digits, so a pose read from a file comes back as it was.
 
 :func:`parse_placement` turns a text into the table a scenario file would hold (so a text goes
 through exactly the checks of a file); :func:`format_placement` writes a
@@ -86,8 +87,8 @@ def _number(text: str) -> float | int:
 
 
 def _split(text: str) -> list[str]:
-    """The comma-separated parts of ``text``, commas inside parentheses and in "across, left",
-    "in line, outward" and "bridging to #3, #4" kept within their part."""
+    """The comma-separated parts of ``text``, commas inside parentheses and in "across, left"
+    and "bridging to #3, #4" kept within their part."""
     text = re.sub(r"\s+", " ", text.strip())
     text = re.sub(r"across, (left|right)", r"across \1", text)
     parts, depth, current = [], 0, ""
@@ -109,7 +110,7 @@ def _split(text: str) -> list[str]:
     return merged
 
 
-def parse_placement(text, source: str, key: str, *, what_if: bool = False) -> dict:
+def parse_placement(text, source: str, key: str) -> dict:
     """The scenario table (``pips``, ``on``/``beneath``/``after`` or ``pos_mm``, ``yaw_deg``,
     ``drop_mm``, ``slide_mm``, ``fixed``) that ``text`` says; InputError naming ``key`` when it
     is not in the grammar. The table is then checked as a file's is (tiles, indices, matching
@@ -168,14 +169,17 @@ def expand_place(entry: dict, source: str, key: str, shown: list, allowed) -> di
     """A scenario entry with ``place = "..."`` as the table it stands for (other keys kept,
     such as ``drop_mm``); InputError when it also gives what the text says, or names the
     lower tile's pips wrongly (``shown``: the earlier tiles' pips as shown)."""
-    others = sorted(k for k in entry if k in {"pips", "pos_mm", "yaw_deg", *TIED, "slide_mm"})
-    if others:
-        raise InputError(source, f"{key}.{others[0]}", "expected either place = \"...\" or the keys it stands for, not both")
     parsed = parse_placement(entry["place"], source, f"{key}.place")
     parent = parsed.pop("_parent_pips", None)
+    others = sorted(k for k in entry if k in {"pips", "pos_mm", "yaw_deg", *TIED, "slide_mm"} or (k != "place" and k in parsed))
+    if others:
+        raise InputError(source, f"{key}.{others[0]}", "expected either place = \"...\" or the keys it stands for, not both")
+    said = {"drop_mm": "drop", "slide_mm": "slid from", "fixed": "fixed"}
+    for k in parsed:
+        if k not in allowed:  # a structure tile is neither dropped nor slid; a what-if is never fixed
+            who = "a what-if" if k == "fixed" else "a structure tile"
+            raise InputError(source, f"{key}.place", f"expected no '{said.get(k, k)}' here: {who} takes none")
     tied = next((k for k in TIED if k in parsed), None)
-    if tied and tied not in allowed:
-        raise InputError(source, f"{key}.place", f"expected a structure tile on a tile or at a pose; '{tied}' places are what-ifs")
     t = parsed[tied]["tile"] if tied else None
     if parent is not None and 0 <= t < len(shown) and parent != list(shown[t]):
         raise InputError(source, f"{key}.place", f"expected #{t} to be {shown[t][0]}-{shown[t][1]} (as shown), "
@@ -197,15 +201,19 @@ def format_placement(placement, shown=None) -> str:
         text = f"{a}-{b} {placement.relation} #{t}{parent} half {h}"
         direction = direction_of(placement.yaw_deg, h)
         if direction is None:
-            text += f", turned {placement.yaw_deg:g} deg"
+            text += f", turned {_num(placement.yaw_deg)} deg"
         elif direction != "outward":
             text += f", {direction}"
     else:
-        text = f"{a}-{b} at (" + ", ".join(f"{v:g}" for v in placement.pos_mm) + ") mm"
+        text = f"{a}-{b} at (" + ", ".join(_num(v) for v in placement.pos_mm) + ") mm"
         if placement.yaw_deg:
-            text += f", yaw {placement.yaw_deg:g}"
+            text += f", yaw {_num(placement.yaw_deg)}"
     if placement.slide_mm is not None:
-        text += f", slid from ({placement.slide_mm[0]:g}, {placement.slide_mm[1]:g}) mm"
+        text += f", slid from ({_num(placement.slide_mm[0])}, {_num(placement.slide_mm[1])}) mm"
     if placement.drop_mm != DEFAULT_DROP_MM:
-        text += f", drop {placement.drop_mm:g} mm"
+        text += f", drop {_num(placement.drop_mm)} mm"
     return text + (", fixed" if placement.fixed else "")
+
+
+def _num(value: float) -> str:
+    return format(float(value), ".10g")

@@ -156,10 +156,10 @@ def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None
     if not isinstance(data.get("description", ""), str):
         raise InputError(source, "description", "expected a string")
     preset_ref = data.get("preset", "standard")
-    if not isinstance(preset_ref, str):
+    if not isinstance(preset_ref, (str, Preset)):
         raise InputError(source, "preset", "expected a preset name or a path to a preset file")
     try:
-        preset = load_preset(preset_ref, relative_to=base)
+        preset = preset_ref if isinstance(preset_ref, Preset) else load_preset(preset_ref, relative_to=base)  # a Preset: from Python
     except InputError as exc:
         if exc.key == "preset":  # not found: say so in this file's terms
             raise InputError(source, "preset", exc.expected) from None
@@ -284,6 +284,8 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
             )
         on = (t, h)
     yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0), minimum=-YAW_LIMIT_DEG, maximum=YAW_LIMIT_DEG)
+    if relation == "after" and on is not None and yaw % 360:
+        raise InputError(source, f"{key}.yaw_deg", f"expected 0: end to end lies in line with the tile it follows, got {yaw:g}")
     fixed = entry.get("fixed", False)
     if not isinstance(fixed, bool):
         raise InputError(source, f"{key}.fixed", "expected true or false")

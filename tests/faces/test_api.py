@@ -115,3 +115,45 @@ def test_the_3d_view_of_a_construction_and_of_a_what_if():
     assert [t.name for t in tiles] == ["#0 6-6", "#1 6-3", "#2 3-3"]
     outcome = tower.view3d("3-1 on #2 half 1")
     assert any("(placed)" in (t.hovertext or "") or "(placed)" in (t.name or "") for t in outcome.data if t.type == "mesh3d")
+
+
+@pytest.mark.parametrize("call, says", [
+    (lambda: md.Construction(42), "tiles: expected placements as text"),
+    (lambda: md.Construction([42]), "tiles: expected placements as text"),
+    (lambda: md.Construction(TOWER, noise="x"), "noise: expected a table"),
+    (lambda: md.Construction(TOWER).odds("3-1 on #2 half 1", trials=2, bogus=1), "bogus: unknown setting"),
+    (lambda: md.Construction(TOWER).simulate(engine=[1]), "engine: expected one of"),
+    (lambda: md.Construction(TOWER).save("/nonexistent/dir/x.toml"), "path: cannot write /nonexistent/dir/x.toml"),
+    (lambda: md.preset("plain", magnets_scale=2), "magnets_scale: expected a preset with magnets"),
+])
+def test_bad_calls_are_one_line_never_a_traceback(call, says):
+    with pytest.raises(InputError, match=says):
+        call()
+
+
+def test_a_preset_object_is_what_the_checks_use():
+    big = md.preset("standard", **{"tile.size_mm": [96, 48, 16]})
+    tower = md.Construction(["6-6 at (0, 0) mm"], preset=big)
+    with pytest.raises(InputError, match=r"structure\[1\]\.pos_mm"):  # inside the big tile, not the standard one
+        tower.add("3-1 at (60, 0, 8) mm")
+
+
+def test_saving_keeps_what_was_loaded_and_what_ifs_belong_to_each_construction(tmp_path):
+    mine = md.preset("standard", magnets_scale=1.1)
+    path = md.Construction(TOWER, preset=mine).save(tmp_path / "a.toml", what_ifs=["3-1 on #2 half 1"])
+    loaded = md.load(path)
+    assert loaded.scenario.preset.tile.magnets[0].polarization == pytest.approx(mine.tile.magnets[0].polarization)
+    again = loaded.save(tmp_path / "b.toml")  # the loaded what-ifs come along
+    assert md.load(again).what_ifs == loaded.what_ifs == ["3-1 on #2 (3-3) half 1"]
+    assert md.Construction(TOWER).what_ifs == [] and md.Construction(TOWER).what_ifs is not md.Construction(TOWER).what_ifs
+
+
+def test_simulate_takes_a_list_of_what_ifs_too():
+    tower = md.Construction(TOWER)
+    assert len(tower.simulate(["3-1 on #2 half 1", "3-1 on #2 half 0"], engine="statics").verdicts) == 3
+
+
+def test_magnets_scale_applies_to_the_polarisation_the_other_keys_set_whatever_their_order():
+    a = md.preset("standard", magnets_scale=2, **{"tile.magnets.polarization_T": 1.0})
+    b = md.preset("standard", **{"tile.magnets.polarization_T": 1.0, "magnets_scale": 2})
+    assert {m.polarization for m in a.tile.magnets} == {m.polarization for m in b.tile.magnets} == {2.0}

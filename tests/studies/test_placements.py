@@ -137,3 +137,35 @@ def test_what_is_not_in_the_grammar_is_refused_in_one_line(text, says):
     with pytest.raises(InputError, match=says) as info:
         parse_placement(text, "my.toml", "what_if[0].place")
     assert str(info.value).startswith("my.toml: what_if[0].place: ") and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("structure, what_if, says", [
+    (["6-6 at (0, 0) mm", "6-1 beneath #0 half 1"], [], r"structure\[1\]\.beneath: expected a pose clear of the other tiles"),
+    (["6-6 at (0, 0) mm", "6-1 after #0 half 1, back"], [], r"structure\[1\]\.yaw_deg: expected 0: end to end lies in line"),
+    (["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-1 after #1 half 1"], [], r"structure\[2\]\.after: expected a tile on its own level"),
+    (["6-6 at (0, 0) mm"], ["6-1 on #0 half 1, fixed"], r"what_if\[0\]\.place: expected no 'fixed' here: a what-if takes none"),
+    (["6-6 at (0, 0) mm", "6-1 on #0 half 1, drop 2 mm"], [], r"structure\[1\]\.place: expected no 'drop' here"),
+    (["6-6 at (0, 0) mm"], [{"place": "6-1 on #0 half 1, drop 2 mm", "drop_mm": 3}], r"what_if\[0\]\.drop_mm: expected either place"),
+])
+def test_placements_that_mean_nothing_physical_are_refused(structure, what_if, says):
+    with pytest.raises(InputError, match=says):
+        scenario_from_dict({"structure": structure, "what_if": what_if}, source="s.toml")
+
+
+def test_beneath_is_on_the_table_for_a_file_tile_and_a_what_if_alike():
+    size = np.array([0.048, 0.024, 0.008])
+    tile_ = scenario_from_dict({"structure": ["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-1 beneath #1 half 1"]}, source="s.toml")
+    assert structure_poses(tile_, size)[2][0][2] == pytest.approx(size[2] / 2)
+    what_if = scenario_from_dict({"structure": ["6-6 at (0, 0) mm", "6-3 on #0 half 1"], "what_if": ["3-1 beneath #1 half 1"]},
+                                 source="s.toml")
+    poses = structure_poses(what_if, size)
+    rest, _, motion = aim_placement(what_if, (np.array([p for p, _ in poses]), np.array([q for _, q in poses])), what_if.what_if[0], size)
+    assert rest[2] == pytest.approx(size[2] / 2) and rest[:2] == pytest.approx(structure_poses(tile_, size)[2][0][:2])
+    assert type(motion).__name__ == "Slide"
+
+
+def test_a_pose_read_from_a_file_is_written_back_to_the_digit():
+    sc = scenario_from_dict({"structure": [{"pips": [6, 6], "pos_mm": [1234.5678, -0.125]}]}, source="s.toml")
+    text = sc.describe(sc.structure[0])
+    assert text == "6-6 at (1234.5678, -0.125) mm"
+    assert scenario_from_dict({"structure": [text]}, source="t").structure == sc.structure
