@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.physics.connections import signals_held
+from magdomino.physics.connections import quiet_c_output, signals_held
 
 if TYPE_CHECKING:
     from magdomino.studies.scenario import Scenario
@@ -107,8 +107,11 @@ def _start_server(context) -> None:
     from multiprocessing import forkserver, resource_tracker
 
     # The tracker first: its own start blocks SIGINT and SIGTERM, then unblocks them, which
-    # would undo the block below.
-    resource_tracker.ensure_running()
+    # would undo the block below. Its output goes nowhere: all it ever says is, when a run was
+    # interrupted while a pool's semaphores were alive, "leaked semaphore" warnings on the
+    # command's stderr after its one line "magdomino: interrupted" (it unlinks them anyway).
+    with quiet_c_output():
+        resource_tracker.ensure_running()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         forkserver.ensure_running()
