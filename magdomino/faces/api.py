@@ -96,7 +96,7 @@ class Construction:
         """Add a tile (checked at once: a wrong one is refused and not added). Returns self."""
         self.tiles.append(placement)
         try:
-            self._scenario = self._build([])
+            self._scenario = self.with_what_ifs([])
         except InputError:
             self.tiles.pop()
             raise
@@ -108,16 +108,10 @@ class Construction:
         from magdomino.studies.scenario import load_scenario
 
         sc = load_scenario(path)
-        made = cls._from_scenario(sc)
-        made.what_ifs = [sc.describe(w) for w in sc.what_if]
-        return made
-
-    @classmethod
-    def _from_scenario(cls, sc) -> "Construction":
         made = cls.__new__(cls)
         made._preset, made.magnets, made.seed, made.name, made.noise = sc.preset, sc.magnets, sc.seed, sc.name, dict(sc.noise)
-        shown = [pl.pips for pl in sc.structure]
-        made.tiles = [pl.describe(shown) for pl in sc.structure]
+        made.tiles = [sc.describe(pl) for pl in sc.structure]
+        made.what_ifs = [sc.describe(w) for w in sc.what_if]
         made._scenario = replace(sc, what_if=())
         return made
 
@@ -156,11 +150,10 @@ class Construction:
     @property
     def scenario(self):
         """The checked :class:`~magdomino.studies.scenario.Scenario` (no what-ifs)."""
-        if self._scenario is None:
-            raise InputError(PYTHON, "tiles", "expected at least one tile: add one, like '6-6 at (0, 0) mm'")
-        return self._scenario
+        return self._scenario if self._scenario is not None else self.with_what_ifs([])  # no tile: says so
 
-    def _build(self, what_ifs):
+    def with_what_ifs(self, what_ifs):
+        """The scenario with these what-ifs (placement texts), checked as a file is."""
         from magdomino.studies.scenario import scenario_from_dict
 
         if not self.tiles:
@@ -168,10 +161,6 @@ class Construction:
         data = {"name": self.name, "magnets": self.magnets, "seed": self.seed, "structure": list(self.tiles),
                 "what_if": list(_texts(what_ifs)), "noise": self.noise, "preset": self._preset}
         return scenario_from_dict(data, source=PYTHON)  # a Preset object is checked against as a named one is
-
-    def with_what_ifs(self, what_ifs):
-        """The scenario with these what-ifs (placement texts), checked."""
-        return self._build(what_ifs)
 
     # studying
 
@@ -213,15 +202,16 @@ class Construction:
         sc = self.with_what_ifs(what_ifs)
         return Sweep(sweep(sc, param, values, trials, seed=seed, jobs=jobs, progress=progress, **_executor(jobs, settings)))
 
-    def picture(self, *what_ifs: str, settled: bool = True) -> "Picture":
-        """Side and top views with every tile (#N) and half labelled: as it settled (or as placed)."""
-        sc = self.with_what_ifs(what_ifs)
+    def picture(self, *, settled: bool = True) -> "Picture":
+        """Side and top views of the structure with every tile (#N) and half labelled: as it
+        settled (or as placed); a what-if's end is :meth:`render` or :meth:`view3d`'s."""
+        sc = self.scenario
         poses = None
         if settled:
             from magdomino.studies.scenario import settle_structure
 
             _, poses = settle_structure(sc)
-        return Picture(_construction_png(sc, poses, what_ifs))
+        return Picture(_construction_png(sc, poses))
 
     def view3d(self, what_if: str | None = None, *, labels: bool = True):
         """An interactive 3D view (rotate, zoom; a ``plotly`` Figure, which shows itself in a
@@ -233,11 +223,11 @@ class Construction:
 
         sc = self.with_what_ifs([what_if] if what_if else [])
         settled = get_engine("dynamics").starting_structure(sc, before="a 3D view")
-        before = ([pl.pips for pl in sc.structure], *settled)
+        pips = [pl.pips for pl in sc.structure]
         if what_if is None:
-            return construction_figure3d(settled[0], settled[1], before[0], sc.preset, title=self.name, labels=labels)
+            return construction_figure3d(*settled, pips, sc.preset, title=self.name, labels=labels)
         after = what_if_outcome(sc, 0, settled=settled)
-        return outcome_figure3d(before, after, sc.preset, title=f"{self.name}: {sc.describe(sc.what_if[0])}", labels=labels)
+        return outcome_figure3d((pips, *settled), after, sc.preset, title=f"{self.name}: {sc.describe(sc.what_if[0])}", labels=labels)
 
     def render(self, what_if: str | None = None, size=(800, 600)) -> "Picture":
         """A photo-like picture from PyBullet's renderer (the structure settled, or a what-if's end)."""
@@ -248,7 +238,8 @@ class Construction:
         return Picture(_png_bytes(image))
 
     def __repr__(self) -> str:
-        lines = [f"Construction {self.name!r}: {len(self.tiles)} tiles, preset {self.scenario.preset.name if self._scenario else self._preset}, "
+        preset = self._scenario.preset.name if self._scenario else getattr(self._preset, "name", self._preset)
+        lines = [f"Construction {self.name!r}: {len(self.tiles)} tiles, preset {preset}, "
                  f"magnets {'on' if self.magnets else 'off'}"]
         lines += [f"  #{i}  {t}" for i, t in enumerate(self.tiles)]
         return "\n".join(lines)
@@ -331,7 +322,7 @@ class Simulation(_Result):
     def _repr_html_(self) -> str:
         sc = self.result.scenario
         poses = self.result.settled_poses
-        return Picture(_construction_png(sc, poses, ())).html() + super()._repr_html_()
+        return Picture(_construction_png(sc, poses)).html() + super()._repr_html_()
 
 
 class Odds(_Result):
@@ -464,8 +455,7 @@ def tournament(rule: str, seats, deals: int = 10, *, seed: int = 0, physics: str
     from magdomino.games.tournament import run_tournament
 
     seats = seats.split(",") if isinstance(seats, str) else list(seats)
-    executor = "serial" if jobs in (None, 1) else None
-    return run_tournament(rule, seats, deals, seed=seed, physics=physics, jobs=jobs, executor=executor, progress=progress, **options)
+    return run_tournament(rule, seats, deals, seed=seed, physics=physics, jobs=jobs, progress=progress, **_executor(jobs, options))
 
 
 def _adjudicator(physics, preset_name, magnets):
@@ -539,7 +529,7 @@ def _png_bytes(image) -> bytes:
     return buffer.getvalue()
 
 
-def _construction_png(sc, poses, what_ifs) -> bytes:
+def _construction_png(sc, poses) -> bytes:
     """Side and top views of the structure (nominal or ``poses``), each tile and half labelled."""
     import numpy as np
 

@@ -160,7 +160,7 @@ def get_engine(engine: "Engine | str | None" = None, *, source: str = ARGUMENTS,
         return _made[name]
     if name in _registered:
         made = _registered[name]()
-    elif isinstance(name, str) and name in _BUILTIN:
+    elif name in _BUILTIN:
         module, cls = _BUILTIN[name].split(":")
         made = getattr(importlib.import_module(module), cls)()
     else:
