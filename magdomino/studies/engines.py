@@ -15,6 +15,10 @@ Engines here:
 - ``statics`` (:class:`magdomino.studies.statics_engine.StaticsEngine`): rigid-block
   equilibrium at rest, a linear program: exact for placements at rest, blind to impacts
   and pushes, milliseconds.
+- ``hybrid`` (:class:`magdomino.studies.hybrid_engine.HybridEngine`): each odds trial judged
+  by the statics where two batched LPs are sure of the answer, by the dynamics' own trial
+  elsewhere; a nominal run (``simulate``), the structure and the games' adjudicator are the
+  dynamics'.
 """
 
 from __future__ import annotations
@@ -123,6 +127,7 @@ class DynamicsEngine(Engine):
 _BUILTIN = {
     "dynamics": "magdomino.studies.engines:DynamicsEngine",
     "statics": "magdomino.studies.statics_engine:StaticsEngine",
+    "hybrid": "magdomino.studies.hybrid_engine:HybridEngine",
 }
 """Engines by name, as ``module:class`` (imported when first asked for)."""
 

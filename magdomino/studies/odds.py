@@ -108,6 +108,7 @@ class WhatIfOdds:
     stopped_by: str = "trials"
     counted_shifts: int | None = None
     median_shift_mm: float | None = None
+    judged_by: dict[str, int] = field(default_factory=dict)
 
     @property
     def counted(self) -> int:
@@ -157,6 +158,7 @@ class WhatIfOdds:
             "shift_share": self.shift_share,
             "shift_ci95": None if shift_ci is None else list(shift_ci),
             "median_shift_mm": self.median_shift_mm,
+            "judged_by": dict(sorted(self.judged_by.items())),
         }
         if self.error_messages:
             d["error_messages"] = list(self.error_messages)
@@ -445,7 +447,7 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
             execute(runner, run_chunk, job, _chunks(missing, runner.workers, job.engine.trials_per_chunk), on_record)
             end = new_end
             for w in active:
-                odds = _tally(scenario, w, records, end)
+                odds = _tally(scenario, w, records, end, job.engine.name)
                 if precision is not None and odds.half_width < precision:
                     odds.stopped_by = "precision"
                     final[w] = odds
@@ -490,14 +492,16 @@ def _kind(record: dict) -> str:
     return "undecided" if record.get("reason") == UNDECIDED_REASON else "stood"
 
 
-def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> WhatIfOdds:
+def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int, engine: str = "dynamics") -> WhatIfOdds:
     """The odds of ``what_if`` from its trials ``0 .. n-1``.
 
     Shifts: ``counted_shifts`` are the counted trials (neither errors nor undecided) whose
     record says ``shifted``; ``median_shift_mm`` is the median over the counted trials of
     each one's largest shift (its record's ``max_shift_mm``), rounded to 1e-6 mm as the
     records are. Both are None when no counted trial measured its shifts (a statics trial
-    has no ``max_shift_mm``: that engine does not know)."""
+    has no ``max_shift_mm``: that engine does not know); the median is None too when only
+    some counted trials measured it (the hybrid's statics part does not). ``judged_by``: how
+    many trials each engine judged (a record's ``judged_by``, else ``engine``)."""
     rows = [records[what_if, i] for i in range(n)]
     kinds = Counter(_kind(r) for r in rows)
     counted = [r for r in rows if _kind(r) in ("collapses", "stood")]
@@ -517,7 +521,8 @@ def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int) -> Wh
         reasons=dict(reasons),
         error_messages=messages,
         counted_shifts=sum(1 for r in counted if r.get("shifted")) if measured else None,
-        median_shift_mm=round(float(np.median(measured)), 6) if measured else None,
+        median_shift_mm=round(float(np.median(measured)), 6) if measured and len(measured) == len(counted) else None,
+        judged_by=dict(Counter(r.get("judged_by") or r.get("engine") or engine for r in rows)),
     )
 
 

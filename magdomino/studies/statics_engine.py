@@ -134,7 +134,8 @@ class StaticsEngine(Engine):
 # -- many trials in one LP ----------------------------------------------------------------
 
 
-def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, base=None) -> tuple[np.ndarray, list]:
+def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, base=None, last_load=None,
+                 wrenches=None) -> tuple[np.ndarray, list]:
     """Does each trial stand, each with its own preset (friction, mass, polarisations)?
 
     Parameters
@@ -148,6 +149,12 @@ def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, ba
     base : Preset, optional
         The preset they vary (default ``presets[0]``): the same one from call to call lets
         the magnet models be reused.
+    last_load : ndarray, shape (B,), optional
+        A factor on the last tile's weight in each trial (default 1): the structure must
+        carry that many times the placed tile's weight (the hybrid engine's impact screen).
+    wrenches : (ndarray, ndarray), shapes (B, n, 3), N and N·m, optional
+        The magnet force and torque on every tile of every trial, when the caller has them
+        (default: from each trial's preset, :func:`batch_magnets`).
 
     Returns
     -------
@@ -175,7 +182,9 @@ def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, ba
         ok = np.array([b for b in range(B) if refused[b] is None], int)
     stands = np.zeros(B, bool)
     if len(ok):
-        stands[ok] = _lp_stands([presets[b] for b in ok], P[ok], Q[ok], magnets, fixed, base or presets[0], contacts)
+        load = None if last_load is None else np.asarray(last_load, float)[ok]
+        given = None if wrenches is None else (np.asarray(wrenches[0])[ok], np.asarray(wrenches[1])[ok])
+        stands[ok] = _lp_stands([presets[b] for b in ok], P[ok], Q[ok], magnets, fixed, base or presets[0], contacts, load, given)
     return stands, refused
 
 
@@ -185,7 +194,7 @@ def _side_by_side(P: np.ndarray) -> np.ndarray:
     return P + np.arange(len(P))[:, None, None] * np.array([BATCH_SPACING_M, 0.0, 0.0])
 
 
-def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None) -> np.ndarray:
+def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=None, wrenches=None) -> np.ndarray:
     """One residual LP for B trials laid side by side (see :func:`magdomino.physics.statics.judge_many`).
 
     Each trial's friction enters its own columns: the pyramid edge ``n + μ d`` is linear in
@@ -213,9 +222,14 @@ def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None) -> np.ndarray
     A = csc_matrix(eq0.A + (eq1.A - eq0.A) @ diags(mu_col))
     down = np.zeros((B * n, 3))
     down[:, 2] = -1.0
+    if last_load is not None:  # the last tile of each trial weighs that many times its weight
+        down[n - 1 :: n, 2] = -np.asarray(last_load, float)
     w = eq0.load(down, np.zeros((B * n, 3)))
-    if magnets and base.tile.magnets:
-        force, torque = _batch_magnets(presets, flat_p, flat_q, n, base)
+    if magnets and base.tile.magnets:  # in tile weights
+        if wrenches is None:
+            force, torque = _batch_magnets(presets, flat_p, flat_q, n, base)
+        else:
+            force, torque = np.asarray(wrenches[0], float).reshape(-1, 3), np.asarray(wrenches[1], float).reshape(-1, 3)
         weight = np.repeat([p.tile.mass * p.solver.gravity for p in presets], n)[:, None]
         w = w + eq0.load(force / weight, torque / weight)
     rows = 6 * eq0.m
@@ -234,6 +248,18 @@ def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None) -> np.ndarray
 
 _MODELS: dict = {}
 """Magnet models of :func:`_batch_magnets`, by magnet layout and polarisations."""
+
+
+def batch_magnets(presets, positions, quaternions, base=None) -> tuple[np.ndarray, np.ndarray]:
+    """Magnet force (B, n, 3) N and torque (B, n, 3) N·m on every tile of B trials of the
+    same structure (positions (B, n, 3) m, quaternions (B, n, 4)), each trial with its own
+    preset's polarisations (variations of ``base``, default ``presets[0]``)."""
+    P, Q = np.asarray(positions, float), np.asarray(quaternions, float)
+    B, n = P.shape[:2]
+    if n < 2:
+        return np.zeros((B, n, 3)), np.zeros((B, n, 3))
+    f, t = _batch_magnets(presets, _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), n, base or presets[0])
+    return f.reshape(B, n, 3), t.reshape(B, n, 3)
 
 
 def _batch_magnets(presets, flat_p, flat_q, n, base) -> tuple[np.ndarray, np.ndarray]:

@@ -17,6 +17,7 @@ compares their cost with the settings of earlier versions.
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,3 +167,43 @@ def judge_all(cases: list[Case], **settings) -> tuple[list[str], float]:
             presets[case.preset] = load_preset(case.preset).with_settings(**settings)
         outcomes.append(outcome(judge(case, presets[case.preset])))
     return outcomes, time.perf_counter() - start
+
+
+def case_scenario(case: Case, source: str | None = None):
+    """The case as a :class:`~magdomino.studies.scenario.Scenario`: its structure at the
+    recorded poses (centre and heading; a settled tile's tilt of a few millidegrees is
+    dropped: the structure is settled again), its placement as the one what-if, aimed at
+    the recorded rest pose (centre x, y, z) with the recorded drop or slide. Odds on it draw
+    their trials exactly as ``magdomino odds`` does on a file.
+    """
+    from magdomino.maths.poses import quaternion_yaw
+    from magdomino.studies.scenario import scenario_from_dict
+
+    def mm(values):
+        return [round(float(v) * 1000, 6) for v in values]
+
+    # A tile's pips change nothing physical; random cases may repeat a tile, a scenario may not.
+    spare = iter([(a, b) for a in range(7) for b in range(a, 7)])
+    seen: set = set()
+
+    def unique(pips):
+        pips = tuple(map(int, pips))
+        while frozenset(pips) in seen or (pips[0] == pips[1] and (pips,) in seen):
+            pips = next(spare)
+        seen.add(frozenset(pips))
+        seen.add((pips,)) if pips[0] == pips[1] else None
+        return list(pips)
+
+    data: dict = {"name": case.name.replace("/", " ").replace("#", "n"), "preset": case.preset, "magnets": case.magnets, "structure": []}
+    for pips, p, q, fixed in case.tiles:
+        data["structure"].append({"pips": unique(pips), "pos_mm": mm(p), "yaw_deg": round(math.degrees(quaternion_yaw(q)), 6),
+                                  "fixed": bool(fixed)})
+    if case.placement is not None:
+        pips, rest, yaw, motion = case.placement
+        what_if = {"pips": unique(pips), "pos_mm": mm(rest), "yaw_deg": round(math.degrees(yaw), 6)}
+        if isinstance(motion, Slide):
+            what_if["slide_mm"] = mm(motion.start_offset[:2])
+        else:
+            what_if["drop_mm"] = round(float(motion.height) * 1000, 6)
+        data["what_if"] = [what_if]
+    return scenario_from_dict(data, source or f"<case {case.name}>")

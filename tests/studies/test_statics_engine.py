@@ -107,7 +107,7 @@ def test_a_third_engine_is_one_class_and_one_registration():
     reference = estimate_odds(sc, 40, executor="serial", what_ifs=[EDGE], engine="statics")
     assert ours.engine == "statics-copy" and isinstance(get_engine("statics-copy"), Engine)
     assert ours.to_dict()["results"] == reference.to_dict()["results"]
-    with pytest.raises(InputError, match="engine: expected one of dynamics, statics, statics-copy, got 'mujoco'"):
+    with pytest.raises(InputError, match="engine: expected one of dynamics, statics, hybrid, statics-copy, got 'mujoco'"):
         get_engine("mujoco")
 
 
