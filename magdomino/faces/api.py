@@ -171,7 +171,7 @@ class Construction:
         sc = self.with_what_ifs(what_ifs)
         return Simulation(get_engine(engine, source=PYTHON).simulate(sc), self)
 
-    def odds(self, *what_ifs: str, trials: int = 100, seed: int | None = None, jobs: int | None = None, engine="dynamics",
+    def odds(self, *what_ifs: str, trials: int = 100, seed: int | None = None, jobs: int | None = None, engine="hybrid",
              noise: dict | None = None, progress: bool = True, **settings) -> "Odds":
         """How likely a real hand's placement (each what-if; the structure when none) brings it down."""
         from magdomino.studies.odds import estimate_odds

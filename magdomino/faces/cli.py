@@ -198,6 +198,8 @@ def _odds_line(r, width: int = 34) -> str:
     line = f"  {label:<{width}} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
     if r.median_shift_mm is not None:
         line += f", median shift {r.median_shift_mm:.2f} mm"
+    if len(r.judged_by) > 1:
+        line += " (judged by " + ", ".join(f"{k} {v}" for k, v in sorted(r.judged_by.items(), reverse=True)) + ")"
     if r.stopped_by == "precision":
         line += " (precision reached)"
     if r.error_messages:
@@ -245,7 +247,7 @@ def _add_odds_options(p) -> None:
     for name in _NOISE_FLAGS:
         noise.add_argument("--" + name.replace("_", "-"), dest=name, type=_non_negative, metavar="X")
     noise.add_argument("--drop-mm", type=_non_negative, nargs=2, metavar=("LO", "HI"), help="release height range, mm")
-    add_engine(p, "statics: each trial a static check of the perturbed rest pose (no drop; refused poses are errors)")
+    add_engine(p, "statics: each trial a static check of the perturbed rest pose (no drop; refused poses are errors)", study=True)
 
 
 def _add_odds(sub) -> None:
@@ -348,12 +350,13 @@ def _cmd_whatif(args) -> int:
     check_outputs(args, "--json", "--plot")
     tile = parse_tile(args.tile, "command line", "--tile")
     scenario = load_scenario(args.scenario)
-    settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty())
+    settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty(), engine=args.engine)
     if args.parallel_only and not args.second_parallel:
         raise InputError("command line", "--parallel-only", "not with --no-second-parallel/--perpendicular (every tile parallel, or not)")
     orientation = {"parallel_only": args.parallel_only, "second_parallel": args.second_parallel}
     ranked = rank_placements(scenario, tile, settings, candidates=enumerate_placements, rule=args.rule, screen=args.screen, **orientation)
-    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, screen=args.screen, **orientation)
+    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, screen=args.screen, engine=args.engine,
+                               **orientation)
     out = sys.stderr if args.json == "-" else sys.stdout
     n = resolve_noise(scenario)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
@@ -416,6 +419,7 @@ def _add_whatif(sub) -> None:
                    help="rank every placement by the statics' tilt margin, run the odds on the best K (and those within a band of them)")
     p.add_argument("--json", metavar="OUT", help="write the ranking as JSON ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the ranking with its intervals")
+    add_engine(p, "statics: each trial a static check of the perturbed rest pose", study=True)
     p.set_defaults(func=_cmd_whatif)
 
 

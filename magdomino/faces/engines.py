@@ -6,12 +6,14 @@ from __future__ import annotations
 from magdomino.errors import InputError
 
 
-def add_engine(p, statics: str) -> None:
-    """Add ``--engine`` to the parser ``p``; ``statics`` says what the statics does there."""
-    from magdomino.studies.engines import engine_names
+def add_engine(p, statics: str, study: bool = False) -> None:
+    """Add ``--engine`` to the parser ``p``; ``statics`` says what the statics does there;
+    ``study``: odds trials (default the hybrid), else one nominal run (default the dynamics)."""
+    from magdomino.studies.engines import STUDY_ENGINE, engine_names
 
-    p.add_argument("--engine", choices=engine_names(), default="dynamics",
-                   help=f"who judges (default dynamics: PyBullet); {statics}")
+    default = STUDY_ENGINE if study else "dynamics"
+    why = {"dynamics": "PyBullet", "hybrid": "the statics where it is sure, PyBullet elsewhere; dynamics: PyBullet for every trial"}
+    p.add_argument("--engine", choices=engine_names(), default=default, help=f"who judges (default {default}: {why[default]}); {statics}")
 
 
 def run_simulate(scenario, args):

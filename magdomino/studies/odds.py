@@ -55,7 +55,7 @@ from typing import Any, Callable
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.studies.engines import Engine, get_engine
+from magdomino.studies.engines import STUDY_ENGINE, Engine, get_engine
 from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest
 from magdomino.studies.scenario import Scenario, check_scenario
 from magdomino.studies.trials import Job, resolve_noise, run_chunk
@@ -232,8 +232,9 @@ class OddsSettings:
     progress : bool
         A tqdm bar on stderr with the running estimate.
     engine : Engine or str
-        Who judges a trial (:mod:`magdomino.studies.engines`): ``"dynamics"`` (a verdict in
-        a fresh world), ``"statics"`` (a static check of the perturbed rest pose on the
+        Who judges a trial (:mod:`magdomino.studies.engines`): ``"hybrid"`` (the default:
+        the statics where it is sure, else the dynamics), ``"dynamics"`` (a verdict in a
+        fresh world), ``"statics"`` (a static check of the perturbed rest pose on the
         nominal structure), or an engine object.
     """
 
@@ -248,7 +249,7 @@ class OddsSettings:
     out_dir: str | Path | None = None
     resume: bool = False
     progress: bool = False
-    engine: Engine | str = "dynamics"
+    engine: Engine | str = STUDY_ENGINE
 
     def checked(self, scenario: Scenario) -> "OddsSettings":
         """These settings with the seed filled in; InputError (naming the argument) if one is bad."""
@@ -500,12 +501,16 @@ def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int, engin
     each one's largest shift (its record's ``max_shift_mm``), rounded to 1e-6 mm as the
     records are. Both are None when no counted trial measured its shifts (a statics trial
     has no ``max_shift_mm``: that engine does not know); the median is None too when only
-    some counted trials measured it (the hybrid's statics part does not). ``judged_by``: how
+    some counted trials measured it (the hybrid's statics part does not, but says they did
+    not shift: counted). ``judged_by``: how
     many trials each engine judged (a record's ``judged_by``, else ``engine``)."""
     rows = [records[what_if, i] for i in range(n)]
     kinds = Counter(_kind(r) for r in rows)
     counted = [r for r in rows if _kind(r) in ("collapses", "stood")]
     measured = [float(r["max_shift_mm"]) for r in counted if _is_number(r.get("max_shift_mm"))]
+    # The hybrid's screen says "nothing moved" of the trials it judges (checked against the
+    # dynamics); the statics engine knows no shifts at all.
+    knows_shifts = bool(measured) or any(r.get("judged_by") == "statics" for r in counted)
     errors = [r for r in rows if r.get("error")]
     reasons = Counter(r["reason"] for r in rows)
     messages = sorted({r["error"] for r in errors})[:5]
@@ -520,7 +525,7 @@ def _tally(scenario: Scenario, what_if: int | None, records: dict, n: int, engin
         shifts=sum(1 for r in rows if r.get("shifted") and not r.get("error")),
         reasons=dict(reasons),
         error_messages=messages,
-        counted_shifts=sum(1 for r in counted if r.get("shifted")) if measured else None,
+        counted_shifts=sum(1 for r in counted if r.get("shifted")) if knows_shifts else None,
         median_shift_mm=round(float(np.median(measured)), 6) if measured and len(measured) == len(counted) else None,
         judged_by=dict(Counter(r.get("judged_by") or r.get("engine") or engine for r in rows)),
     )

@@ -240,7 +240,7 @@ def screen_placements(scenario: Scenario, candidates: list, settled, run: OddsSe
 
 def whatif_document(scenario: Scenario, tile, ranked: list[RankedPlacement], seed: int | None = None, *, rule: str = "any",
                     parallel_only: bool = False, second_parallel: bool = True, noise: dict | None = None,
-                    screen: int | None = None, engine: str = "dynamics") -> dict:
+                    screen: int | None = None, engine: str = "hybrid") -> dict:
     """The JSON document of a ranking: ``{"version", "seed", "preset", "tile_size_mm", "candidates", ...}``."""
     from magdomino.version import __version__
 

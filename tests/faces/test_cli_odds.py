@@ -51,7 +51,7 @@ def test_cli_run_killed_mid_way_resumes_to_the_identical_result(statics, tmp_pat
 
 def test_cli_odds_and_sweep(cli, tmp_path):
     res = cli("odds", STATICS, "--trials", "6", "--jobs", "1", "--json", tmp_path / "o.json", "--plot", tmp_path / "o.png",
-              "--pos-sigma-mm", "0.5", "--drop-mm", "0", "1")
+              "--pos-sigma-mm", "0.5", "--drop-mm", "0", "1", "--engine", "dynamics")
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "o.json").read_text())
     assert {"version", "seed", "preset", "tile_size_mm", "noise", "results"} <= set(doc)

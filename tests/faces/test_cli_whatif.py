@@ -29,7 +29,7 @@ def test_bad_input_exits_2_with_one_line(cli, args, message):
 def test_cli_ranks_writes_json_and_plot(cli, tmp_path):
     out, png = tmp_path / "w.json", tmp_path / "w.png"
     r = cli("whatif", SC / "whatif_step.toml", "--tile", "4,2", "--rule", "defi", "--parallel-only", "--trials", "2", "--jobs", "1",
-            "--json", out, "--plot", png)
+            "--json", out, "--plot", png, "--engine", "dynamics")
     assert r.returncode == 0, r.stderr
     lines = [line for line in r.stdout.splitlines() if line.strip()[:3] in ("1. ", "2. ")]
     assert "bridging to #3" in lines[0] and "p = 0.000" in lines[0] and "p = 1.000" in lines[1]
