@@ -508,10 +508,10 @@ def format_table(result: CalibrationResult) -> str:
     for p in result.parameters:
         unit = f" {p.unit}" if p.unit else ""
         lines.append(f"{p.name:<16} {p.value:>9.4g} {f'{p.low:.4g} - {p.high:.4g}{unit}':>19} {p.rel_sigma:>6.1%}")
-    lines += ["", f"{'measurement':<12} {'what':<34} {'n':>2} {'measured':>15} {'predicted':>10}  inside  alone"]
+    lines += ["", f"{'measurement':<12} {'what':<38} {'n':>2} {'measured':>15} {'predicted':>10}  inside  alone"]
     for r in result.rows:
         measured = f"{r.mean:.2f} ± {TOLERANCE_SIGMAS * r.sigma:.2f}"
-        lines.append(f"{r.key:<12} {r.what + ' (' + r.unit + ')':<34} {r.readings:>2} {measured:>15} {r.predicted:>10.2f}  "
+        lines.append(f"{r.key:<12} {r.what + ' (' + r.unit + ')':<38} {r.readings:>2} {measured:>15} {r.predicted:>10.2f}  "
                      f"{'yes' if r.inside else 'NO':<6}  {r.alone}")
     lines += [""] + result.conflicts if result.conflicts else []
     return "\n".join(lines)
