@@ -118,3 +118,18 @@ def test_the_written_preset_is_a_preset_with_its_spread(tmp_path):
     assert set(back.spread) == {"polarization_rel_sigma", "friction_rel_sigma", "mass_rel_sigma"}
     assert back.tile.magnets[0].polarization == pytest.approx(result.parameter("polarization").value)
     assert across_poses(back.tile.size)[0][1, 1] == pytest.approx(0.0)  # the slide set-up is centred
+
+
+def test_a_presets_spread_is_the_odds_noise_default():
+    from dataclasses import replace
+    from pathlib import Path
+
+    from magdomino.studies.scenario import load_scenario
+    from magdomino.studies.trials import NOISE_DEFAULTS, resolve_noise
+
+    sc = load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "zigzag.toml")
+    assert "mass_rel_sigma" not in sc.noise
+    assert resolve_noise(sc)["mass_rel_sigma"] == NOISE_DEFAULTS["mass_rel_sigma"]
+    spread = replace(sc, preset=replace(sc.preset, spread={"mass_rel_sigma": 0.07}))
+    assert resolve_noise(spread)["mass_rel_sigma"] == 0.07
+    assert resolve_noise(spread, {"mass_rel_sigma": 0.01})["mass_rel_sigma"] == 0.01  # the caller still wins
