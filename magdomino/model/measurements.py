@@ -38,6 +38,7 @@ naming the file and the key); the fit is :mod:`magdomino.studies.calibrate`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,7 @@ class Reading:
     def mean(self) -> float:
         return float(np.mean(self.values))
 
-    @property
+    @cached_property
     def sigma(self) -> float:
         """σ of one reading: the instrument's and the readings' spread together."""
         spread = float(np.std(self.values, ddof=1)) if len(self.values) > 1 else 0.0

@@ -59,6 +59,8 @@ DRAWS = 400
 """Monte Carlo draws of the measurements (about a second in all)."""
 GRID = 48
 """Points of each statics curve (overhang from half the tile's length to its length)."""
+LAMBDA_GRID = 2001
+"""Points of the grid of magnet factors ``λ`` on which the Monte Carlo's fits are found."""
 LAMBDA_CAP = 1e4
 """Largest magnet factor ``k²`` searched (``k`` 100: beyond any magnet)."""
 HOLD_MU = 100.0
@@ -320,24 +322,33 @@ class _Curves:
         return float(np.interp(lam_target, x[i - 1 : i + 1], y[i - 1 : i + 1]))
 
 
-def _fit_k2(curves: _Curves, groups: list[tuple[Reading, np.ndarray]], mass_ratio: float, k2_max: float) -> float:
-    """Least-squares ``k²`` (at the reference mass) of the overhang and load groups (each its
-    mean against the prediction, in its σ)."""
-    from scipy.optimize import minimize_scalar
+class _Fitter:
+    """Least-squares magnets ``λ`` of the overhang and load measurements (each one's mean
+    against the statics' prediction, in its σ), for many draws at once: the predictions on a
+    fine grid of ``λ``, the best grid point refined by a parabola through its neighbours."""
 
-    lam_each = [float(curves.lam_of(r, float(np.mean(v)))) for r, v in groups]
-    if len(groups) == 1:
-        return min(lam_each[0], k2_max) * mass_ratio
-    # the masses enter only through λ = k² m_ref / m: fit in λ, return k² at m_ref
-    def cost(lam):
-        return sum(((float(np.mean(v)) - np.nan_to_num(curves.predict(r, lam), nan=0.0)) / r.sigma) ** 2 for r, v in groups)
+    def __init__(self, curves: _Curves, groups: list[Reading], lam_max: float):
+        self.curves, self.groups = curves, groups
+        self.sigma = np.array([r.sigma for r in groups])
+        finite = [float(np.max(c[np.isfinite(c)], initial=0.0)) for c in [*curves.over.values(), *(v[1] for v in curves.loads.values())]]
+        top = min(max(finite, default=lam_max) * 1.2 + 1e-9, lam_max)
+        self.lam = np.linspace(0.0, top, LAMBDA_GRID)
+        self.pred = np.nan_to_num(np.array([[curves.predict(r, x) for r in groups] for x in self.lam]), nan=0.0)  # (Λ, G)
 
-    finite = [x for x in lam_each if math.isfinite(x)] or [k2_max]
-    grid = np.linspace(0, min(max(finite) * 1.5 + 1e-6, k2_max), 41)
-    best = grid[int(np.argmin([cost(g) for g in grid]))]
-    step = grid[1] - grid[0]
-    res = minimize_scalar(cost, bounds=(max(best - step, 0.0), best + step), method="bounded", options={"xatol": 1e-6})
-    return float(res.x) * mass_ratio
+    def fit(self, means: np.ndarray) -> np.ndarray:
+        """``λ`` (D,) of measurement means (D, G) in file units (one measurement: its own
+        ``λ_min``, exactly)."""
+        means = np.atleast_2d(means)
+        if len(self.groups) == 1:
+            return np.minimum(self.curves.lam_of(self.groups[0], means[:, 0]), self.lam[-1])
+        cost = (((means[:, None, :] - self.pred[None]) / self.sigma) ** 2).sum(axis=2)  # (D, Λ)
+        i = np.clip(np.argmin(cost, axis=1), 1, len(self.lam) - 2)
+        rows = np.arange(len(means))
+        c0, c1, c2 = cost[rows, i - 1], cost[rows, i], cost[rows, i + 1]
+        curvature = c0 - 2 * c1 + c2
+        shift = np.where(curvature > 0, 0.5 * (c0 - c2) / np.where(curvature > 0, curvature, 1.0), 0.0)
+        step = self.lam[1] - self.lam[0]
+        return np.clip(self.lam[i] + np.clip(shift, -1, 1) * step, 0.0, self.lam[-1])
 
 
 def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) -> CalibrationResult:
@@ -370,15 +381,14 @@ def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) 
     theta_tile = np.concatenate([r.values for r in tile_slides])
     mu_table = float(np.mean(np.tan(np.radians(theta_table)))) if table else None
     mu_tile = float(np.mean(np.tan(np.radians(theta_tile))))
-    # Two passes: the statics curves at the frictions, the tiles' friction at the magnets.
-    k2 = 1.0
-    for _ in range(2):
-        preset = _with(base, mu_tile, mu_table, 1.0)
-        statics = _Statics(preset)
-        curves = _Curves(statics, magnet_groups, mass_g)
-        k2 = _fit_k2(curves, [(r, r.values) for r in magnet_groups], 1.0, k_max**2)
-        f_apart1 = statics.normal_magnet_ratio()  # at k = 1
-        mu_tile = float(np.mean(_mu_tile(theta_tile, f_apart1 * k2)))
+    # The statics curves (at the table's friction; the tile-on-tile contact of the overhang
+    # holds any sideways force, HOLD_MU), then the tiles' friction at the fitted magnets.
+    statics = _Statics(_with(base, mu_tile, mu_table, 1.0))
+    curves = _Curves(statics, magnet_groups, mass_g)
+    fitter = _Fitter(curves, magnet_groups, k_max**2)
+    k2 = float(fitter.fit(np.array([[r.mean for r in magnet_groups]]))[0])
+    f_apart1 = statics.normal_magnet_ratio()  # at k = 1
+    mu_tile = float(np.mean(_mu_tile(theta_tile, f_apart1 * k2)))
     k = math.sqrt(k2)
 
     # Monte Carlo over the measurements.
@@ -390,11 +400,10 @@ def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) 
         return picked + rng.normal(0.0, sigma, len(values))
 
     samples = {"table": [], "tile": [], "k": [], "e": []}
-    for _ in range(draws):
-        mass_d = float(np.mean(draw(m.mass_g, u["mass_g"])))
-        ratio = mass_d / mass_g  # k² at the reference mass = λ m / m_ref
-        groups = [(r, np.clip(draw(r.values, r.uncertainty), 0.0, None)) for r in magnet_groups]
-        k2_d = _fit_k2(curves, groups, ratio, k_max**2)
+    ratios = np.array([np.mean(draw(m.mass_g, u["mass_g"])) for _ in range(draws)]) / mass_g
+    means = np.array([[np.mean(np.clip(draw(r.values, r.uncertainty), 0.0, None)) for r in magnet_groups] for _ in range(draws)])
+    k2_draws = fitter.fit(means) * ratios  # k² = λ m / m_ref
+    for ratio, k2_d in zip(ratios, k2_draws):
         samples["k"].append(math.sqrt(max(k2_d, 0.0)))
         if table:
             samples["table"].append(float(np.mean(np.tan(np.radians(np.clip(draw(theta_table, u["angle_deg"]), 0, 89.9))))))
@@ -514,4 +523,4 @@ def format_table(result: CalibrationResult) -> str:
         lines.append(f"{r.key:<12} {r.what + ' (' + r.unit + ')':<38} {r.readings:>2} {measured:>15} {r.predicted:>10.2f}  "
                      f"{'yes' if r.inside else 'NO':<6}  {r.alone}")
     lines += [""] + result.conflicts if result.conflicts else []
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
