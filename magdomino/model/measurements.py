@@ -160,7 +160,7 @@ def measurements_from_dict(data: dict[str, Any], source: str = "<measurements>",
     c = _Checker(source)
     c.keys(data, "", required={"magnet_layout", "tile", "slide", "overhang"},
            optional={"name", "load", "bounce", "uncertainty"})
-    name = c.string(data, "name") if "name" in data else Path(source).stem
+    name = c.string(data, "name") if "name" in data else (Path(source).stem if source.endswith(".toml") else "my set")
     layout_name = data["magnet_layout"]
     if not isinstance(layout_name, str):
         c.fail("magnet_layout", "a preset name or a path to a preset file (text)")

@@ -385,8 +385,15 @@ def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) 
     # holds any sideways force, HOLD_MU), then the tiles' friction at the fitted magnets.
     statics = _Statics(_with(base, mu_tile, mu_table, 1.0))
     curves = _Curves(statics, magnet_groups, mass_g)
-    fitter = _Fitter(curves, magnet_groups, k_max**2)
-    k2 = float(fitter.fit(np.array([[r.mean for r in magnet_groups]]))[0])
+    # A measurement no magnet up to the largest J holds says nothing of J: left out of the
+    # fit, and said (see _table). With none left, the layout's J is kept.
+    all_groups = magnet_groups
+    magnet_groups = [r for r in all_groups if float(curves.lam_of(r, r.mean)) <= k_max**2]
+    if magnet_groups:
+        fitter = _Fitter(curves, magnet_groups, k_max**2)
+        k2 = float(fitter.fit(np.array([[r.mean for r in magnet_groups]]))[0])
+    else:
+        k2 = 1.0
     f_apart1 = statics.normal_magnet_ratio()  # at k = 1
     mu_tile = float(np.mean(_mu_tile(theta_tile, f_apart1 * k2)))
     k = math.sqrt(k2)
@@ -402,13 +409,13 @@ def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) 
     samples = {"table": [], "tile": [], "k": [], "e": []}
     ratios = np.array([np.mean(draw(m.mass_g, u["mass_g"])) for _ in range(draws)]) / mass_g
     means = np.array([[np.mean(np.clip(draw(r.values, r.uncertainty), 0.0, None)) for r in magnet_groups] for _ in range(draws)])
-    k2_draws = fitter.fit(means) * ratios  # k² = λ m / m_ref
+    k2_draws = fitter.fit(means) * ratios if magnet_groups else np.full(draws, math.nan)  # k² = λ m / m_ref
     for ratio, k2_d in zip(ratios, k2_draws):
         samples["k"].append(math.sqrt(max(k2_d, 0.0)))
         if table:
             samples["table"].append(float(np.mean(np.tan(np.radians(np.clip(draw(theta_table, u["angle_deg"]), 0, 89.9))))))
         th = np.clip(draw(theta_tile, u["angle_deg"]), 0, 89.9)
-        samples["tile"].append(float(np.mean(_mu_tile(th, f_apart1 * k2_d / ratio))))
+        samples["tile"].append(float(np.mean(_mu_tile(th, f_apart1 * (k2_d / ratio if magnet_groups else k2)))))
         if bounces:
             es = [np.sqrt(np.clip(draw(b.values, b.uncertainty), 0, None) / b.at) for b in bounces]
             samples["e"].append(float(np.mean(np.concatenate(es))))
@@ -431,8 +438,11 @@ def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) 
                             rel(_mu_tile(theta_tile, f_apart1 * k2), samples["tile"], mu_tile)))
     single_k = [math.sqrt(float(curves.lam_of(r, v))) for r in magnet_groups for v in r.values if math.isfinite(float(curves.lam_of(r, v)))]
     lo_k, hi_k = interval(samples["k"])
-    params.append(Parameter("polarization", "tile.magnets.polarization_T", k * J0, lo_k * J0, hi_k * J0, "T",
-                            rel(single_k, samples["k"], k)))
+    if magnet_groups:
+        params.append(Parameter("polarization", "tile.magnets.polarization_T", k * J0, lo_k * J0, hi_k * J0, "T",
+                                rel(single_k, samples["k"], k)))
+    else:  # nothing measured says what J is: the layout's, its spread the odds' default
+        params.append(Parameter("polarization", "tile.magnets.polarization_T", J0, math.nan, math.nan, "T", 0.05, measured=False))
     e = None
     if bounces:
         e = float(np.mean(np.concatenate([np.sqrt(b.values / b.at) for b in bounces])))
@@ -446,7 +456,7 @@ def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) 
 
     fitted = _with(base, mu_tile, mu_table, k, restitution=e)
     fitted = replace(fitted, name=m.name, description=_description(m, params), source="", spread=spread)
-    rows, conflicts = _table(fitted, m, curves, k2, J0)
+    rows, conflicts = _table(fitted, m, curves, k2, J0, k_max)
     return CalibrationResult(m, fitted, params, rows, conflicts, draws, seed, time.perf_counter() - start)
 
 
@@ -458,12 +468,13 @@ def _with(base: Preset, mu_tile: float, mu_table: float | None, k: float, restit
 
 
 def _description(m: Measurements, params: list[Parameter]) -> str:
-    fit = "; ".join(f"{p.name} {p.value:.3g}{(' ' + p.unit) if p.unit else ''} (95 % {p.low:.3g}-{p.high:.3g})" for p in params)
+    fit = "; ".join(f"{p.name} {p.value:.3g}{(' ' + p.unit) if p.unit else ''} "
+                    + (f"(95 % {p.low:.3g}-{p.high:.3g})" if p.measured else "(not measured: the layout's)") for p in params)
     return (f"Calibrated by magdomino calibrate from {m.source}: the magnet layout of {m.layout.name} "
             f"(positions, shape, size kept), the measured tile size and mass; {fit}.")
 
 
-def _table(fitted: Preset, m: Measurements, curves: _Curves, k2: float, J0: float) -> tuple[list[Row], list[str]]:
+def _table(fitted: Preset, m: Measurements, curves: _Curves, k2: float, J0: float, k_max: float) -> tuple[list[Row], list[str]]:
     statics = _Statics(fitted)  # k² = 1 here: the fitted magnets
     rows: list[Row] = []
     alone_k: dict[str, float] = {}
@@ -490,7 +501,16 @@ def _table(fitted: Preset, m: Measurements, curves: _Curves, k2: float, J0: floa
         inside = abs(pred - r.mean) <= TOLERANCE_SIGMAS * r.sigma
         rows.append(Row(r.key, what, unit, len(r.values), r.mean, r.sigma, pred, bool(inside), alone))
     conflicts = []
-    magnet_rows = [row for row in rows if row.key in alone_k]
+    for row in rows:
+        k_alone = alone_k.get(row.key)
+        if k_alone is not None and k_alone > k_max:
+            what = f"a tile {row.mean:g} mm out" if row.unit == "mm" else f"{row.mean:g} g at {row.what.rsplit(' at ', 1)[-1]}"
+            conflicts.append(f"{row.key}: no magnet strength up to {k_max * J0:g} T holds {what} in the statics "
+                             f"(left out of the fit): check the measurement, or the magnet layout")
+        elif k_alone == 0 and not row.inside:
+            conflicts.append(f"{row.key}: the tile tipped where it stands without magnets (the fit predicts "
+                             f"{row.predicted:.3g} {row.unit}), which no attraction explains: check the measurement")
+    magnet_rows = [row for row in rows if row.key in alone_k and alone_k[row.key] <= k_max]
     if len(magnet_rows) > 1 and any(not row.inside for row in magnet_rows):
         needs = ", ".join(f"{row.key} alone needs J = {_alone(alone_k[row.key], J0)[2:]}" for row in magnet_rows)
         conflicts.append(
@@ -504,7 +524,7 @@ def _table(fitted: Preset, m: Measurements, curves: _Curves, k2: float, J0: floa
 def _alone(k: float, J0: float) -> str:
     if k == 0:
         return "J any (held without magnets)"
-    if not math.isfinite(k):
+    if not math.isfinite(k) or k * J0 > LIMITS["polarization_T"][1]:
         return "J none (no magnet holds it)"
     return f"J {k * J0:.3g} T"
 
@@ -516,6 +536,9 @@ def format_table(result: CalibrationResult) -> str:
              "", f"{'parameter':<16} {'fit':>9} {'95 % interval':>19} {'spread':>7}"]
     for p in result.parameters:
         unit = f" {p.unit}" if p.unit else ""
+        if not p.measured:
+            lines.append(f"{p.name:<16} {p.value:>9.4g} {'not measured':>19}    (the layout's)")
+            continue
         lines.append(f"{p.name:<16} {p.value:>9.4g} {f'{p.low:.4g} - {p.high:.4g}{unit}':>19} {p.rel_sigma:>6.1%}")
     lines += ["", f"{'measurement':<12} {'what':<38} {'n':>2} {'measured':>15} {'predicted':>10}  inside  alone"]
     for r in result.rows:

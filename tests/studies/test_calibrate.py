@@ -133,3 +133,15 @@ def test_a_presets_spread_is_the_odds_noise_default():
     spread = replace(sc, preset=replace(sc.preset, spread={"mass_rel_sigma": 0.07}))
     assert resolve_noise(spread)["mass_rel_sigma"] == 0.07
     assert resolve_noise(spread, {"mass_rel_sigma": 0.01})["mass_rel_sigma"] == 0.01  # the caller still wins
+
+
+def test_measurements_no_magnet_explains_are_said_plainly():
+    # 40 mm out: no J up to 2 T holds it (left out; nothing else measures J: the layout's kept).
+    result = calibrate(measurements_from_dict(_data(overhang=[{"overhang_mm": [40.0]}])), draws=20)
+    assert result.conflicts == ["overhang[0]: no magnet strength up to 2 T holds a tile 40 mm out in the statics "
+                                "(left out of the fit): check the measurement, or the magnet layout"]
+    assert not result.parameter("polarization").measured
+    assert result.preset.tile.magnets[0].polarization == load_preset("standard").tile.magnets[0].polarization
+    # 20 mm: it tipped before its centre passed the edge (24 mm).
+    result = calibrate(measurements_from_dict(_data(overhang=[{"overhang_mm": [20.0]}])), draws=20)
+    assert result.conflicts[0].startswith("overhang[0]: the tile tipped where it stands without magnets (the fit predicts 24 mm)")
