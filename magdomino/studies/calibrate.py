@@ -17,7 +17,10 @@ parameter:
   ``λ`` times the magnet wrenches, ``λ`` minimised). Gravity scales with the mass and the
   magnet wrenches with ``k²``, and the equilibrium is homogeneous in the loads, so only
   ``k² / m`` matters: ``k = sqrt(λ_min(s) m / m_ref)``. The fitted preset's largest overhang
-  is root-found in ``s`` (``scipy.optimize.brentq`` on ``λ_min(s) = k² m_ref / m``).
+  is root-found in ``s`` (``scipy.optimize.brentq`` on ``λ_min(s) = k² m_ref / m``). Only the
+  tipping is measured: the pushing finger keeps the magnets from pulling the tile back, so
+  the tile-on-tile contact here holds any sideways force (:data:`HOLD_MU`; the dynamics'
+  round trip puts a frictionless stop there, and agrees within 0.2 mm).
 - **Load**: a tile overhanging by ``s``, weights on its far end until it tips: the same LP
   with the load (at the far end's top, on the centre line) among the loads.
 - **Bounce**: a tile dropped flat from ``h`` onto the table rebounds to ``r``: the coefficient
@@ -31,8 +34,10 @@ parameter:
 a Gaussian instrument error (the file's ``[uncertainty]``), resamples each measurement's
 readings with replacement (their spread), and refits: the frictions in closed form, ``k``
 by least squares over the overhangs and loads on the statics' curves ``λ_min(s)`` and
-``λ_min(load)`` (computed once on a grid, at the fitted frictions: the curves barely
-depend on them). The interval is the 2.5-97.5 % quantiles of the draws.
+``λ_min(load)`` (computed once on a grid: with the contact holding sideways they do not
+depend on the tiles' friction; the table's enters, under the lower tile). The interval is
+the 2.5-97.5 % quantiles of the draws. The tile size is taken as measured (a ruler's
+0.5 mm on 48 mm moves the overhang's lever by about 1 %).
 
 **Spread** written to the preset (``[spread]``, the odds' noise defaults for this set):
 the relative standard deviation of the parameter over the single readings (each reading
