@@ -44,6 +44,14 @@ def preset(name="standard", **overrides):
     return with_overrides(base, overrides, PYTHON) if overrides else base
 
 
+def calibrate(measurements, *, draws=None, seed=0):
+    """Fit a preset to home measurements (a file's path or its data as a dict): a
+    :class:`~magdomino.faces.calibration.Calibration` (table, ``.save(path)``, HTML)."""
+    from magdomino.faces.calibration import calibrate as fit
+
+    return fit(measurements, draws=draws, seed=seed)
+
+
 def presets() -> list[str]:
     """The bundled presets' names."""
     from magdomino.model.presets import preset_names

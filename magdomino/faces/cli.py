@@ -14,6 +14,7 @@ from pathlib import Path
 from magdomino.errors import InputError
 from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
 from magdomino.faces.cli_games import add_play, add_tournament
+from magdomino.faces.calibration import add_calibrate
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
 from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
@@ -423,7 +424,7 @@ def _add_whatif(sub) -> None:
     p.set_defaults(func=_cmd_whatif)
 
 
-_COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif, add_report, add_replay, add_tournament]
+_COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif, add_report, add_replay, add_tournament, add_calibrate]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,8 @@ contract that users write against::
     [tile]
     size_mm = [48, 24, 8]          # length, width, thickness (required)
     mass_g = 10                    # required
-    friction = 0.5                 # optional
+    friction = 0.5                 # optional: every contact's μ (tile on tile)
+    table_friction = 0.4           # optional: tile on table (default: friction)
     restitution = 0.0              # optional
     collision = "box"              # optional: "box" (default) or "mesh" (convex hull)
     colours = ["red", ...]         # optional
@@ -19,6 +20,8 @@ contract that users write against::
     polarization_T = 1.2
     axis = [0, 0, 1]               # magnetisation direction in the tile frame
     free = false                   # the magnet turns in its cavity to follow the field
+    [spread]                       # optional: the set's own spread (σ), the odds' noise defaults
+    polarization_rel_sigma = 0.05  # (see magdomino.studies.trials; written by ``calibrate``)
     [solver]                       # optional, see SOLVER_DEFAULTS
     [collapse]                     # optional, see COLLAPSE_DEFAULTS
 
@@ -33,7 +36,7 @@ naming the file and the key. Values are converted to SI once, here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,14 @@ from magdomino.model.tiles import COLOUR_RGB, DEFAULT_COLOURS, colour_rgb  # noq
 
 PRESET_DIR = Path(__file__).resolve().parent / "preset_files"
 
+
+SPREAD_KEYS = {
+    "polarization_rel_sigma": "relative sigma of the magnets' polarisation",
+    "friction_rel_sigma": "relative sigma of the friction coefficients",
+    "mass_rel_sigma": "relative sigma of the tile mass",
+}
+"""Keys of a preset's optional ``[spread]``: how much the tiles of this set differ (σ in [0, 1]),
+the odds' noise defaults for this preset (a scenario's ``[noise]`` still wins)."""
 
 TILE_DEFAULTS = {"friction": 0.5, "restitution": 0.0, "collision": "box"}
 """Optional ``[tile]`` keys. Friction 0.5 is a typical value for lacquered wood or ABS on
@@ -141,6 +152,12 @@ class TileSpec:
     collision: str
     colours: tuple[str, ...]
     magnets: tuple[MagnetSpec, ...]
+    table_friction: float | None = None  # tile on table; None: ``friction``, as every contact
+
+    @property
+    def table_mu(self) -> float:
+        """Friction coefficient of a tile on the table (``table_friction``, else ``friction``)."""
+        return self.friction if self.table_friction is None else self.table_friction
 
 
 @dataclass(frozen=True)
@@ -153,6 +170,7 @@ class Preset:
     solver: SolverSettings
     collapse: CollapseSettings
     source: str = ""
+    spread: dict = field(default_factory=dict)  # [spread]: relative σ of the set, by noise key
 
     @property
     def size_mm(self) -> list[float]:
@@ -168,6 +186,7 @@ class Preset:
                 "size_mm": _mm(t.size),
                 "mass_g": round(t.mass * 1000, 9),
                 "friction": t.friction,
+                **({} if t.table_friction is None else {"table_friction": t.table_friction}),
                 "restitution": t.restitution,
                 "collision": t.collision,
                 "colours": list(t.colours),
@@ -183,6 +202,7 @@ class Preset:
                     for m in t.magnets
                 ],
             },
+            **({"spread": dict(self.spread)} if self.spread else {}),
             "solver": self.solver.to_file(),
             "collapse": self.collapse.to_file(),
         }
@@ -290,7 +310,7 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         Named in error messages.
     """
     c = _Checker(source)
-    c.keys(data, "", required={"name", "tile"}, optional={"description", "solver", "collapse"})
+    c.keys(data, "", required={"name", "tile"}, optional={"description", "spread", "solver", "collapse"})
     name = c.string(data, "name")
     description = c.string(data, "description") if "description" in data else ""
 
@@ -299,13 +319,20 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         tile,
         "tile",
         required={"size_mm", "mass_g"},
-        optional={"friction", "restitution", "collision", "colours", "magnets"},
+        optional={"friction", "table_friction", "restitution", "collision", "colours", "magnets"},
     )
     size = np.array(c.vector(tile, "tile.size_mm", "size_mm", 3, minimum=LIMITS["size_mm"][0], maximum=LIMITS["size_mm"][1])) / 1000
     mass = c.number(tile, "tile.mass_g", "mass_g", positive=True, maximum=LIMITS["mass_g"][1]) / 1000
     friction = c.number(
         tile, "tile.friction", "friction", minimum=0.0, maximum=LIMITS["friction"][1], default=TILE_DEFAULTS["friction"]
     )
+    table_friction = None
+    if "table_friction" in tile:
+        table_friction = c.number(tile, "tile.table_friction", "table_friction", minimum=0.0, maximum=LIMITS["friction"][1])
+        if friction == 0 and table_friction != 0:
+            # PyBullet gives a contact the product of its bodies' coefficients: a tile of
+            # zero friction makes every contact frictionless.
+            c.fail("tile.table_friction", "0 when tile.friction is 0 (a contact's friction is the product of its bodies')")
     restitution = c.number(
         tile, "tile.restitution", "restitution", minimum=0.0, maximum=1.0, default=TILE_DEFAULTS["restitution"]
     )
@@ -354,6 +381,11 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
             if np.all(np.abs(m.position - magnets[j].position) < reach + _magnet_half_extent(magnets[j]) - 1e-9):
                 c.fail(f"tile.magnets[{i}]", f"magnets that do not overlap; it overlaps tile.magnets[{j}]")
 
+    spread = {}
+    if "spread" in data:
+        table = c.table(data, "spread")
+        c.keys(table, "spread", required=set(), optional=set(SPREAD_KEYS))
+        spread = {k: c.number(table, f"spread.{k}", k, minimum=0.0, maximum=1.0) for k in SPREAD_KEYS if k in table}
     solver = dict(SOLVER_DEFAULTS)
     if "solver" in data:
         table = c.table(data, "solver")
@@ -385,8 +417,8 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
             f"{collapse['time_limit_s']:g} s / {solver['time_step_s']:g} s = {steps:,.0f}",
         )
 
-    spec = TileSpec(size, mass, friction, restitution, collision, colours, tuple(magnets))
-    return Preset(name, description, spec, SolverSettings.from_file(solver), CollapseSettings.from_file(collapse), source)
+    spec = TileSpec(size, mass, friction, restitution, collision, colours, tuple(magnets), table_friction)
+    return Preset(name, description, spec, SolverSettings.from_file(solver), CollapseSettings.from_file(collapse), source, spread)
 
 
 def with_overrides(preset: Preset, overrides: dict[str, Any], source: str = ARGUMENTS) -> Preset:
@@ -411,9 +443,13 @@ def with_overrides(preset: Preset, overrides: dict[str, Any], source: str = ARGU
         table = data
         for part in path[:-1]:
             table = table.get(part) if isinstance(table, dict) else None
-        if not isinstance(table, dict) or len(path) < 2 or (path[-1] not in table and path[0] not in ("solver", "collapse")):
-            raise InputError(source, key, "expected a preset key such as tile.friction, tile.mass_g, tile.magnets.polarization_T, "
-                                          "solver.time_step_s, collapse.max_tilt_deg or magnets_scale")
+        known = path[-1] in table if isinstance(table, dict) else False
+        known = known or path[0] in ("solver", "collapse") or path in (["tile", "table_friction"], ["spread", path[-1]])
+        if path[0] == "spread" and len(path) == 2 and "spread" not in data:
+            table = data["spread"] = {}
+        if not isinstance(table, dict) or len(path) < 2 or not known:
+            raise InputError(source, key, "expected a preset key such as tile.friction, tile.table_friction, tile.mass_g, tile.magnets.polarization_T, "
+                                          "spread.friction_rel_sigma, solver.time_step_s, collapse.max_tilt_deg or magnets_scale")
         table[path[-1]] = value
     if "magnets_scale" in overrides:
         scale = check_number(source, "magnets_scale", overrides["magnets_scale"], minimum=0.0, maximum=10.0)
@@ -439,7 +475,9 @@ def write_preset(preset: Preset, path: str | Path) -> Path:
     lines += [f"{k} = {value(v)}" for k, v in data["tile"].items() if k != "magnets" and v is not None]
     for m in data["tile"]["magnets"]:
         lines += ["", "[[tile.magnets]]"] + [f"{k} = {value(v)}" for k, v in m.items()]
-    for table in ("solver", "collapse"):
+    for table in ("spread", "solver", "collapse"):
+        if table not in data:
+            continue
         lines += ["", f"[{table}]"] + [f"{k} = {value(v)}" for k, v in data[table].items() if v is not None]
     Path(path).write_text("\n".join(lines) + "\n")
     return Path(path)

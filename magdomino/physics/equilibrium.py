@@ -38,7 +38,9 @@ class Equilibrium:
     contacts : list of Contact
     movable : ndarray of bool, shape (n,)
     mu : float
-        Friction coefficient of every contact.
+        Friction coefficient of every contact (tile on tile, tile on table).
+    table_mu : float or None
+        Friction coefficient of the contacts with the table, when it differs from ``mu``.
     length : float, m
         Torque rows are divided by it (so that every row is a force, in tile weights).
 
@@ -50,7 +52,7 @@ class Equilibrium:
         First row of each movable tile (-1 for fixed ones).
     """
 
-    def __init__(self, positions, contacts, movable, mu: float, length: float):
+    def __init__(self, positions, contacts, movable, mu: float, length: float, table_mu: float | None = None):
         n = len(positions)
         self.rows = np.full(n, -1)
         self.rows[movable] = 6 * np.arange(int(np.sum(movable)))
@@ -76,6 +78,8 @@ class Equilibrium:
         # prestress pressing the faces together, which placing a tile never builds (a tile
         # tipping away from a neighbour only opens the gap); with friction the LP would hold
         # tipping tiles by wedging them between side faces (the docstring's class 5).
+        if table_mu is not None and table_mu != mu:
+            mu = np.where(body_a < 0, table_mu, mu)  # a = -1: the table
         mu_v = np.where(vertical, mu, 0.0)[:, None, None]
         gens = nrm[:, None, :] + mu_v * (np.cos(angles)[None, :, None] * t1[:, None, :] + np.sin(angles)[None, :, None] * t2[:, None, :])
         cols = np.arange(V * K).reshape(V, K)

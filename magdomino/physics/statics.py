@@ -21,8 +21,8 @@ The model
 - **Forces** act at the vertices of each contact polygon (a polygon's vertices span every
   statically admissible pressure distribution on it: exact for rigid blocks). At each
   vertex the force lies in a friction pyramid of :data:`FRICTION_DIRECTIONS` edges
-  ``n + μ d_k`` (inscribed in Coulomb's cone; ``μ`` the preset's ``tile.friction``, the
-  contact's μ; its weakest directions, between the edges, hold ``cos(π/K)`` of ``μ``).
+  ``n + μ d_k`` (inscribed in Coulomb's cone; ``μ`` the preset's ``tile.friction``, or
+  ``tile.table_friction`` for a contact with the table; its weakest directions, between the edges, hold ``cos(π/K)`` of ``μ``).
   Side faces (end to end, side by side) push without friction: see class 5 below.
 - **Equilibrium** of every movable tile (6 equations: force, and torque about its centre
   divided by the tile length so every row is in tile weights): ``A α = -w`` with ``α >= 0``
@@ -243,7 +243,7 @@ def judge(
     Parameters
     ----------
     preset : Preset
-        Tile size, mass, friction (every contact's μ, the table's too), magnets, gravity.
+        Tile size, mass, friction (tile on tile; on the table ``tile.table_mu``), magnets, gravity.
     positions : array_like, shape (n, 3), m
         Tile centres, e.g. a settled structure's poses plus a candidate at its rest pose.
     quaternions : array_like, shape (n, 4), x, y, z, w
@@ -292,7 +292,7 @@ def _judge(preset, P, contacts, fixed, mf, mt, use_magnets, placed, margin, star
     n = len(P)
     movable = ~fixed
     weight = float(preset.tile.mass) * float(preset.solver.gravity)
-    eq = Equilibrium(P, contacts, movable, float(preset.tile.friction), float(preset.tile.size[0]))
+    eq = Equilibrium(P, contacts, movable, float(preset.tile.friction), float(preset.tile.size[0]), preset.tile.table_mu)
     down = np.zeros((n, 3))
     down[:, 2] = -1.0
     zero = np.zeros((n, 3))
@@ -439,7 +439,7 @@ def judge_many(preset: Preset, positions, quaternions, magnets: bool = True, *, 
         raise
     movable = ~all_fixed
     weight = float(preset.tile.mass) * float(preset.solver.gravity)
-    eq = Equilibrium(flat_p, contacts, movable, float(preset.tile.friction), float(size[0]))
+    eq = Equilibrium(flat_p, contacts, movable, float(preset.tile.friction), float(size[0]), preset.tile.table_mu)
     if eq.m == 0:
         return np.ones(B, bool)
     down = np.zeros((B * n, 3))

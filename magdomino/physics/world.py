@@ -102,11 +102,17 @@ class World:
         # (btManifoldResult::calculateCombinedFriction). Every contact here is tile on tile
         # or tile on table, so every body gets √μ and every contact has the preset's μ.
         self.body_friction = math.sqrt(self.friction)
+        # The table's own μ (tile.table_friction): its body gets μ_table / √μ, so a tile on it
+        # has μ_table (the same √μ when it is the tiles' μ: bit for bit as before).
+        self.table_friction = float(tile_spec.table_mu)
+        self.table_body_friction = (
+            self.body_friction if self.table_friction == self.friction or self.friction == 0 else self.table_friction / self.body_friction
+        )
         self.restitution = float(tile_spec.restitution)
         self._served = 1 if table is None else table[1] + 1  # worlds on this connection since its reset
         self.table = table[0] if table is not None else self.client.createMultiBody(0, self.client.createCollisionShape(pybullet.GEOM_PLANE))
         self.client.changeDynamics(
-            self.table, -1, lateralFriction=self.body_friction, restitution=self.restitution,
+            self.table, -1, lateralFriction=self.table_body_friction, restitution=self.restitution,
             frictionAnchor=int(solver.friction_anchor),
         )
         self._collision_shape = self._make_collision_shape()

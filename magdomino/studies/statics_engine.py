@@ -198,7 +198,8 @@ def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=Non
     """One residual LP for B trials laid side by side (see :func:`magdomino.physics.statics.judge_many`).
 
     Each trial's friction enters its own columns: the pyramid edge ``n + μ d`` is linear in
-    ``μ``, so the matrix is ``A(0) + (A(1) - A(0)) diag(μ)`` over the columns."""
+    ``μ``, so the matrix is ``A(0) + (A(1) - A(0)) diag(μ)`` over the columns, ``μ`` the
+    trial's ``tile.table_mu`` on a vertex of a table contact and its ``tile.friction`` elsewhere."""
     from scipy.optimize import linprog
     from scipy.sparse import csc_matrix, diags, hstack, identity
 
@@ -216,8 +217,12 @@ def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=Non
     if eq0.m == 0:
         return np.ones(B, bool)
     mu = np.array([p.tile.friction for p in presets], float)
-    trial_of_vertex = np.repeat([max(c.a, c.b) // n for c in contacts], [len(c.points) for c in contacts]).astype(int)
-    mu_col = np.repeat(mu[trial_of_vertex], FRICTION_DIRECTIONS) if len(contacts) else np.zeros(0)
+    table_mu = np.array([p.tile.table_mu for p in presets], float)
+    counts = [len(c.points) for c in contacts]
+    trial_of_vertex = np.repeat([max(c.a, c.b) // n for c in contacts], counts).astype(int)
+    on_table = np.repeat([c.a < 0 for c in contacts], counts).astype(bool)  # a = -1: the table
+    mu_vertex = np.where(on_table, table_mu[trial_of_vertex], mu[trial_of_vertex]) if len(contacts) else np.zeros(0)
+    mu_col = np.repeat(mu_vertex, FRICTION_DIRECTIONS) if len(contacts) else np.zeros(0)
     eq1 = Equilibrium(flat_p, contacts, movable, 1.0, float(size[0]))
     A = csc_matrix(eq0.A + (eq1.A - eq0.A) @ diags(mu_col))
     down = np.zeros((B * n, 3))

@@ -7,7 +7,8 @@ noise below, and records the verdict (:func:`run_trial`, run in the workers by
 Noise model
 -----------
 Set in the scenario's ``[noise]`` table (keys checked by :func:`magdomino.studies.scenario.check_noise`)
-and overridable from Python or the command line; unset keys take :data:`NOISE_DEFAULTS`.
+and overridable from Python or the command line; unset keys take the preset's ``[spread]``
+(a calibrated set's own σ, see :mod:`magdomino.studies.calibrate`), else :data:`NOISE_DEFAULTS`.
 
 ``pos_sigma_mm`` (1.0)
     Position error of the hand, a Gaussian σ along x and, independently, along y.
@@ -29,7 +30,8 @@ and overridable from Python or the command line; unset keys take :data:`NOISE_DE
     (±1.7 %), and a magnet's pull also depends on its seating in the cavity and on ageing;
     5 % covers both.
 ``friction_rel_sigma`` (0.10)
-    Relative σ of the friction coefficient: friction of nominally identical surfaces
+    Relative σ of the friction coefficients (one factor on the tiles' and the table's):
+    friction of nominally identical surfaces
     varies by 10-20 % with wear, dust and humidity.
 ``mass_rel_sigma`` (0.02)
     Relative σ of the tile mass: about 0.2 g on a 10 g moulded or wooden tile.
@@ -77,8 +79,10 @@ MIN_FACTOR = 1e-3
 
 
 def resolve_noise(scenario: Scenario, overrides: dict | None = None) -> dict[str, Any]:
-    """The noise of a run: defaults, then the scenario's ``[noise]``, then ``overrides``."""
+    """The noise of a run: defaults, then the preset's ``[spread]``, then the scenario's
+    ``[noise]``, then ``overrides``."""
     noise = {k: (list(v) if isinstance(v, list) else v) for k, v in NOISE_DEFAULTS.items()}
+    noise.update(getattr(scenario.preset, "spread", None) or {})
     noise.update(scenario.noise)
     if overrides:
         noise.update(check_noise(dict(overrides), ARGUMENTS, key="noise"))
@@ -86,10 +90,13 @@ def resolve_noise(scenario: Scenario, overrides: dict | None = None) -> dict[str
 
 
 def varied_preset(preset: Preset, polarization: np.ndarray, friction: float, mass: float) -> Preset:
-    """A copy of ``preset`` with each magnet's J, the friction and the mass multiplied."""
+    """A copy of ``preset`` with each magnet's J, the friction (the table's too) and the mass multiplied."""
     tile = preset.tile
     magnets = tuple(replace(m, polarization=m.polarization * float(f)) for m, f in zip(tile.magnets, polarization))
-    return preset.with_changes(tile=replace(tile, magnets=magnets, friction=tile.friction * friction, mass=tile.mass * mass))
+    table = None if tile.table_friction is None else tile.table_friction * friction
+    return preset.with_changes(
+        tile=replace(tile, magnets=magnets, friction=tile.friction * friction, mass=tile.mass * mass, table_friction=table)
+    )
 
 
 def _factors(rng: np.random.Generator, n_magnets: int, noise: dict) -> tuple[np.ndarray, float, float]:
