@@ -113,6 +113,9 @@ def compare_one(args):
     sc = scenario_of(ref)
     if not truth or len(truth) < trials * max(1, len(sc.what_if)):
         return name, None
+    stored = Path(cache) / "hybrid-screen" / f"{name}.json"
+    if stored.is_file():
+        return name, json.loads(stored.read_text())
     settled = get_engine("dynamics").starting_structure(sc)
     job = Job(sc, settled, resolve_noise(sc), seed, (0.0, 0.0), None, get_engine("hybrid"))
     rows = []
@@ -137,6 +140,8 @@ def compare_one(args):
                      "statics": sum(d is not None for d in decisions), "dynamics": sum(d is None for d in decisions),
                      "disagree": len(wrong), "disagree_trials": wrong, "p_dynamics": pd, "ci95_dynamics": [lo, hi], "p_hybrid": ph,
                      "inside": ph is not None and lo - 1e-12 <= ph <= hi + 1e-12})
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    stored.write_text(json.dumps(rows))
     return name, rows
 
 

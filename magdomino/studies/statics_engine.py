@@ -135,7 +135,7 @@ class StaticsEngine(Engine):
 
 
 def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, base=None, last_load=None,
-                 wrenches=None) -> tuple[np.ndarray, list]:
+                 wrenches=None, lateral=None) -> tuple[np.ndarray, list]:
     """Does each trial stand, each with its own preset (friction, mass, polarisations)?
 
     Parameters
@@ -155,6 +155,9 @@ def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, ba
     wrenches : (ndarray, ndarray), shapes (B, n, 3), N and N·m, optional
         The magnet force and torque on every tile of every trial, when the caller has them
         (default: from each trial's preset, :func:`batch_magnets`).
+    lateral : array_like, shape (2,), optional
+        A horizontal load on every tile, in its weights (x, y): the table tilted by
+        ``atan |lateral|`` towards that direction, as far as gravity goes.
 
     Returns
     -------
@@ -184,7 +187,7 @@ def batch_stands(presets: list, positions, quaternions, magnets: bool, fixed, ba
     if len(ok):
         load = None if last_load is None else np.asarray(last_load, float)[ok]
         given = None if wrenches is None else (np.asarray(wrenches[0])[ok], np.asarray(wrenches[1])[ok])
-        stands[ok] = _lp_stands([presets[b] for b in ok], P[ok], Q[ok], magnets, fixed, base or presets[0], contacts, load, given)
+        stands[ok] = _lp_stands([presets[b] for b in ok], P[ok], Q[ok], magnets, fixed, base or presets[0], contacts, load, given, lateral)
     return stands, refused
 
 
@@ -194,7 +197,7 @@ def _side_by_side(P: np.ndarray) -> np.ndarray:
     return P + np.arange(len(P))[:, None, None] * np.array([BATCH_SPACING_M, 0.0, 0.0])
 
 
-def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=None, wrenches=None) -> np.ndarray:
+def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=None, wrenches=None, lateral=None) -> np.ndarray:
     """One residual LP for B trials laid side by side (see :func:`magdomino.physics.statics.judge_many`).
 
     Each trial's friction enters its own columns: the pyramid edge ``n + μ d`` is linear in
@@ -229,6 +232,8 @@ def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=Non
     down[:, 2] = -1.0
     if last_load is not None:  # the last tile of each trial weighs that many times its weight
         down[n - 1 :: n, 2] = -np.asarray(last_load, float)
+    if lateral is not None:
+        down[:, :2] = np.asarray(lateral, float)
     w = eq0.load(down, np.zeros((B * n, 3)))
     if magnets and base.tile.magnets:  # in tile weights
         if wrenches is None:

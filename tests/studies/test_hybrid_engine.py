@@ -12,7 +12,7 @@ import pytest
 
 from magdomino.model.presets import load_preset
 from magdomino.studies.engines import engine_names, get_engine
-from magdomino.studies.hybrid_engine import LOW_DROP_MM, ROBUST, decide, screen
+from magdomino.studies.hybrid_engine import LOW_DROP, LOW_DROP_MM, ROBUST, TILT_DEG, decide, screen
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario
 from magdomino.studies.statics_engine import batch_stands
@@ -110,9 +110,9 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
                 dynamic = run_trial(job, w, row["trial"])
                 assert dynamic["collapsed"] == (verdict == "falls"), (sc.name, w, row, dynamic)
                 assert not dynamic["shifted"] or verdict == "falls"
-    assert decided > 120  # the screen decides most of these
+    assert decided > 100  # the screen decides most of these (not the falls: PyBullet)
 
 
 def test_the_thresholds_keep_their_documented_values():
     """The values the module docstring's table measured (a change needs a new measurement)."""
-    assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP_MM == 1.5
+    assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP == (2.0, 0.5, 0.5) and LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
