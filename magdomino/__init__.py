@@ -7,7 +7,7 @@ and degrees::
     tower.simulate("3-1 on #1 half 1")
 
 :class:`Construction`, :func:`load`, :func:`preset`, :func:`presets`, :func:`engines`,
-:func:`play`, :func:`tournament` and :class:`InputError` are imported when first used, so
+:func:`play`, :func:`tournament`, :func:`study` and :class:`InputError` are imported when first used, so
 ``import magdomino`` stays light.
 
 Layers, bottom to top (a module never imports from a layer above it): ``maths``, ``model``,
@@ -16,13 +16,17 @@ Layers, bottom to top (a module never imports from a layer above it): ``maths``,
 
 from magdomino.version import __version__  # noqa: F401
 
-_FACE = ("Construction", "load", "preset", "presets", "engines", "play", "tournament",
-         "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord")
+_FACE = ("Construction", "load", "preset", "presets", "engines", "play", "tournament", "study",
+         "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord", "Study")
 
 __all__ = ["InputError", "__version__", *_FACE]
 
 
 def __getattr__(name):
+    if name in ("study", "Study"):
+        from magdomino.faces import api_study
+
+        return getattr(api_study, name)
     if name in _FACE:
         from magdomino.faces import api
 

@@ -143,26 +143,3 @@ def study_figure(doc: dict, path, key: str = "plot") -> str:
     finally:
         plt.close(fig)
 
-
-def section_study(doc: dict, source, options: dict) -> str:
-    """The report page's section of a study: the settings, the table, the figure, every point's deals."""
-    from magdomino.faces.report import _e, figure, table
-
-    header, rows = study_table(doc)
-    over = doc.get("preset_overrides") or {}
-    out = (f"<h3>Study: {_e(doc['rule'])}, seats {_e(', '.join(doc['seats']))}, {doc['deals']} deals per point, "
-           f"varying {_e(', '.join(doc['params']))}</h3>")
-    if over:
-        out += f'<p class="facts">every point also with {_e(point_label(over))}</p>'
-    out += table(header, rows, set(range(len(doc["params"]), len(header))))
-    intervals = doc.get("intervals", {})
-    out += (f'<p class="facts">95 % intervals: shares: {_e(intervals.get("share"))}; means: {_e(intervals.get("mean"))}. '
-            f'{_e(doc.get("common_deals", ""))}. Win shares over the naturally ended deals.</p>')
-    out += figure(lambda p: study_figure(doc, p), "each metric against the parameter, 95 % intervals as bands")
-    for point in doc["points"]:
-        deals = [[r["deal"], ", ".join(map(str, r["seating"])), ", ".join(map(str, r["winners"])) or "none", r["ended"],
-                  r["placements"], r["rounds"], r["collapses"], r["height"]] for r in point["per_deal"]]
-        out += (f"<details><summary>{_e(point_label(point['values']))}: every deal ({len(deals)})</summary>"
-                + table(["deal", "seating", "winners", "ended", "placements", "rounds", "collapses", "height"], deals, {0, 4, 5, 6, 7})
-                + "</details>")
-    return out

@@ -27,8 +27,9 @@ Metrics of a point (:func:`study_metrics`), over its ``n`` deals:
 Intervals (:data:`INTERVALS`): a share's is the exact (Clopper-Pearson) binomial interval,
 ``scipy.stats.binomtest(k, n).proportion_ci(0.95)`` (win shares rounded to whole wins, as
 the tournament does; collapses per placement treats placements as independent trials); a
-mean's is the Student t interval, ``scipy.stats.t.interval(0.95, n - 1, mean, sem)``
-(``[mean, mean]`` when every deal gave the same; null below two deals). Every metric has
+mean's is the Student t interval, ``scipy.stats.t.interval(0.95, n - 1, mean, sem)``, its
+low bound raised to 0 where it falls below (every mean here is of counts); ``[mean, mean]``
+when every deal gave the same; null below two deals. Every metric has
 ``value`` and ``ci``.
 """
 
@@ -52,7 +53,8 @@ STUDY_RULES = ("traditional", "defi", "quinconce")
 
 INTERVALS = {
     "share": "Clopper-Pearson exact binomial interval, scipy.stats.binomtest(k, n).proportion_ci(0.95)",
-    "mean": "Student t interval, scipy.stats.t.interval(0.95, n - 1, loc=mean, scale=sem); [mean, mean] when all equal",
+    "mean": "Student t interval, scipy.stats.t.interval(0.95, n - 1, loc=mean, scale=sem), its low bound at least 0 (counts); "
+            "[mean, mean] when all equal",
 }
 METRICS = ("completion", "placements", "rounds", "collapses", "collapses_per_placement", "skill_gap", "seat_advantage",
            "height")
@@ -120,7 +122,8 @@ def share_interval(k: float, n: int) -> list:
 
 
 def mean_interval(values) -> dict:
-    """``{"value": mean, "ci": [low, high], "n"}``: the Student t 95 % interval of the mean."""
+    """``{"value": mean, "ci": [low, high], "n"}``: the Student t 95 % interval of the mean of
+    counts (never negative: a bound below 0 is raised to 0)."""
     x = np.asarray(list(values), dtype=float)
     if x.size == 0:
         return {"value": None, "ci": [None, None], "n": 0}
@@ -133,7 +136,7 @@ def mean_interval(values) -> dict:
     if sem == 0:
         return {"value": mean, "ci": [mean, mean], "n": int(x.size)}
     low, high = stats.t.interval(0.95, x.size - 1, loc=mean, scale=sem)
-    return {"value": mean, "ci": [float(low), float(high)], "n": int(x.size)}
+    return {"value": mean, "ci": [max(0.0, float(low)), float(high)], "n": int(x.size)}
 
 
 def _share(k: float, n: int, **more) -> dict:
