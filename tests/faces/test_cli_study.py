@@ -15,35 +15,43 @@ STUDY = ["study", "--rule", "defi", "--seats", "random,random", "--deals", "2", 
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def test_study_gives_the_same_json_with_one_or_two_workers_and_draws_its_figure(cli, tmp_path):
-    one = cli(*STUDY, "--jobs", "1", "--json", tmp_path / "one.json", "--plot", tmp_path / "s.png")
-    assert one.returncode == 0, one.stderr
-    two = cli(*STUDY, "--jobs", "2", "--json", tmp_path / "two.json")
-    assert two.returncode == 0, two.stderr
+def _cli(capsys, *args):
+    """``main`` in this process (a subprocess's start-up costs more than these runs): status, stdout, stderr."""
+    capsys.readouterr()
+    status = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_study_gives_the_same_json_with_one_or_two_workers_and_draws_its_figure(capsys, tmp_path):
+    status, stdout, err = _cli(capsys, *STUDY, "--jobs", "1", "--json", tmp_path / "one.json", "--plot", tmp_path / "s.png")
+    assert status == 0, err
+    status, _, err = _cli(capsys, *STUDY, "--jobs", "2", "--json", tmp_path / "two.json")
+    assert status == 0, err
     assert (tmp_path / "one.json").read_text() == (tmp_path / "two.json").read_text()
     doc = json.loads((tmp_path / "one.json").read_text())
     assert doc["kind"] == "study" and doc["vary"] == {"magnets_scale": [1, 3]} and len(doc["points"]) == 2
     for point in doc["points"]:
         assert set(point["metrics"]) == set(doc["metrics"]) and len(point["per_deal"]) == 2
         assert {"rounds", "height", "collapses", "placements"} <= set(point["per_deal"][0])
-    assert "magnets_scale" in one.stdout and "completion" in one.stdout and "Clopper-Pearson" in one.stdout
+    assert "magnets_scale" in stdout and "completion" in stdout and "Clopper-Pearson" in stdout
     assert (tmp_path / "s.png").read_bytes()[:8] == PNG
 
 
-def test_study_resume_gives_the_uninterrupted_json(cli, tmp_path):
-    assert cli(*STUDY, "--jobs", "1", "--json", tmp_path / "whole.json").returncode == 0
+def test_study_resume_gives_the_uninterrupted_json(capsys, tmp_path):
+    assert _cli(capsys, *STUDY, "--jobs", "1", "--json", tmp_path / "whole.json")[0] == 0
     out = tmp_path / "run"
-    assert cli(*STUDY, "--jobs", "1", "--out-dir", out, "--json", tmp_path / "first.json").returncode == 0
+    assert _cli(capsys, *STUDY, "--jobs", "1", "--out-dir", out, "--json", tmp_path / "first.json")[0] == 0
     log = out / "study.jsonl"
     lines = log.read_text().splitlines()
     assert len(lines) == 1 + 4  # the header, then every deal as it finished
     log.write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])  # two deals kept, the third cut short
-    again = cli(*STUDY, "--jobs", "1", "--out-dir", out, "--json", tmp_path / "again.json")
-    assert again.returncode == 2 and len(again.stderr.strip().splitlines()) == 1 and "--resume" in again.stderr
-    other = cli(*STUDY[:-1], "magnets_scale=1,2", "--jobs", "1", "--out-dir", out, "--resume")
-    assert other.returncode == 2 and "vary" in other.stderr  # another study: refused, the log untouched
-    resumed = cli(*STUDY, "--jobs", "2", "--out-dir", out, "--resume", "--json", tmp_path / "resumed.json")
-    assert resumed.returncode == 0, resumed.stderr
+    status, _, err = _cli(capsys, *STUDY, "--jobs", "1", "--out-dir", out, "--json", tmp_path / "again.json")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "--resume" in err
+    status, _, err = _cli(capsys, *STUDY[:-1], "magnets_scale=1,2", "--jobs", "1", "--out-dir", out, "--resume")
+    assert status == 2 and "vary" in err  # another study: refused, the log untouched
+    status, _, err = _cli(capsys, *STUDY, "--jobs", "2", "--out-dir", out, "--resume", "--json", tmp_path / "resumed.json")
+    assert status == 0, err
     assert (tmp_path / "resumed.json").read_text() == (tmp_path / "whole.json").read_text()
 
 
