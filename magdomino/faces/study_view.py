@@ -130,6 +130,9 @@ def study_figure(doc: dict, path, key: str = "plot") -> str:
             ax.set_ylim(-0.02, 1.02)
         if not numeric:
             ax.set_xticks(range(len(xs_all)), [str(v) for v in xs_all])
+        xs = list(position.values())
+        pad = 0.05 * (max(xs) - min(xs)) or 0.5
+        ax.set_xlim(min(xs) - pad, max(xs) + pad)  # every panel the same range, measured or not
         ax.set_xlabel(first, fontsize=8)
         if others and drawn and name == metrics[0]:
             ax.legend(fontsize=7)
