@@ -131,3 +131,9 @@ def test_overrides_without_physics_or_on_a_preset_without_magnets_are_refused(ca
     assert status == 2 and "--preset-set" in err and "vingt" in err
     status, _, err = _run(capsys, "simulate", "scenarios/odds_statics.toml", "--engine", "statics", "--magnets-scale", "2")
     assert status == 2 and err.strip() == "magdomino: command line: --magnets-scale: expected a preset with magnets (plain has none)"
+
+
+def test_the_tournament_summary_says_its_overrides(capsys):
+    status, out, _ = _run(capsys, "tournament", "--rule", "defi", "--seats", "random,random", "--deals", "1", "--physics",
+                          "statics", "--max-placements", "10", "--jobs", "1", "--magnets-scale", "1.5")
+    assert status == 0 and "(preset standard with magnets_scale = 1.5)" in out.splitlines()[0]
