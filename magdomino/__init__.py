@@ -7,7 +7,7 @@ and degrees::
     tower.simulate("3-1 on #1 half 1")
 
 :class:`Construction`, :func:`load`, :func:`preset`, :func:`presets`, :func:`engines`,
-:func:`play`, :func:`tournament`, :func:`calibrate` and :class:`InputError` are imported when first used, so
+:func:`play`, :func:`tournament`, :func:`study`, :func:`calibrate` and :class:`InputError` are imported when first used, so
 ``import magdomino`` stays light.
 
 Layers, bottom to top (a module never imports from a layer above it): ``maths``, ``model``,
@@ -16,8 +16,8 @@ Layers, bottom to top (a module never imports from a layer above it): ``maths``,
 
 from magdomino.version import __version__  # noqa: F401
 
-_FACE = ("Construction", "load", "preset", "presets", "engines", "play", "tournament",
-         "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord", "calibrate", "Calibration")
+_FACE = ("Construction", "load", "preset", "presets", "engines", "play", "tournament", "study",
+         "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord", "Study", "calibrate", "Calibration")
 
 __all__ = ["InputError", "__version__", *_FACE]
 
@@ -27,6 +27,10 @@ def __getattr__(name):
         from magdomino.faces.calibration import Calibration
 
         return Calibration
+    if name in ("study", "Study"):
+        from magdomino.faces import api_study
+
+        return getattr(api_study, name)
     if name in _FACE:
         from magdomino.faces import api
 

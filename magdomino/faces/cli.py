@@ -17,6 +17,8 @@ from magdomino.faces.cli_games import add_play, add_tournament
 from magdomino.faces.calibration import add_calibrate
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
+from magdomino.faces.cli_study import add_study
+from magdomino.faces.overrides import add_preset_overrides, overridden_scenario, record_overrides
 from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
 
 FLAG_OF = {
@@ -85,7 +87,7 @@ def _cmd_simulate(args) -> int:
     from magdomino.studies.scenario import load_scenario
 
     check_outputs(args, "--json", "--gif", "--plot")
-    scenario = load_scenario(args.scenario)
+    scenario = overridden_scenario(load_scenario(args.scenario), args)
     if args.gif and not scenario.what_if:
         raise InputError("command line", "--gif", f"expected a scenario with a what-if to animate; {scenario.source} has none")
     result, how = run_simulate(scenario, args)
@@ -103,7 +105,7 @@ def _cmd_simulate(args) -> int:
         print(f"  {label:<{width}}  {text}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
-        write_json(args.json, result.to_dict())
+        write_json(args.json, record_overrides(result.to_dict(), args, scenario.preset))
     if args.plot:
         _simulate_plot(scenario, result, args.plot)
     if args.gif and scenario.what_if:
@@ -143,6 +145,7 @@ def _add_simulate(sub) -> None:
     p.add_argument("--gif", metavar="FILE.gif", help="animate every what-if (FILE-0.gif, FILE-1.gif, ...)")
     p.add_argument("--plot", metavar="FILE.png", help="side and top views of the settled structure, shift and tilt over time of each what-if")
     add_engine(p, "statics: judge the structure and each what-if at rest, with a margin (milliseconds)")
+    add_preset_overrides(p, "the scenario's preset")
     p.set_defaults(func=_cmd_simulate)
 
 
@@ -213,7 +216,7 @@ def _cmd_odds(args) -> int:
     from magdomino.studies.scenario import load_scenario
 
     check_outputs(args, "--json", "--plot")
-    scenario = load_scenario(args.scenario)
+    scenario = overridden_scenario(load_scenario(args.scenario), args)
     result = estimate_odds(scenario, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result), file=out)
@@ -221,7 +224,7 @@ def _cmd_odds(args) -> int:
     for r in result.results:
         print(_odds_line(r, width), file=out)
     print(f"  total {result.wall_time_s:.2f} s", file=out)
-    document = result.to_dict()
+    document = record_overrides(result.to_dict(), args, scenario.preset)
     if args.json:
         write_json(args.json, document)
     if args.plot:
@@ -249,6 +252,7 @@ def _add_odds_options(p) -> None:
         noise.add_argument("--" + name.replace("_", "-"), dest=name, type=_non_negative, metavar="X")
     noise.add_argument("--drop-mm", type=_non_negative, nargs=2, metavar=("LO", "HI"), help="release height range, mm")
     add_engine(p, "statics: each trial a static check of the perturbed rest pose (no drop; refused poses are errors)", study=True)
+    add_preset_overrides(p, "the scenario's preset")
 
 
 def _add_odds(sub) -> None:
@@ -262,7 +266,7 @@ def _cmd_sweep(args) -> int:
     from magdomino.studies.scenario import load_scenario
 
     check_outputs(args, "--json", "--plot")
-    scenario = load_scenario(args.scenario)
+    scenario = overridden_scenario(load_scenario(args.scenario), args)
     result = sweep(scenario, args.param, args.values, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(_odds_header(scenario, result.runs[0], noise_line=args.param not in result.runs[0].noise), file=out)
@@ -271,7 +275,7 @@ def _cmd_sweep(args) -> int:
         print(f" {args.param} = {value:g}", file=out)
         for r in run.results:
             print(_odds_line(r, width), file=out)
-    document = result.to_dict()
+    document = record_overrides(result.to_dict(), args, scenario.preset)
     if args.json:
         write_json(args.json, document)
     if args.plot:
@@ -350,14 +354,14 @@ def _cmd_whatif(args) -> int:
 
     check_outputs(args, "--json", "--plot")
     tile = parse_tile(args.tile, "command line", "--tile")
-    scenario = load_scenario(args.scenario)
+    scenario = overridden_scenario(load_scenario(args.scenario), args)
     settings = OddsSettings(args.trials, seed=args.seed, jobs=args.jobs, progress=sys.stderr.isatty(), engine=args.engine)
     if args.parallel_only and not args.second_parallel:
         raise InputError("command line", "--parallel-only", "not with --no-second-parallel/--perpendicular (every tile parallel, or not)")
     orientation = {"parallel_only": args.parallel_only, "second_parallel": args.second_parallel}
     ranked = rank_placements(scenario, tile, settings, candidates=enumerate_placements, rule=args.rule, screen=args.screen, **orientation)
-    document = whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, screen=args.screen, engine=args.engine,
-                               **orientation)
+    document = record_overrides(whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, screen=args.screen,
+                                                engine=args.engine, **orientation), args, scenario.preset)
     out = sys.stderr if args.json == "-" else sys.stdout
     n = resolve_noise(scenario)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
@@ -421,10 +425,12 @@ def _add_whatif(sub) -> None:
     p.add_argument("--json", metavar="OUT", help="write the ranking as JSON ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the ranking with its intervals")
     add_engine(p, "statics: each trial a static check of the perturbed rest pose", study=True)
+    add_preset_overrides(p, "the scenario's preset")
     p.set_defaults(func=_cmd_whatif)
 
 
-_COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif, add_report, add_replay, add_tournament, add_calibrate]
+_COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif, add_report, add_replay, add_tournament,
+             add_study, add_calibrate]
 
 
 def main(argv: list[str] | None = None) -> int:

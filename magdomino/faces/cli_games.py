@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.faces.overrides import add_preset_overrides, check_overrides, preset_overrides, record_overrides, refuse_without_physics
 from magdomino.faces.running import check_outputs, write_json
 
 
@@ -27,7 +28,7 @@ _PLAY_FLAGS = {
 
 _OUTPUTS = {"json", "gif", "mp4"}
 _FLAT_TOWER = _OUTPUTS | {"players", "seed", "player", "physics", "preset", "no_magnets", "variant", "kids", "deals",
-                          "max_placements", "plot"}
+                          "max_placements", "plot", "magnets_scale", "preset_set"}
 _PLAY_OPTIONS = {
     "vingt": _OUTPUTS | {"players", "seed", "player", "target", "png"},
     "matador": _OUTPUTS | {"players", "seed", "player", "set", "variant", "deals", "target", "png"},
@@ -143,6 +144,8 @@ def _cmd_play(args) -> int:
         args.physics = "pybullet" if args.rule in TOWER_RULES else "none"
     if args.physics == "none" and (args.preset is not None or args.no_magnets):
         raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics (without physics nothing is simulated)")
+    refuse_without_physics(args, args.physics)
+    preset = None
     if args.physics != "none":
         from magdomino.model.presets import load_preset
         from magdomino.studies.engines import get_engine
@@ -153,6 +156,7 @@ def _cmd_play(args) -> int:
             if exc.key != "preset":
                 raise
             raise InputError("command line", "--preset", exc.expected) from None
+        preset = check_overrides(preset, preset_overrides(args))
         physics = get_engine(args.physics, source="command line", key="--physics").adjudicator(preset, magnets=not args.no_magnets)
     max_placements = args.max_placements
     if max_placements is None and physics is not None:
@@ -180,8 +184,14 @@ def _cmd_play(args) -> int:
             physics.close()
     print(format_record(record))
     if args.json:
-        write_json(args.json, record)
+        write_json(args.json, record_overrides(record, args, preset))
     return _film(args, record)
+
+
+def _physics_choices() -> list:
+    from magdomino.games.tournament import physics_names
+
+    return list(physics_names())
 
 
 def _film(args, record) -> int:
@@ -202,7 +212,7 @@ def add_play(sub) -> None:
     p.add_argument("--png", metavar="FILE", help="vingt, matador, echanges: draw the final table")
     p.add_argument("--record", metavar="FILE", help="vingt, matador, echanges: draw a saved record (--png) instead of playing")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--physics", choices=["pybullet", "statics", "none"], default=None,
+    p.add_argument("--physics", choices=_physics_choices(), default=None,
                    help="who decides collapses (default: pybullet for defi and quinconce, none for traditional; "
                         "statics: the statics at the nominal grid poses, no simulation)")
     p.add_argument("--preset", help="physical preset for --physics pybullet or statics (default standard)")
@@ -231,6 +241,7 @@ def add_play(sub) -> None:
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")
     p.add_argument("--mp4", metavar="FILE.mp4", help="the whole game replayed into an MP4 (needs magdomino[video])")
     p.add_argument("--plot", metavar="FILE.png", help="traditional, defi, quinconce: tower height and hands per placement")
+    add_preset_overrides(p, "the --preset")
     options = set().union(*_PLAY_OPTIONS.values(), _REDRAW, {"rule", "record"})
     p.set_defaults(func=_cmd_play, play_defaults={d: p.get_default(d) for d in sorted(options)})
 
@@ -251,12 +262,19 @@ def _cmd_tournament(args) -> int:
         raise InputError("command line", "--physics", "only with traditional, defi or quinconce")
     if args.physics == "none" and (args.preset is not None or args.no_magnets):
         raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics")
+    refuse_without_physics(args, args.physics)
+    overrides = preset_overrides(args)
+    if overrides:  # checked before any deal, in the flags' words
+        from magdomino.model.presets import load_preset
+
+        check_overrides(load_preset(args.preset or "standard"), overrides)
     import sys
 
     doc = run_tournament(
         args.rule, [s for s in args.seats.split(",")], args.deals, seed=args.seed, physics=args.physics,
         preset=args.preset, magnets=not args.no_magnets, max_placements=args.max_placements, jobs=args.jobs,
         scheduler=args.scheduler, out_dir=args.out_dir, resume=args.resume, progress=sys.stderr.isatty(),
+        preset_overrides=overrides or None,
     )
     print(format_tournament(doc))
     if args.json:
@@ -273,7 +291,7 @@ def add_tournament(sub) -> None:
                    help="one player kind per seat, comma-separated (e.g. careful,bold,random,greedy); the count is the number of players")
     p.add_argument("--deals", type=int, required=True, help="deals to play (a multiple of the seat count balances the seats)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--physics", choices=["pybullet", "statics", "none"], default=None,
+    p.add_argument("--physics", choices=_physics_choices(), default=None,
                    help="who decides collapses (default: pybullet for defi and quinconce, none otherwise)")
     p.add_argument("--preset", help="physical preset with --physics (default standard)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
@@ -286,4 +304,5 @@ def add_tournament(sub) -> None:
     p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
     p.add_argument("--json", metavar="OUT", help="write the tournament document as JSON ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE.png", help="win share per kind with 95 %% intervals; collapses and placements per deal")
+    add_preset_overrides(p, "the --preset")
     p.set_defaults(func=_cmd_tournament)

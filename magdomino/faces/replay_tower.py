@@ -86,6 +86,13 @@ def _adjudicator(record: dict, source: str, place_events: list):
         preset = load_preset(name)
     except InputError:
         raise InputError(source, "preset", f"a preset this version knows (the record's physics), got {name!r}") from None
+    overrides = record.get("preset_overrides")
+    if overrides:  # the game was judged with them (play --magnets-scale, --preset-set)
+        from magdomino.model.presets import with_overrides
+
+        if not isinstance(overrides, dict):
+            raise InputError(source, "preset_overrides", f"a table of preset keys and values, got {overrides!r}"[:200])
+        preset = with_overrides(preset, overrides, source)
     magnets = record.get("magnets")
     drop = record.get("drop_mm")
     slide = record.get("slide_start_mm")

@@ -85,8 +85,8 @@ def figure(draw, caption: str, suffix: str = ".png") -> str:
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
-def _facts(doc: dict, keys=("name", "rule", "version", "seed", "preset", "magnets", "engine", "tile_size_mm")) -> str:
-    items = [f"{k} <b>{_e(doc[k])}</b>" for k in keys if doc.get(k) is not None]
+def _facts(doc: dict, keys=("name", "rule", "version", "seed", "preset", "preset_overrides", "magnets", "engine", "tile_size_mm")) -> str:
+    items = [f"{k} <b>{_e(doc[k])}</b>" for k in keys if doc.get(k) not in (None, {})]
     return f'<p class="facts">{", ".join(items)}</p>'
 
 
@@ -115,6 +115,16 @@ def find_scenario(doc: dict, source: Path, scenario_dirs) -> tuple[object | None
             return None, f"scenario {path} cannot be read ({exc}): no renders"
         if scenario.name != name or (doc.get("preset") and scenario.preset.name != doc["preset"]):
             continue
+        overrides = doc.get("preset_overrides")
+        if overrides:  # the run's preset (--magnets-scale, --preset-set): the renders use it too
+            from magdomino.model.presets import with_overrides
+            from magdomino.studies.scenario import with_preset
+
+            try:
+                scenario = with_preset(scenario, with_overrides(scenario.preset, dict(overrides), str(source)))
+            except (InputError, TypeError, ValueError) as exc:
+                return None, f"the document's preset_overrides do not apply to {path} ({exc}): no renders"
+            return scenario, f"renders from the scenario file {path}, preset with {', '.join(f'{k} = {v}' for k, v in overrides.items())}"
         return scenario, f"renders from the scenario file {path}"
     return None, f"scenario file {name}.toml not found (looked in {', '.join(looked)}; give --scenarios DIR): no renders"
 
@@ -388,6 +398,30 @@ def section_tournament(doc: dict, source: Path, options: dict) -> str:
                   + "</details>")
 
 
+def section_study(doc: dict, source, options: dict) -> str:
+    """The report page's section of a study: the settings, the table, the figure, every point's deals."""
+    from magdomino.faces.study_view import point_label, study_figure, study_table
+
+    header, rows = study_table(doc)
+    over = doc.get("preset_overrides") or {}
+    out = (f"<h3>Study: {_e(doc['rule'])}, seats {_e(', '.join(doc['seats']))}, {doc['deals']} deals per point, "
+           f"varying {_e(', '.join(doc['params']))}</h3>")
+    if over:
+        out += f'<p class="facts">every point also with {_e(point_label(over))}</p>'
+    out += table(header, rows, set(range(len(doc["params"]), len(header))))
+    intervals = doc.get("intervals", {})
+    out += (f'<p class="facts">95 % intervals: shares: {_e(intervals.get("share"))}; means: {_e(intervals.get("mean"))}. '
+            f'{_e(doc.get("common_deals", ""))}. Win shares over the naturally ended deals.</p>')
+    out += figure(lambda p: study_figure(doc, p), "each metric against the parameter, 95 % intervals as bands")
+    for point in doc["points"]:
+        deals = [[r["deal"], ", ".join(map(str, r["seating"])), ", ".join(map(str, r["winners"])) or "none", r["ended"],
+                  r["placements"], r["rounds"], r["collapses"], r["height"]] for r in point["per_deal"]]
+        out += (f"<details><summary>{_e(point_label(point['values']))}: every deal ({len(deals)})</summary>"
+                + table(["deal", "seating", "winners", "ended", "placements", "rounds", "collapses", "height"], deals, {0, 4, 5, 6, 7})
+                + "</details>")
+    return out
+
+
 def _ci_or_dash(ci, fmt: str = "{:.3f}") -> str:
     if ci is None or any(v is None for v in ci):
         return "—"
@@ -401,6 +435,7 @@ SECTIONS = {
     "whatif": section_whatif,
     "play": section_play,
     "tournament": section_tournament,
+    "study": section_study,
 }
 
 

@@ -8,6 +8,7 @@ kind is recognised by the fields only it has (an explicit ``kind`` field wins):
 kind        discriminator
 ==========  =============================================================
 tournament  ``kind == "tournament"``, or ``seats`` + ``deals`` + ``per_kind``
+study       ``kind == "study"`` (written by ``magdomino study``)
 whatif      ``candidates`` (a list) and ``tile``
 sweep       ``param`` and ``values`` (and ``results``)
 odds        ``results`` and ``noise`` (no ``param``)
@@ -27,10 +28,10 @@ from pathlib import Path
 
 from magdomino.errors import InputError
 
-KINDS = ("simulate", "odds", "sweep", "whatif", "play", "tournament")
+KINDS = ("simulate", "odds", "sweep", "whatif", "play", "tournament", "study")
 """The kinds of JSON document a report shows, in the order the page lists them."""
 
-EXPECTED = "a JSON document written by magdomino (simulate, odds, sweep, whatif, play or tournament --json)"
+EXPECTED = "a JSON document written by magdomino (simulate, odds, sweep, whatif, play, tournament or study --json)"
 
 TOWER_RULES = ("traditional", "defi", "quinconce")
 """The rules whose records are games.record's layout (a construction on the grid)."""
@@ -213,6 +214,8 @@ def check_document(kind: str, doc: dict, source: str) -> None:
         _check_play(doc, source)
     elif kind == "tournament":
         _check_tournament(doc, source)
+    elif kind == "study":
+        _check_study(doc, source)
     if kind in ("odds", "sweep", "whatif"):
         _need(doc, "preset", str, "the preset's name", source)
     for key in ("preset", "name"):
@@ -270,6 +273,53 @@ def _check_tournament(doc: dict, source: str) -> None:
         _need(row, "ended", str, "'natural' or 'abandoned'", source, key + ".")
         for k in ("seating", "winners", "scores"):
             _need(row, k, list, "a list", source, key + ".")
+
+
+def _check_study(doc: dict, source: str) -> None:
+    """What the page reads of a study (games.study.run_study's document)."""
+    from magdomino.games.study import STUDY_VERSION
+
+    sv = _need(doc, "study_version", int, "the study format (a whole number)", source)
+    if sv > STUDY_VERSION:
+        raise InputError(source, "study_version", f"a study of format {STUDY_VERSION} or older, got {sv} "
+                                                  "(a newer format: update magdomino to report it)")
+    for k in ("rule", "physics", "preset"):
+        _need(doc, k, str, "a name", source)
+    for k in ("seed", "deals", "players"):
+        _need(doc, k, int, "a whole number", source)
+    seats = _need(doc, "seats", list, "the seats' player kinds", source)
+    if not seats or not all(isinstance(k, str) for k in seats):
+        raise InputError(source, "seats", f"player kinds (names), got {seats!r}"[:200])
+    params = _need(doc, "params", list, "the varied preset keys", source)
+    vary = _need(doc, "vary", dict, "the values of each varied key", source)
+    if not params or any(not isinstance(vary.get(p), list) or not vary[p] for p in params):
+        raise InputError(source, "vary", f"a list of values for each of params {params!r}"[:200])
+    _need(doc, "intervals", dict, "how the intervals were computed", source)
+    points = _need(doc, "points", list, "one entry per value", source)
+    if not points:
+        raise InputError(source, "points", "at least one point")
+    for i, point in enumerate(points):
+        key = f"points[{i}]"
+        if not isinstance(point, dict):
+            raise InputError(source, key, "a point (an object)")
+        values = _need(point, "values", dict, "the point's value of each varied key", source, key + ".")
+        if set(values) != set(params):
+            raise InputError(source, f"{key}.values", f"a value for each of {params!r}, got {values!r}"[:200])
+        for name, m in _need(point, "metrics", dict, "the point's metrics", source, key + ".").items():
+            if m is None:
+                continue
+            ci = m.get("ci") if isinstance(m, dict) else None
+            if not (_number_or_none(m.get("value", "missing")) and isinstance(ci, list) and len(ci) == 2 and all(map(_number_or_none, ci))):
+                raise InputError(source, f"{key}.metrics.{name}", f"a value and a 95 % interval [low, high], got {m!r}"[:200])
+        for j, row in enumerate(_need(point, "per_deal", list, "one row per deal", source, key + ".")):
+            rk = f"{key}.per_deal[{j}]"
+            if not isinstance(row, dict):
+                raise InputError(source, rk, "a row per deal (an object)")
+            for k in ("deal", "placements", "rounds", "collapses", "height"):
+                _need(row, k, int, "a whole number", source, rk + ".")
+            _need(row, "ended", str, "'natural' or 'abandoned'", source, rk + ".")
+            for k in ("seating", "winners"):
+                _need(row, k, list, "a list", source, rk + ".")
 
 
 def _check_candidate_placement(pl: dict, source: str, key: str) -> None:

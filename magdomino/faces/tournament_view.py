@@ -10,8 +10,9 @@ def _num(x, fmt="{:.3f}") -> str:
 def format_tournament(doc: dict) -> str:
     """A readable summary: the settings, one line per player kind, how the deals ended."""
     sense = {"lower": " (lower is better)", "higher": " (higher is better)"}.get(doc.get("score_sense"), "")
+    over = ", ".join(f"{k} = {v}" for k, v in (doc.get("preset_overrides") or {}).items())
     head = (f"tournament: {doc['rule']}, seats {', '.join(doc['seats'])}, {doc['deals']} deals, seed {doc['seed']}, "
-            f"physics {doc['physics']}" + (f" (preset {doc['preset']})" if doc.get("preset") else ""))
+            f"physics {doc['physics']}" + (f" (preset {doc['preset']}{' with ' + over if over else ''})" if doc.get("preset") else ""))
     lines = [head, f"{'kind':<10} {'seats':>5} {'wins':>8} {'win share':>9}  {'95 % interval':<15} "
                    f"{'mean score':>10}  95 % interval{sense}"]
     for r in doc["per_kind"]:

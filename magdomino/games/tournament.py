@@ -45,10 +45,18 @@ RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
 TOWER_RULES = ("defi", "quinconce")
 FLAT_RULES = ("traditional", "matador", "echanges", "vingt")
 PHYSICS = ("pybullet", "dynamics", "statics", "none")
-"""``physics``: an engine's name (``pybullet`` is the dynamics' other name) or none."""
+"""The built-in ``physics`` names; :func:`physics_names` adds every registered engine."""
 SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "matador": "higher",
                "vingt": "higher", "echanges": "none"}
 """Which way a rule's scores are better (``none``: echanges scores nothing per seat)."""
+
+
+def physics_names() -> tuple:
+    """What ``physics`` takes: ``none``, or any engine's name or alias
+    (:func:`magdomino.studies.engines.engine_names`: an engine registered later comes by itself)."""
+    from magdomino.studies.engines import ALIASES, engine_names
+
+    return tuple(dict.fromkeys(["none", *ALIASES, *engine_names()]))
 
 
 def seat_players(rule: str):
@@ -90,20 +98,35 @@ class TournamentJob:
     preset: str | None = None
     magnets: bool = True
     max_placements: int | None = None
+    overrides: tuple = ()
+    """The preset's overrides, ``((key, value), ...)`` (:func:`magdomino.model.presets.with_overrides`)."""
+
+
+def job_preset(job: TournamentJob):
+    """The preset the deals of ``job`` are judged with: ``job.preset`` with ``job.overrides``."""
+    from magdomino.model.presets import load_preset, with_overrides
+
+    preset = load_preset(job.preset or "standard")
+    return with_overrides(preset, dict(job.overrides)) if job.overrides else preset
 
 
 def _adjudicator(job: TournamentJob):
     """The deal's adjudicator: the engine ``job.physics`` names judges (None: no physics)."""
     if job.physics == "none":
         return None
-    from magdomino.model.presets import load_preset
     from magdomino.studies.engines import get_engine
 
-    return get_engine(job.physics, key="physics").adjudicator(load_preset(job.preset or "standard"), magnets=job.magnets)
+    return get_engine(job.physics, key="physics").adjudicator(job_preset(job), magnets=job.magnets)
 
 
 def play_deal(job: TournamentJob, deal: int) -> dict:
     """Play deal ``deal`` of the tournament and return its row (see :func:`run_tournament`)."""
+    return deal_row(job, deal, *play_deal_record(job, deal))
+
+
+def play_deal_record(job: TournamentJob, deal: int) -> tuple:
+    """Play deal ``deal``: ``(kinds, game_seed, record, results)``, its seating, its game's seed,
+    the game's record and its per-deal results (what :func:`deal_row` sums up)."""
     kinds = seating(job.seats, deal)
     game_seed = _deal_seed(job.seed, deal)
     if job.rule in ("matador", "echanges"):
@@ -127,6 +150,11 @@ def play_deal(job: TournamentJob, deal: int) -> dict:
             if physics is not None:
                 physics.close()
         results = record["deals"]
+    return kinds, game_seed, record, results
+
+
+def deal_row(job: TournamentJob, deal: int, kinds: tuple, game_seed: int, record: dict, results: list) -> dict:
+    """A played deal's row (see :func:`run_tournament`)."""
     reason = results[-1]["reason"] if results else "unknown"
     abandoned = reason == "abandoned"
     winners = [] if abandoned else list(record["winners"])
@@ -185,8 +213,8 @@ def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
     seats = tuple(str(s).strip() for s in seats)
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise InputError(ARGUMENTS, "deals", f"a whole number of deals > 0, got {deals!r}")
-    if physics not in PHYSICS:
-        raise InputError(ARGUMENTS, "physics", f"one of {', '.join(PHYSICS)}, got {physics!r}")
+    if physics not in physics_names():
+        raise InputError(ARGUMENTS, "physics", f"one of {', '.join(physics_names())}, got {physics!r}")
     if physics != "none" and rule not in ("traditional", *TOWER_RULES):
         raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
     make = seat_players(rule)
@@ -221,7 +249,7 @@ def _has_pyspiel() -> bool:
 def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "none", preset: str | None = None,
                    magnets: bool = True, max_placements: int | None = None, jobs: int | None = None,
                    scheduler: str | None = None, executor=None, out_dir=None, resume: bool = False,
-                   progress: bool = False) -> dict:
+                   progress: bool = False, preset_overrides: dict | None = None) -> dict:
     """Play a tournament and return its JSON document.
 
     Parameters
@@ -236,13 +264,17 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     jobs, scheduler, executor : where the deals run (:class:`magdomino.studies.runner.Runner`)
     out_dir, resume : a deal log (``tournament.jsonl``) there; ``resume`` continues it
     progress : a tqdm bar on stderr
+    preset_overrides : dict, optional
+        ``{key: value}`` in the preset file's keys and units (``{"magnets_scale": 1.1,
+        "tile.friction": 0.4}``: :func:`magdomino.model.presets.with_overrides`), with physics.
 
     Returns
     -------
     dict
         ``kind: "tournament"``, ``version``, ``tournament_version``, ``seed``, ``rule``,
         ``seats``, ``players``, ``deals``, ``seating`` (rotation scheme), ``period`` (n),
-        ``balanced``, ``physics``, ``engine``, ``preset``, ``magnets``, ``max_placements``,
+        ``balanced``, ``physics``, ``engine``, ``preset``, ``preset_overrides`` (``{}``: none),
+        ``preset_description`` (the overridden preset's; with overrides), ``magnets``, ``max_placements``,
         ``score_sense``, ``ended`` ``{natural, abandoned}``, ``seat_counts`` ``{kind: [per
         seat]}``, ``collapses`` and ``placements`` (per deal: ``total``, ``mean``, ``min``,
         ``max``), ``per_kind`` (rows: see
@@ -253,7 +285,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     from pathlib import Path
 
     from magdomino.version import __version__
-    from magdomino.studies.runner import TrialLog, capped_jobs, execute, runner_for
+    from magdomino.studies.runner import TrialLog, capped_jobs
 
     seats = check_tournament(rule, seats, deals, physics)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -264,54 +296,23 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         raise InputError(ARGUMENTS, "max_placements", f"only with traditional, defi or quinconce ({rule} deals end by its rules)")
     if jobs is not None:
         capped_jobs(jobs, 1)  # refused here, before any deal, when not a whole number > 0
-    if physics != "none":
-        from magdomino.model.presets import load_preset
-
-        load_preset(preset or "standard")  # an unknown name or a bad file refused before any deal
+    overrides = check_overrides_physics(preset_overrides, physics)
     if physics != "none" and max_placements is None:
         max_placements = 300  # as `play`: a physics game must end
     job = TournamentJob(rule, seats, int(seed), int(deals), physics, preset if physics != "none" else None,
-                        bool(magnets), max_placements)
+                        bool(magnets), max_placements, tuple(overrides.items()))
+    described = job_preset(job) if physics != "none" else None  # an unknown name, a bad file or override refused before any deal
     header = {"kind": "header", "format": "magdomino tournament log 1", "rule": rule, "seats": list(seats),
               "seed": job.seed, "deals": job.deals, "physics": physics, "preset": job.preset,
               "magnets": job.magnets, "max_placements": max_placements}
+    if overrides:  # only then: a log written before overrides existed resumes as it was
+        header["preset_overrides"] = overrides
     log = None
     if out_dir is not None:
         log = TrialLog(Path(out_dir) / "tournament.jsonl", header, resume, True, lambda r: check_deal_record(r, seats))
-    rows: dict[int, dict] = {r["trial"]: r for r in log.records.values() if r["trial"] < deals} if log else {}
-    missing = [d for d in range(deals) if d not in rows]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=deals, initial=len(rows), file=sys.stderr, unit="deal", dynamic_ncols=True, leave=False)
-
-    def on_record(record: dict) -> None:
-        if record["trial"] in rows:
-            return
-        if record.get("reason") == "error":
-            raise RuntimeError(f"deal {record['trial']}: {record.get('error')}")
-        rows[record["trial"]] = record
-        if log:
-            log.write(record)
-        if bar is not None:
-            bar.update(1)
-
-    try:
-        if missing:
-            workers = capped_jobs(jobs, len(missing))
-            if executor is None and scheduler is None and workers == 1:
-                executor = "serial"
-            with runner_for(executor, workers, scheduler) as runner:
-                size = max(1, min(8, math.ceil(len(missing) / (4 * runner.workers))))
-                tasks = [(None, missing[i:i + size]) for i in range(0, len(missing), size)]
-                execute(runner, run_deals, job, tasks, on_record)
-    finally:
-        if bar is not None:
-            bar.close()
-        if log:
-            log.close()
-    per_deal = [{k: v for k, v in rows[d].items() if k not in ("what_if", "trial")} for d in range(deals)]
+    wanted = [(None, d) for d in range(deals)]
+    rows = play_missing(run_deals, job, wanted, log, jobs=jobs, scheduler=scheduler, executor=executor, progress=progress)
+    per_deal = [{k: v for k, v in rows[None, d].items() if k not in ("what_if", "trial")} for d in range(deals)]
     natural = sum(1 for r in per_deal if r["ended"] == "natural")
     return {
         "kind": "tournament",
@@ -328,6 +329,8 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         "physics": physics,
         "engine": physics,
         "preset": job.preset or ("standard" if physics != "none" else None),
+        "preset_overrides": overrides,
+        **({"preset_description": described.description} if overrides else {}),
         "magnets": job.magnets if physics != "none" else None,
         "max_placements": max_placements,
         "score_sense": SCORE_SENSE[rule],
@@ -338,6 +341,71 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         "per_kind": per_kind_table(seats, per_deal),
         "per_deal": per_deal,
     }
+
+
+def play_missing(run_chunk, job, wanted: list[tuple], log=None, *, jobs: int | None = None, scheduler: str | None = None,
+                 executor=None, progress: bool = False) -> dict:
+    """Play the deals ``wanted`` (``[(what_if, deal), ...]``) that ``log`` does not hold yet, on
+    workers, and return every one's record by ``(what_if, deal)``.
+
+    ``run_chunk(job, what_if, deals)`` plays a chunk (:func:`magdomino.studies.runner.execute`'s
+    protocol); each record goes to the log as it comes (a killed run keeps them for
+    ``resume``), and ticks a tqdm bar on stderr with ``progress``. ``log`` is closed at the end.
+    What a deal gives depends on its key alone, so the records are the same for any workers.
+    """
+    from magdomino.studies.runner import capped_jobs, execute, runner_for
+
+    keep = set(wanted)
+    rows: dict[tuple, dict] = {k: r for k, r in log.records.items() if k in keep} if log else {}
+    missing = [k for k in wanted if k not in rows]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(wanted), initial=len(wanted) - len(missing), file=sys.stderr, unit="deal", dynamic_ncols=True,
+                   leave=False)
+
+    def on_record(record: dict) -> None:
+        key = record["what_if"], record["trial"]
+        if key in rows:
+            return
+        if record.get("reason") == "error":
+            raise RuntimeError(f"deal {record['trial']}: {record.get('error')}")
+        rows[key] = record
+        if log:
+            log.write(record)
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        if missing:
+            workers = capped_jobs(jobs, len(missing))
+            if executor is None and scheduler is None and workers == 1:
+                executor = "serial"
+            with runner_for(executor, workers, scheduler) as runner:
+                size = max(1, min(8, math.ceil(len(missing) / (4 * runner.workers))))
+                tasks = []
+                for what_if, group in itertools.groupby(missing, key=lambda k: k[0]):
+                    deals = [d for _, d in group]
+                    tasks += [(what_if, deals[i:i + size]) for i in range(0, len(deals), size)]
+                execute(runner, run_chunk, job, tasks, on_record)
+    finally:
+        if bar is not None:
+            bar.close()
+        if log:
+            log.close()
+    return rows
+
+
+def check_overrides_physics(preset_overrides, physics: str) -> dict:
+    """The overrides as a dict (``{}``: none); refused without physics (they would change nothing)."""
+    if preset_overrides is None:
+        return {}
+    if not isinstance(preset_overrides, dict) or not all(isinstance(k, str) for k in preset_overrides):
+        raise InputError(ARGUMENTS, "preset_overrides", f"a dict of preset keys and values, got {preset_overrides!r}"[:200])
+    if preset_overrides and physics == "none":
+        raise InputError(ARGUMENTS, "preset_overrides", "only with physics (without physics the preset changes nothing)")
+    return dict(preset_overrides)
 
 
 def seat_counts(seats, per_deal: list[dict]) -> dict:

@@ -35,6 +35,7 @@ naming the file and the key. Values are converted to SI once, here.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -427,9 +428,14 @@ def with_overrides(preset: Preset, overrides: dict[str, Any], source: str = ARGU
     Keys: ``"tile.friction"``, ``"solver.time_step_s"``, ``"collapse.max_tilt_deg"``, ...; a
     key under ``tile.magnets`` (``"tile.magnets.polarization_T"``) sets it on every magnet;
     ``magnets_scale`` multiplies every magnet's polarisation. A wrong key or value raises
-    InputError naming the key (``source``: where the overrides come from).
+    InputError naming the key (``source``: where the overrides come from). The result keeps
+    the preset's name; its description ends with what was overridden
+    (``... [overridden: magnets_scale = 1.1]``), which documents and records carry.
     """
     data = preset.to_dict()
+    if overrides:
+        said = ", ".join(f"{k} = {json.dumps(v) if isinstance(v, str) else v}" for k, v in overrides.items())
+        data["description"] = f"{data['description'].rstrip()} [overridden: {said}]".strip()
     for key, value in overrides.items():
         if key == "magnets_scale":  # applied last, to the polarisations the other keys set
             continue
@@ -465,7 +471,6 @@ def with_overrides(preset: Preset, overrides: dict[str, Any], source: str = ARGU
 
 def write_preset(preset: Preset, path: str | Path) -> Path:
     """Write ``preset`` as a preset file (TOML), loadable wherever a preset is."""
-    import json
 
     def value(v) -> str:
         return "[" + ", ".join(value(x) for x in v) + "]" if isinstance(v, list) else json.dumps(v)
