@@ -188,6 +188,22 @@ def _print_table(rows) -> None:
     print("(score: killed / (killed + survived); timeouts count as killed and are included in 'killed')")
 
 
+def report(args) -> int:
+    """The table and the survivors of the sessions kept in build/mutate (a run's, or a part of one)."""
+    rows, all_survivors = [], []
+    for session in sorted((Path(args.project).resolve() / "build" / "mutate").glob("*.sqlite")):
+        killed, survived, timeouts, broken, survivors = results(session)
+        if killed + survived + broken:
+            rows.append(("magdomino/" + session.stem.replace(".", "/") + ".py", killed, survived, timeouts, broken))
+            all_survivors += survivors
+    _print_table(rows)
+    if all_survivors:
+        print("\nsurvivors:")
+        for s in all_survivors:
+            print(s)
+    return 0
+
+
 def pytest_wrapper(args) -> int:
     """Run the test command with the scratch copy first on the path (cosmic-ray gives no shell)."""
     return subprocess.run(args.command, cwd=args.scratch, env=_env(Path(args.scratch))).returncode
@@ -202,10 +218,14 @@ def main(argv=None) -> int:
     r.add_argument("--sample", type=int, default=20, help="mutants per module")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("modules", nargs="+")
+    t = sub.add_parser("report", help="the table and survivors of the sessions in build/mutate")
+    t.add_argument("--project", required=True)
     w = sub.add_parser("pytest")
     w.add_argument("--scratch", required=True)
     w.add_argument("command", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
+    if args.what == "report":
+        return report(args)
     if args.what == "pytest":
         args.command = args.command[1:] if args.command[:1] == ["--"] else args.command
         return pytest_wrapper(args)
