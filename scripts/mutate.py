@@ -11,11 +11,14 @@ For each module (a path under magdomino/), in a scratch copy of the project:
    operator family: a comparison, a number, ``and``/``or``, ...) drawn without replacement, one
    variant drawn at each (cosmic-ray's 132 binary-operator swaps would otherwise fill a uniform
    sample with ``a | b`` on floats, killed by any test that runs the line);
-3. ``cosmic-ray exec`` applies each mutant in turn and runs the fast tests (``-m 'not slow'``) of
-   the mirrored test folder (``magdomino/physics/x.py`` -> ``tests/physics/``; the nearest
-   existing folder up the path), the module's own test files first and ``-x``, so a killed
+3. the fast tests (``-m 'not slow'``) of the mirrored test folder (``magdomino/physics/x.py`` ->
+   ``tests/physics/``; the nearest existing folder up the path) run once unmutated, traced
+   (this file is also a pytest plugin): which test runs which lines of the module;
+4. ``cosmic-ray exec`` applies each mutant in turn and runs the tests that run its lines (all
+   of them for a line run at import, such as a decorator or a constant; none, and the mutant
+   survives, when no test runs it), the module's own test files first and ``-x``, so a killed
    mutant costs one failing test;
-4. the score per module (killed, survived, timed out, the kill percentage counting every
+5. the score per module (killed, survived, timed out, the kill percentage counting every
    survivor, equivalent or not) and each survivor's diff are printed.
 
 A mutant that times out (three times the unmutated run, at least 120 s) counts as killed, as in
@@ -26,6 +29,8 @@ cosmic-ray. Nothing here touches the project's own files: the copy is made from 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import shlex
 import shutil
@@ -101,6 +106,76 @@ def results(db_path: Path):
     return killed, survived, timeouts, broken, survivors
 
 
+# -- which tests run which lines ------------------------------------------------------------
+# A pytest plugin (this file, loaded with ``-p mutate`` and scripts/ on the path) records, per
+# test, the lines of one module that the test runs (``MUTATE_TRACE`` = the module's file,
+# ``MUTATE_TRACE_OUT`` = the JSON written); lines run outside any test (at import, during
+# collection) are recorded under "". A mutant then runs only the tests that run its lines: a
+# mutant that no test reaches survives without a run, one on an import-time line runs them all.
+
+_trace = {"files": {}, "test": ""}  # file -> {test: set of lines}
+
+
+def _tracer(frame, event, arg):
+    per_test = _trace["files"].get(frame.f_code.co_filename)
+    if per_test is None:
+        return None
+    lines = per_test.setdefault(_trace["test"], set())
+    lines.add(frame.f_lineno)
+
+    def local(frame, event, arg):
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
+
+    return local
+
+
+def pytest_configure(config):
+    import threading
+
+    if os.environ.get("MUTATE_TRACE"):
+        _trace["files"] = {f: {} for f in os.environ["MUTATE_TRACE"].split(os.pathsep)}
+        sys.settrace(_tracer)
+        threading.settrace(_tracer)
+
+
+def pytest_runtest_protocol(item, nextitem):
+    _trace["test"] = item.nodeid
+    return None
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    _trace["test"] = ""
+
+
+def pytest_unconfigure(config):
+    if _trace["files"]:
+        sys.settrace(None)
+        out = {f: {test: sorted(lines) for test, lines in per_test.items()} for f, per_test in _trace["files"].items()}
+        Path(os.environ["MUTATE_TRACE_OUT"]).write_text(json.dumps(out))
+
+
+def changed_lines(original: Path, mutated: Path) -> set[int]:
+    """Lines of ``original`` that the mutant changed (1-based)."""
+    import difflib
+
+    a = original.read_text().splitlines()
+    b = mutated.read_text().splitlines()
+    out = set()
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.update(range(i1 + 1, max(i2, i1 + 1) + 1))
+    return out
+
+
+def select_tests(trace: dict, lines: set[int]) -> list[str] | None:
+    """Node ids of the tests that run any of ``lines``; None: every test (an import-time line)."""
+    if lines & set(trace.get("", ())):
+        return None
+    return [test for test, ran in trace.items() if test and lines & set(ran)]
+
+
 def run(args) -> int:
     root = Path(args.project).resolve()
     cosmic = Path(sys.executable).with_name("cosmic-ray")
@@ -117,28 +192,40 @@ def run(args) -> int:
         rows = []
         all_survivors = []
         baseline = {}  # test folder -> seconds of its unmutated run
-        for module in args.modules:
-            module = Path(module).as_posix()
+        modules = [Path(m).as_posix() for m in args.modules]
+        for module in modules:
             if not (scratch / module).is_file():
                 print(f"mutate: no such module {module}", file=sys.stderr)
                 return 2
             folder, tests = mirrored_tests(scratch, module)
             pytest = [args.python, "-m", "pytest", "-x", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "-m", "not slow", *tests]
-            # The unmutated run (once per test folder): it must pass, and it sets the timeout.
+            # The unmutated run, once per test folder for all its modules, traced: it must
+            # pass, it sets the timeout, and it says which tests run which lines.
             if folder not in baseline:
+                same = [m for m in modules if mirrored_tests(scratch, m)[0] == folder]
+                trace_all = out / f"lines-{folder.relative_to(scratch).as_posix().replace('/', '.')}.json"
+                env = _env(scratch)
+                env.update(MUTATE_TRACE=os.pathsep.join(str(scratch / m) for m in same), MUTATE_TRACE_OUT=str(trace_all),
+                           PYTHONPATH=f"{scratch}{os.pathsep}{Path(__file__).resolve().parent}")
                 t0 = time.perf_counter()
-                base = subprocess.run(pytest, cwd=scratch, env=_env(scratch), capture_output=True, text=True)
-                baseline[folder] = time.perf_counter() - t0
-                if base.returncode != 0:
-                    print(f"mutate: the fast tests of {folder.relative_to(scratch)} fail unmutated:\n{base.stdout[-3000:]}", file=sys.stderr)
+                base = subprocess.run([*pytest[:3], "-p", "mutate", *pytest[3:]], cwd=scratch, env=env, capture_output=True, text=True)
+                took = time.perf_counter() - t0
+                if base.returncode != 0 or not trace_all.exists():
+                    print(f"mutate: the fast tests of {folder.relative_to(scratch)} fail unmutated:\n{base.stdout[-3000:]}{base.stderr[-2000:]}", file=sys.stderr)
                     return 1
+                traces = json.loads(trace_all.read_text())
+                for m in same:
+                    (out / f"{_name(m)}.lines.json").write_text(json.dumps(traces[str(scratch / m)]))
+                baseline[folder] = took
             took = baseline[folder]
+            trace_out = out / f"{_name(module)}.lines.json"
             timeout = max(120.0, 3 * took)
-            name = module.removeprefix("magdomino/").removesuffix(".py").replace("/", ".")
+            name = _name(module)
             config = scratch / f"mutate-{name}.toml"
             session = out / f"{name}.sqlite"
             # cosmic-ray runs the command without a shell: a small wrapper sets PYTHONPATH to the copy.
-            command = shlex.join([sys.executable, str(Path(__file__).resolve()), "pytest", "--scratch", str(scratch), "--", *pytest])
+            command = shlex.join([sys.executable, str(Path(__file__).resolve()), "pytest", "--scratch", str(scratch),
+                                  "--module", module, "--original", str(root / module), "--trace", str(trace_out), "--", *pytest])
             config.write_text(
                 "[cosmic-ray]\n"
                 f'module-path = "{module}"\n'
@@ -165,9 +252,12 @@ def run(args) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _env(scratch: Path) -> dict:
-    import os
+def _name(module: str) -> str:
+    """``magdomino/physics/verdict.py`` -> ``physics.verdict`` (the session's name)."""
+    return module.removeprefix("magdomino/").removesuffix(".py").replace("/", ".")
 
+
+def _env(scratch: Path) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(scratch)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -204,9 +294,19 @@ def report(args) -> int:
     return 0
 
 
-def pytest_wrapper(args) -> int:
-    """Run the test command with the scratch copy first on the path (cosmic-ray gives no shell)."""
-    return subprocess.run(args.command, cwd=args.scratch, env=_env(Path(args.scratch))).returncode
+def tests_of_mutant(args) -> int:
+    """Run the tests that run the mutated lines, the scratch copy first on the path (cosmic-ray
+    gives no shell); 0 (survived) without a run when no test runs them."""
+    command = args.command
+    if args.trace:
+        lines = changed_lines(Path(args.original), Path(args.scratch) / args.module)
+        tests = select_tests(json.loads(Path(args.trace).read_text()), lines)
+        if tests is not None:
+            if not tests:
+                print(f"no test runs lines {sorted(lines)}")
+                return 0
+            command = [c for c in command if not c.startswith("tests/")] + tests
+    return subprocess.run(command, cwd=args.scratch, env=_env(Path(args.scratch))).returncode
 
 
 def main(argv=None) -> int:
@@ -222,13 +322,16 @@ def main(argv=None) -> int:
     t.add_argument("--project", required=True)
     w = sub.add_parser("pytest")
     w.add_argument("--scratch", required=True)
+    w.add_argument("--module")
+    w.add_argument("--original")
+    w.add_argument("--trace")
     w.add_argument("command", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     if args.what == "report":
         return report(args)
     if args.what == "pytest":
         args.command = args.command[1:] if args.command[:1] == ["--"] else args.command
-        return pytest_wrapper(args)
+        return tests_of_mutant(args)
     return run(args)
 
 
