@@ -189,6 +189,8 @@ def run(args) -> int:
             if src.is_file():
                 (scratch / f).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, scratch / f)
+        originals = scratch / ".originals"  # what each mutant is compared with (the copy's own sources change)
+        shutil.copytree(scratch / "magdomino", originals / "magdomino")
         rows = []
         all_survivors = []
         baseline = {}  # test folder -> seconds of its unmutated run
@@ -225,7 +227,7 @@ def run(args) -> int:
             session = out / f"{name}.sqlite"
             # cosmic-ray runs the command without a shell: a small wrapper sets PYTHONPATH to the copy.
             command = shlex.join([sys.executable, str(Path(__file__).resolve()), "pytest", "--scratch", str(scratch),
-                                  "--module", module, "--original", str(root / module), "--trace", str(trace_out), "--", *pytest])
+                                  "--module", module, "--original", str(originals / module), "--trace", str(trace_out), "--", *pytest])
             config.write_text(
                 "[cosmic-ray]\n"
                 f'module-path = "{module}"\n'

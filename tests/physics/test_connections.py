@@ -36,3 +36,31 @@ def test_a_connection_inherited_from_another_process_is_not_pooled(monkeypatch):
     monkeypatch.setattr(connections, "_pool_closed", False)
     assert not connections._give_back((os.getpid() + 1, 0.0005, 30, 0.4, 9.81), Client(), (1, 0))
     assert connections._pool == {}
+
+
+class NoFlush:
+    """A replaced stdout without ``flush`` (an odd wrapper some hosts install)."""
+
+    def write(self, text):
+        return len(text)
+
+
+def test_silencing_c_output_copes_with_an_odd_python_stream(monkeypatch):
+    monkeypatch.setattr("sys.stdout", NoFlush())
+    with connections.quiet_c_output():
+        os.write(1, b"from C: silenced\n")
+
+
+def test_silencing_c_output_copes_without_a_c_library(monkeypatch):
+    # Where ctypes cannot open the C library (OSError), C stdio is not flushed, and the
+    # descriptors come back all the same.
+    import ctypes
+
+    def no_library(name):
+        raise OSError("no C library here")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_library)
+    before = os.fstat(1)
+    with connections.quiet_c_output():
+        os.write(1, b"from C: silenced\n")
+    assert os.fstat(1).st_ino == before.st_ino
