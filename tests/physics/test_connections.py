@@ -64,3 +64,20 @@ def test_silencing_c_output_copes_without_a_c_library(monkeypatch):
     with connections.quiet_c_output():
         os.write(1, b"from C: silenced\n")
     assert os.fstat(1).st_ino == before.st_ino
+
+
+def test_silencing_c_output_copes_with_a_c_library_without_fflush(monkeypatch):
+    import ctypes
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: object())
+    with connections.quiet_c_output():
+        os.write(1, b"from C: silenced\n")
+
+
+def test_what_c_writes_meanwhile_goes_nowhere_and_then_comes_back(capfd):
+    with connections.quiet_c_output():
+        os.write(1, b"C on stdout\n")
+        os.write(2, b"C on stderr\n")
+    os.write(1, b"after\n")
+    out, err = capfd.readouterr()
+    assert out == "after\n" and err == ""

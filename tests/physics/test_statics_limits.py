@@ -95,6 +95,26 @@ def test_finite_poses_give_the_footprints():
     assert np.allclose(corners[0], [[-0.024, -0.012], [0.024, -0.012], [0.024, 0.012], [-0.024, 0.012]])
 
 
+def test_a_turned_tile_s_footprint_turns_its_corners():
+    # Yaw 30 degrees: the corner at (+24, +12) mm goes to (24 cos 30 - 12 sin 30, 24 sin 30 + 12 cos 30).
+    positions, quaternions = _poses()
+    yaw = math.radians(30)
+    quaternions[0] = [0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2)]
+    corners, yaws = flat_footprints(positions, quaternions, SIZE)
+    assert yaws[0] == pytest.approx(yaw)
+    c, s = math.cos(yaw), math.sin(yaw)
+    assert corners[0, 2] == pytest.approx([0.024 * c - 0.012 * s, 0.024 * s + 0.012 * c], abs=1e-12)
+    assert corners[0, 0] == pytest.approx([-0.024 * c + 0.012 * s, -0.024 * s - 0.012 * c], abs=1e-12)
+
+
+def test_a_contact_is_a_value_that_cannot_change():
+    import dataclasses
+
+    contact = _contact([[0, 0], [0.01, 0], [0, 0.01]])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        contact.kind = "side"
+
+
 # -- contact polygon areas -----------------------------------------------------------------
 
 
