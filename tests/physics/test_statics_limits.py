@@ -68,6 +68,48 @@ def test_an_infeasible_second_secant_point_stops_at_the_first_step(monkeypatch):
     assert _true_tilt(0.3) == pytest.approx(math.atan(k) + math.asin(m / math.hypot(1, k)), abs=1e-12)
 
 
+class _Directional:
+    """A structure reduced to its answer on the tilted table: along heading phi it stands while
+    the lateral load (in weights, sin of the tilt) is below ``capacity(phi)``. Loads are the
+    lateral vector itself (gravity and magnets zero in this reduction)."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+
+    def load(self, forces, torques):
+        return np.asarray(forces, float)[0, :2].copy()
+
+    def stands(self, w):
+        return float(np.hypot(*w)) < self.capacity(math.atan2(w[1], w[0]))
+
+
+class _Verdict:
+    stands, magnets = True, True
+    margin = tilt_direction_deg = load_factor = None
+
+
+def test_the_margin_is_the_smallest_true_tilt_of_the_directions_that_fail_at_the_worst_one(monkeypatch):
+    # Eight headings. Pseudo-statically (gravity scaled with the lateral load) heading 0 is the
+    # weakest (lambda 0.30, true tilt 0.29 rad); heading 90 degrees looks stronger (lambda 0.6)
+    # but, magnets not scaling with gravity, gives way at 0.20 rad: tilted 0.29 rad towards
+    # 90 degrees the structure falls, so that heading is measured and is the margin. Every
+    # other heading holds sin(0.29) (capacity 0.95 away from a narrow 90-degree notch).
+    notch = math.radians(10)
+    weak = math.sin(0.20)
+
+    def capacity(phi):
+        return weak if abs(phi - math.pi / 2) < notch else 0.95
+
+    def heading(d):
+        return round(math.degrees(math.atan2(d[1], d[0]))) % 360
+
+    monkeypatch.setattr(equilibrium, "_lateral_factor", lambda eq, g, m, d, n, c, stands: 0.30 if heading(d) == 0 else 0.6)
+    monkeypatch.setattr(equilibrium, "_true_tilt", lambda eq, g, m, d, n, lam, stands: {0: 0.29, 90: 0.20}.get(heading(d), 0.9))
+    verdict = _Verdict()
+    equilibrium.fill_margins(verdict, _Directional(capacity), np.zeros(2), np.zeros(2), 1, None, [True])
+    assert verdict.margin == pytest.approx(math.degrees(0.20)) and verdict.tilt_direction_deg == pytest.approx(90.0)
+
+
 # -- poses that are not finite -------------------------------------------------------------
 
 
