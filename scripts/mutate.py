@@ -22,8 +22,8 @@ For each module (a path under magdomino/), in a scratch copy of the project:
    survivor, equivalent or not) and each survivor's diff are printed.
 
 A mutant that times out (the traced unmutated run's time, about twice a plain run's; at least
-60 s) counts as killed, as in cosmic-ray. Nothing here touches the project's own files: the copy is made from ``git ls-files``
-(committed or not, as they are on disk).
+60 s) counts as killed, as in cosmic-ray. Nothing here touches the project's own files: the
+copy is made from ``git ls-files`` (committed or not, as they are on disk).
 """
 
 from __future__ import annotations
