@@ -26,6 +26,7 @@ import pytest
 
 from magdomino.model.presets import load_preset
 from magdomino.physics.placement import Drop, Slide, place
+from magdomino.physics import verdict as verdict_module
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
 
@@ -199,7 +200,13 @@ def _thrown(world):
     world.client.resetBasePositionAndOrientation(world.tiles[1].body, [0.5, 0.1, H / 2], [0, 0, 0, 1])
 
 
-@pytest.mark.parametrize("inject", [_nan_position, _nan_orientation, _thrown], ids=["nan position", "nan orientation", "80 m per s"])
+def _sunk(world):
+    # Its centre 1 mm above the table: 3 mm into it (no contact allows below 2 mm, a quarter
+    # of the thickness), moved 3 mm in one check (0.6 m/s: not an absurd speed).
+    world.client.resetBasePositionAndOrientation(world.tiles[1].body, [0.0, 0.1, 0.001], [0, 0, 0, 1])
+
+
+@pytest.mark.parametrize("inject", [_nan_position, _nan_orientation, _thrown, _sunk], ids=["nan position", "nan orientation", "80 m per s", "sunk"])
 @pytest.mark.parametrize("shift_first", [False, True], ids=["still", "after a shift"])
 def test_a_blow_up_is_an_error_never_a_fall_nor_a_shift(inject, shift_first):
     verdict = _blow_up(inject, shift_first=shift_first)
@@ -208,7 +215,30 @@ def test_a_blow_up_is_an_error_never_a_fall_nor_a_shift(inject, shift_first):
     assert error.startswith("numerical blow-up")
     if inject is _thrown:  # 0.4 m in one 5 ms check: 80 m/s
         assert "tile 1 reached" in error and "m/s" in error
+    elif inject is _sunk:
+        assert error.endswith("tile 1 went into the table")
     else:
         assert "not finite" in error
     assert math.isnan(verdict.max_shift_mm) and verdict.moved_tiles == []
     assert verdict.to_dict()["shifted"] is False and verdict.to_dict()["max_shift_mm"] is None
+
+
+def _history(shifts_m):
+    """Poses of one tile at each check, moving along x by ``shifts_m`` per check."""
+    x = np.concatenate([[0.0], np.cumsum(shifts_m)])
+    q = np.array([[0.0, 0.0, 0.0, 1.0]])
+    return [(np.array([[xi, 0.0, H / 2]]), q) for xi in x]
+
+
+def test_a_slow_start_that_doubles_each_window_is_not_rest():
+    # A centre of mass right over an edge tips as exp(7 t): x 2 per 0.1 s window. Both windows'
+    # net motions (0.05 mm, then 0.1 mm) are under the speed bound (2 mm/s over 0.1 s: 0.2 mm),
+    # but the motion doubled: not rest. The same motion, steady, is rest.
+    window = 20
+    growing = _history([0.05e-3 / window] * window + [0.1e-3 / window] * window)
+    steady = _history([0.05e-3 / window] * (2 * window))
+    bound = PLAIN.collapse.settle_speed * HOLD
+    assert not verdict_module._at_rest(growing, window, bound, 1.0)
+    assert verdict_module._at_rest(steady, window, bound, 1.0)
+    # Growing by x 1.4 is within the allowed growth (x 1.5): rest.
+    assert verdict_module._at_rest(_history([0.05e-3 / window] * window + [0.07e-3 / window] * window), window, bound, 1.0)
