@@ -36,12 +36,13 @@ HOLD = PLAIN.collapse.settle_hold  # s
 
 
 def fields(verdict):
-    return {k: getattr(verdict, k) for k in ("collapsed", "reason", "settled", "shifted", "shifted_tile", "culprit", "error")}
+    return {k: getattr(verdict, k) for k in ("collapsed", "reason", "settled", "shifted", "shifted_tile", "culprit", "error", "stands")}
 
 
 def expected(**changes):
     base = dict(collapsed=False, reason="stood", settled=True, shifted=False, shifted_tile=None, culprit=None, error=None)
     base.update(changes)
+    base["stands"] = not base["collapsed"] and base["error"] is None  # nothing fell, nothing failed
     return base
 
 
