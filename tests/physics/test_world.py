@@ -382,3 +382,13 @@ def test_worlds_on_reused_connections_remember_nothing_of_earlier_worlds():
     in_sequence = [verdict(c, fresh=False) for c in chosen]
     assert any(table is not None for idle in world_module._pool.values() for _, table in idle)  # tables passed on
     assert in_sequence == [verdict(c, fresh=True) for c in chosen]
+
+
+def test_a_slide_is_a_motion_at_the_hand_s_speed_from_start_to_rest():
+    # 10 mm at 50 mm/s: the hand moves for 0.2 s, one target per step, and leaves the tile
+    # where it was told (alone on the table, nothing pushes it off its line).
+    with World(load_preset("plain"), magnets=False) as world:
+        t0 = world.time
+        index = world.slide((1, 2), (0.0, 0.0, 0.004), 0.0, start_offset=(0.01, 0.0), speed=0.05)
+        assert world.time - t0 == pytest.approx(0.2, abs=world.time_step / 10)
+        assert world.poses()[0][index][:2] == pytest.approx([0.0, 0.0], abs=5e-4)
