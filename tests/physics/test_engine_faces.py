@@ -65,31 +65,36 @@ def test_the_first_tile_of_a_construction_is_never_at_risk():
     assert PybulletAdjudicator("plain").assess([_FirstTile(), _FirstTile()]) == [0.0, 0.0]
 
 
-def test_assess_judges_each_rest_pose_once_and_leaves_the_live_world_alone():
-    # Défi, 6-6 on the table; the candidates are two tiles at each of two overhanging poses
-    # (a 6 half over one of 6-6's squares): the pips do not matter to the physics, so the two
-    # tiles at one pose get one risk; each is on the statics' scale (1 for a fall, at most
-    # STANDING_MAX standing); the settled world the next placement meets is not touched.
-    import numpy as np
-
+def _edge_candidates(previews):
+    """Défi, 6-6 on the table; the candidates: two tiles at each of two poses with a 6 half
+    over one of 6-6's squares and the other half out, the centre of mass right over 6-6's end.
+    Returns (views, risks, live poses before, after)."""
     from magdomino.games import Game
     from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 
-    adj = PybulletAdjudicator("plain", magnets=False)
+    adj = PybulletAdjudicator("plain", magnets=False, previews=previews)
     try:
         state = Game("defi", 2, seed=0, adjudicator=adj).new_initial_state()
         state.apply_action(state.legal_actions()[0])  # the deal
         state.apply_action(state.legal_actions()[0])  # 6-6 on the table
         views = [state.placement_view(a) for a in state.legal_actions()]
-        assert len(views) == 4 and len({v.grid for v in views}) == 2
         before = [p.copy() for p in adj.world.poses()]
         risks = adj.assess(views)
-        after = adj.world.poses()
+        return views, risks, before, adj.world.poses()
     finally:
         adj.close()
-    by_pose = {}
-    for v, r in zip(views, risks):
-        by_pose.setdefault(v.grid, set()).add(r)
-    assert all(len(r) == 1 for r in by_pose.values())
-    assert all(r == 1.0 or 0.0 <= r <= STANDING_MAX for r in risks)
+
+
+def test_assess_at_the_edge_the_statics_margin_is_zero_and_the_preview_tips():
+    # The pips do not matter to the physics: one risk per pose. The statics: the centre of
+    # mass right over the edge stands with a tilt margin of 0, risk STANDING_MAX * (1 - 0/20)
+    # = STANDING_MAX. Placed for real (a preview in a copy of the world), dropped 1 mm, it
+    # tips over that edge: risk 1. The live world is not touched.
+    import numpy as np
+
+    views, risks, before, after = _edge_candidates(previews=0)
+    assert len(views) == 4 and len({v.grid for v in views}) == 2
+    assert risks == [pytest.approx(STANDING_MAX)] * 4
+    views, risks, before, after = _edge_candidates(previews=2)
+    assert risks == [1.0] * 4
     assert all(np.array_equal(b, a) for b, a in zip(before, after))
