@@ -392,3 +392,20 @@ def test_a_slide_is_a_motion_at_the_hand_s_speed_from_start_to_rest():
         index = world.slide((1, 2), (0.0, 0.0, 0.004), 0.0, start_offset=(0.01, 0.0), speed=0.05)
         assert world.time - t0 == pytest.approx(0.2, abs=world.time_step / 10)
         assert world.poses()[0][index][:2] == pytest.approx([0.0, 0.0], abs=5e-4)
+
+
+def test_a_removed_tile_has_no_pose_and_touches_nothing():
+    # A tile whose body is gone (body -1) while another lies on the table: NaN pose, zero
+    # speed, and not on the table (PyBullet's bodyA=-1 would match every table contact).
+    from magdomino.physics.world import TileBody
+
+    with World(load_preset("plain"), magnets=False) as world:
+        world.add_tile((6, 6), (0.0, 0.0, 0.004))
+        world.step(10)
+        world.tiles.append(TileBody(-1, (1, 2)))
+        world.detect_contacts()
+        assert world.touches_table().tolist() == [True, False]
+        positions, _ = world.poses()
+        assert np.isnan(positions[1]).all() and not np.isnan(positions[0]).any()
+        assert np.array_equal(world.velocities()[0][1], [0.0, 0.0, 0.0])
+        world.tiles.pop()  # closing leaves the table to the next world: only real bodies
