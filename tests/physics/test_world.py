@@ -409,3 +409,39 @@ def test_a_removed_tile_has_no_pose_and_touches_nothing():
         assert np.isnan(positions[1]).all() and not np.isnan(positions[0]).any()
         assert np.array_equal(world.velocities()[0][1], [0.0, 0.0, 0.0])
         world.tiles.pop()  # closing leaves the table to the next world: only real bodies
+
+
+def test_the_preset_s_contact_erp_and_solver_reach_the_engine(monkeypatch):
+    # PyBullet cannot report contactERP back: the call that sets it is watched instead.
+    from magdomino.physics import world as world_module
+
+    calls = []
+    real_connect = world_module.connect
+
+    class Watched:
+        def __init__(self, client):
+            self._client = client
+
+        def setPhysicsEngineParameter(self, **kwargs):
+            calls.append(kwargs)
+            return self._client.setPhysicsEngineParameter(**kwargs)
+
+        def __getattr__(self, name):
+            return getattr(self._client, name)
+
+    def connect(gui=False):
+        client, pybullet = real_connect(gui)
+        return Watched(client), pybullet
+
+    monkeypatch.setattr(world_module, "connect", connect)
+    preset = load_preset("plain")
+    with World(preset, magnets=False, visuals=True):  # its own connection, not a pooled one
+        pass
+    assert calls[0]["contactERP"] == preset.solver.contact_erp == 0.4
+    assert calls[0]["fixedTimeStep"] == preset.solver.time_step and calls[0]["numSolverIterations"] == preset.solver.iterations
+
+
+def test_a_drop_releases_the_tile_2_mm_above_its_rest_unless_told():
+    with World(load_preset("plain"), magnets=False) as world:
+        index = world.drop((1, 2), (0.0, 0.0, 0.004))
+        assert world.poses()[0][index][2] == pytest.approx(0.006, abs=1e-9)
