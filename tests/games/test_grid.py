@@ -165,3 +165,71 @@ def test_contacts_rest_on_slide_under_and_end_to_end_only():
     assert g.extremities() == [2, 3] and g.degree == [2, 2, 1, 1]
     assert g.only_extremities(GridPose(5, 0, 1, 0)) and not g.only_extremities(GridPose(4, 0, 0, 0))
     assert not g.only_extremities(GridPose(0, 0, 1, 2))
+
+
+def test_a_sideways_slide_is_refused_when_a_table_tile_lies_on_either_half_s_path():
+    # Tile 0 at level 0 under tile 1 at level 1, which overhangs at (2, 0); the new tile's
+    # matching half goes under it at (2, 0), its other half at (3, 0). From +x the 1-1 at
+    # (4, 0) blocks the path; sideways from -y (moving +y) a table tile at (2, -1) blocks the
+    # matching half's path: the slide comes from +y (moving -y), the only clear side.
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (3, 4))
+    g.add(GridPose(1, 0, 1, 0), (4, 5), parent=0)
+    g.add(GridPose(4, 0, 0, 0), (1, 1))
+    g.add(GridPose(1, -1, 0, 0), (2, 2))  # squares (1, -1) and (2, -1)
+    assert g.slide_direction((2, 0), (3, 0)) == 3
+
+
+def test_a_slide_path_is_checked_for_the_half_still_inside_the_bounds():
+    # The matching half lies just outside the construction (x = -1; the construction spans
+    # x 0..2, y -1..1), the other half at (0, 0) inside. From the far end (moving -x) the path
+    # of the other half meets the tile at (1, 0); sideways, the matching half's path stays
+    # outside the bounds while the other half's meets the table tiles at (0, -1) and (0, 1):
+    # both refused although one half is out of the bounds from the first square. Only from
+    # the matching half's end (moving +x) is the path clear.
+    g = Grid()
+    g.add(GridPose(1, 0, 0, 0), (1, 1))   # (1, 0), (2, 0)
+    g.add(GridPose(0, -1, 0, 0), (2, 2))  # (0, -1), (1, -1)
+    g.add(GridPose(0, 1, 0, 0), (3, 3))   # (0, 1), (1, 1)
+    assert g.bounds() == (0, 2, -1, 1)
+    assert g.slide_direction((-1, 0), (0, 0)) == 0
+
+
+def _legal_tower_poses(grid, hand, parallel):
+    from types import SimpleNamespace
+
+    from magdomino.games.tower.rules import legal_on_grid
+
+    game = SimpleNamespace(extremities_only=False, _cache={}, parallel_now=lambda n: parallel)
+    return {(a.x, a.y, a.level, a.d) for a in legal_on_grid(SimpleNamespace(game=game, grid=grid), hand, "tower")}
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_the_rules_offer_every_tower_pose_the_grid_finds_once(parallel):
+    # Two supports side by side at level 0 (6-6 and 6-3, touching end to end): a 6-6 in
+    # hand fits over either 6 half, parallel or across; poses met twice (a double matches
+    # both ways, and from both supports where they meet) are offered once, and none is lost.
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (6, 6))
+    g.add(GridPose(2, 0, 0, 0), (6, 3), parent=0)
+    expected = {c[:4] for p in (0, 1) for c in g.tower_placements(6, 6, p, parallel)}
+    assert len(expected) > 2
+    assert _legal_tower_poses(g, [(6, 6)], parallel) == expected
+
+
+@pytest.mark.parametrize("span, shown", [(40, True), (41, False)])
+def test_the_top_view_is_drawn_up_to_40_squares_across(span, shown):
+    # Two table tiles whose far squares are `span` squares apart (x 0 and x span): drawn when
+    # the span is at most the limit of 40, replaced by one line beyond it.
+    from types import SimpleNamespace
+
+    from magdomino.games.tower.state import State
+
+    g = Grid()
+    g.add(GridPose(0, 0, 0, 0), (1, 2))
+    g.add(GridPose(span - 1, 0, 0, 0), (3, 4))
+    rows = State._top_view(SimpleNamespace(construction_grid=lambda: g))
+    if shown:
+        assert rows[0] == "top view (pips@level):" and len(rows) == 2 and len(rows[1]) == 4 * (span + 1)
+    else:
+        assert rows == [f"(top view omitted: {span + 1} x 1 squares)"]

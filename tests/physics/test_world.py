@@ -382,3 +382,66 @@ def test_worlds_on_reused_connections_remember_nothing_of_earlier_worlds():
     in_sequence = [verdict(c, fresh=False) for c in chosen]
     assert any(table is not None for idle in world_module._pool.values() for _, table in idle)  # tables passed on
     assert in_sequence == [verdict(c, fresh=True) for c in chosen]
+
+
+def test_a_slide_is_a_motion_at_the_hand_s_speed_from_start_to_rest():
+    # 10 mm at 50 mm/s: the hand moves for 0.2 s, one target per step, and leaves the tile
+    # where it was told (alone on the table, nothing pushes it off its line).
+    with World(load_preset("plain"), magnets=False) as world:
+        t0 = world.time
+        index = world.slide((1, 2), (0.0, 0.0, 0.004), 0.0, start_offset=(0.01, 0.0), speed=0.05)
+        assert world.time - t0 == pytest.approx(0.2, abs=world.time_step / 10)
+        assert world.poses()[0][index][:2] == pytest.approx([0.0, 0.0], abs=5e-4)
+
+
+def test_a_removed_tile_has_no_pose_and_touches_nothing():
+    # A tile whose body is gone (body -1) while another lies on the table: NaN pose, zero
+    # speed, and not on the table (PyBullet's bodyA=-1 would match every table contact).
+    from magdomino.physics.world import TileBody
+
+    with World(load_preset("plain"), magnets=False) as world:
+        world.add_tile((6, 6), (0.0, 0.0, 0.004))
+        world.step(10)
+        world.tiles.append(TileBody(-1, (1, 2)))
+        world.detect_contacts()
+        assert world.touches_table().tolist() == [True, False]
+        positions, _ = world.poses()
+        assert np.isnan(positions[1]).all() and not np.isnan(positions[0]).any()
+        assert np.array_equal(world.velocities()[0][1], [0.0, 0.0, 0.0])
+        world.tiles.pop()  # closing leaves the table to the next world: only real bodies
+
+
+def test_the_preset_s_contact_erp_and_solver_reach_the_engine(monkeypatch):
+    # PyBullet cannot report contactERP back: the call that sets it is watched instead.
+    from magdomino.physics import world as world_module
+
+    calls = []
+    real_connect = world_module.connect
+
+    class Watched:
+        def __init__(self, client):
+            self._client = client
+
+        def setPhysicsEngineParameter(self, **kwargs):
+            calls.append(kwargs)
+            return self._client.setPhysicsEngineParameter(**kwargs)
+
+        def __getattr__(self, name):
+            return getattr(self._client, name)
+
+    def connect(gui=False):
+        client, pybullet = real_connect(gui)
+        return Watched(client), pybullet
+
+    monkeypatch.setattr(world_module, "connect", connect)
+    preset = load_preset("plain")
+    with World(preset, magnets=False, visuals=True):  # its own connection, not a pooled one
+        pass
+    assert calls[0]["contactERP"] == preset.solver.contact_erp == 0.4
+    assert calls[0]["fixedTimeStep"] == preset.solver.time_step and calls[0]["numSolverIterations"] == preset.solver.iterations
+
+
+def test_a_drop_releases_the_tile_2_mm_above_its_rest_unless_told():
+    with World(load_preset("plain"), magnets=False) as world:
+        index = world.drop((1, 2), (0.0, 0.0, 0.004))
+        assert world.poses()[0][index][2] == pytest.approx(0.006, abs=1e-9)
