@@ -64,16 +64,21 @@ def test_odds_statics_same_seed_same_json_and_the_robust_answers(cli, tmp_path):
     assert 0.35 < edge["p_collapse"] < 0.65  # centred on the edge: a coin toss (closed form in the library tests)
 
 
-def test_odds_dynamics_json_says_dynamics(cli, tmp_path):
+def test_odds_json_says_its_engine_hybrid_by_default(cli, tmp_path):
     r = cli("odds", SC / "odds_statics.toml", "--trials", "2", "--what-if", "0", "--jobs", "1", "--json", tmp_path / "o.json")
     assert r.returncode == 0, r.stderr
-    assert json.loads((tmp_path / "o.json").read_text())["engine"] == "dynamics"
+    assert json.loads((tmp_path / "o.json").read_text())["engine"] == "hybrid"
+    r = cli("odds", SC / "odds_statics.toml", "--trials", "2", "--what-if", "0", "--jobs", "1", "--json", tmp_path / "d.json",
+            "--engine", "dynamics")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert doc["engine"] == "dynamics" and doc["results"][0]["judged_by"] == {"dynamics": 2}
 
 
 def test_whatif_screen_confirms_the_best_with_the_dynamics(cli, tmp_path):
     out = tmp_path / "w.json"
     r = cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--rule", "defi", "--parallel-only", "--screen", "1", "--trials", "4", "--jobs", "1",
-            "--json", out, "--plot", tmp_path / "w.png")
+            "--json", out, "--plot", tmp_path / "w.png", "--engine", "dynamics")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "w.png").stat().st_size > 1000
     doc = json.loads(out.read_text())

@@ -215,7 +215,7 @@ def test_engine_and_screen_are_checked():
 
 def test_screen_confirms_the_best_with_the_dynamics():
     sc = load_scenario(SCENARIOS / "whatif_step.toml")
-    ranked = rank_placements(sc, "2,4", 4, rule="defi", screen=1, executor="serial", parallel_only=True)
+    ranked = rank_placements(sc, "2,4", 4, rule="defi", screen=1, executor="serial", parallel_only=True, engine="dynamics")
     assert [r.engine for r in ranked] == ["dynamics", "statics"]
     best, out = ranked
     assert "bridging" in best.candidate.describe() and best.p_collapse == 0.0 and best.statics.stands
