@@ -384,3 +384,20 @@ def test_shifts_are_unknown_where_the_engine_does_not_measure_them(statics):
     assert d["shift_share"] is None and d["shift_ci95"] is None and d["median_shift_mm"] is None
     real = estimate_odds(statics, 3, engine="statics", executor="serial", what_ifs=[SAFE]).results[0]
     assert real.counted == 3 and real.shift_share is None and real.median_shift_mm is None
+
+
+@pytest.mark.parametrize("changes, key", [
+    ({"trials": 0}, "trials"), ({"trials": 2.5}, "trials"), ({"trials": True}, "trials"),
+    ({"batch": 0}, "batch"), ({"jobs": 0}, "jobs"), ({"jobs": -2}, "jobs"),
+    ({"precision": 0}, "precision"), ({"precision": 0.6}, "precision"), ({"precision": "tight"}, "precision"),
+    ({"resume": True}, "resume"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"), ({"engine": "mujoco"}, "engine"),
+])
+def test_odds_arguments_from_python_are_refused_naming_the_argument_before_any_trial(changes, key):
+    """What the command line refuses, the library refuses too (issue 31): InputError naming
+    the argument, and no trial run (the hook would count it)."""
+    sc = load_scenario(STATICS)
+    ran = []
+    settings = {"trials": 4, "engine": "statics", "executor": "serial", **changes}
+    with pytest.raises(InputError) as err:
+        estimate_odds(sc, settings.pop("trials"), _trial_hook=lambda w, i: ran.append(i), **settings)
+    assert err.value.key == key and ran == []
