@@ -284,6 +284,16 @@ def _cmd_tournament(args) -> int:
     return 0
 
 
+def add_deal_run_flags(p, log: str) -> None:
+    """Where many deals run and how they resume (``tournament``, ``study``): ``--jobs`` or
+    ``--scheduler``, ``--out-dir`` (the deal log ``log``), ``--resume``."""
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (or 'local')")
+    p.add_argument("--out-dir", metavar="DIR", help=f"keep a deal log there ({log}), written as deals finish, for --resume")
+    p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
+
+
 def add_tournament(sub) -> None:
     p = sub.add_parser("tournament", help="many deals of one rule between player kinds, seats rotated; win shares with 95 %% intervals")
     p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt", "matador", "echanges"])
@@ -297,11 +307,7 @@ def add_tournament(sub) -> None:
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--max-placements", type=int, default=None, metavar="N",
                    help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
-    where.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (or 'local')")
-    p.add_argument("--out-dir", metavar="DIR", help="keep a deal log there (tournament.jsonl) for --resume")
-    p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
+    add_deal_run_flags(p, "tournament.jsonl")
     p.add_argument("--json", metavar="OUT", help="write the tournament document as JSON ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE.png", help="win share per kind with 95 %% intervals; collapses and placements per deal")
     add_preset_overrides(p, "the --preset")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from magdomino.errors import InputError
+from magdomino.faces.cli_games import add_deal_run_flags
 from magdomino.faces.overrides import SOURCE, add_preset_overrides, check_overrides, parse_toml_value, preset_overrides
 from magdomino.faces.running import check_outputs, write_json
 
@@ -126,11 +127,7 @@ def add_study(sub) -> None:
                    help="runaway guard: a deal with N placements ends abandoned (default 300)")
     p.add_argument("--skilled", default="careful", metavar="KIND",
                    help="the kind whose win share against random seats is the skill gap (default careful)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
-    where.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (or 'local')")
-    p.add_argument("--out-dir", metavar="DIR", help="keep a deal log there (study.jsonl), written as deals finish, for --resume")
-    p.add_argument("--resume", action="store_true", help="continue the interrupted run stored in --out-dir")
+    add_deal_run_flags(p, "study.jsonl")
     p.add_argument("--json", metavar="OUT", help="write the study document as JSON ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE.png", help="each metric against the parameter, with 95 %% interval bands")
     add_preset_overrides(p, "the preset at every value")

@@ -132,12 +132,12 @@ _BUILTIN = {
 """Engines by name, as ``module:class`` (imported when first asked for)."""
 
 ALIASES = {"pybullet": "dynamics"}
+"""Other names of an engine (the games' ``--physics pybullet``)."""
 
 STUDY_ENGINE = "hybrid"
 """Who judges odds trials (``odds``, ``sweep``, ``whatif``) unless told: the hybrid gives the
 dynamics' verdict on 99.5 % or more of trials (``scripts/hybrid_validation.py``) at a
 fraction of its cost. ``simulate`` (one nominal run, watched) is the dynamics'."""
-"""Other names of an engine (the games' ``--physics pybullet``)."""
 
 _made: dict[str, Engine] = {}
 _registered: dict[str, Callable[[], Engine]] = {}

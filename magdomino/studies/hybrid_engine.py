@@ -102,7 +102,6 @@ def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, *TILTS
     :data:`AT_REST` and each test, whether the structure stands (keyed by the tuple).
     """
     from magdomino.studies.aiming import aim_placement
-    from magdomino.studies.statics_engine import _fixed, batch_stands
     from magdomino.studies.trials import trial_draws
 
     sc = job.scenario
@@ -191,17 +190,8 @@ def decide(row: dict) -> str | None:
     return None
 
 
-def scaled_magnets(preset, factor: float):
-    """``preset`` with every magnet's polarisation times sqrt(``factor``): every magnet force
-    between two tiles ``factor`` times as strong."""
-    from dataclasses import replace
-
-    f = float(np.sqrt(factor))
-    tile = preset.tile
-    return preset.with_changes(tile=replace(tile, magnets=tuple(replace(m, polarization=m.polarization * f) for m in tile.magnets)))
-
-
 def is_slide(placement) -> bool:
+    """Whether the placement is pushed along the table (a slide, or slid beneath)."""
     return placement.slide_mm is not None or placement.relation == "beneath"
 
 
@@ -211,7 +201,7 @@ class HybridEngine(DynamicsEngine):
     name = "hybrid"
     header = "engine hybrid (statics screen, PyBullet where it cannot decide)"
     trials_per_chunk = 50
-    serial_below = 400  # most trials take ~2 ms
+    serial_below = 400  # the screen costs ~0.1 of a dynamic trial; runs whose trials it decides stay in-process
 
     def run_trials(self, job, what_if, trials):
         from magdomino.studies.trials import run_trial

@@ -188,10 +188,9 @@ def case_scenario(case: Case, source: str | None = None):
 
     def unique(pips):
         pips = tuple(map(int, pips))
-        while frozenset(pips) in seen or (pips[0] == pips[1] and (pips,) in seen):
+        while frozenset(pips) in seen:  # a domino is its unordered pair ({a} for a double)
             pips = next(spare)
         seen.add(frozenset(pips))
-        seen.add((pips,)) if pips[0] == pips[1] else None
         return list(pips)
 
     data: dict = {"name": case.name.replace("/", " ").replace("#", "n"), "preset": case.preset, "magnets": case.magnets, "structure": []}
