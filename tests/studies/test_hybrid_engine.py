@@ -116,3 +116,19 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
 def test_the_thresholds_keep_their_documented_values():
     """The values the module docstring's table measured (a change needs a new measurement)."""
     assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP == (2.0, 0.5, 0.5) and LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
+
+
+def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():
+    """A flat tile alone on the table, no magnets: a sideways load of λ weights (the table
+    tilted by atan λ) is held while λ <= μ cos(π/K) (the pyramid's weakest direction) and
+    not once λ > μ (Coulomb's cone); it cannot tip (its half width over its half height is 3)."""
+    from magdomino.physics.statics import FRICTION_DIRECTIONS
+
+    preset = load_preset("plain")
+    mu, H = preset.tile.table_mu, preset.tile.size[2]
+    P, Q = np.array([[[0.0, 0, H / 2]]]), np.array([[[0.0, 0, 0, 1]]])
+    held = 0.95 * mu * np.cos(np.pi / FRICTION_DIRECTIONS)
+    for lam, stands in ((held, True), (1.05 * mu, False)):
+        for direction in (0.0, 0.7, 2.0):
+            got, refused = batch_stands([preset], P, Q, False, np.zeros(1, bool), lateral=lam * np.array([np.cos(direction), np.sin(direction)]))
+            assert refused == [None] and bool(got[0]) is stands, (lam, direction)
