@@ -26,8 +26,7 @@ The model
   Side faces (end to end, side by side) push without friction: see class 5 below.
 - **Equilibrium** of every movable tile (6 equations: force, and torque about its centre
   divided by the tile length so every row is in tile weights): ``A α = -w`` with ``α >= 0``
-  the pyramid-edge weights. Feasible (HiGHS: ``scipy.optimize.linprog``, and ``highspy`` for
-  the parametric problems): it stands.
+  the pyramid-edge weights. Feasible (HiGHS, straight through ``highspy``): it stands.
 - **Margin** (:func:`judge` with ``margin=True``): the largest tilt of the table that the
   structure survives, in degrees, worst of :data:`TILT_DIRECTIONS` downhill directions
   (each a parametric LP: the largest lateral load factor ``λ``, tilt ``atan λ``; with
@@ -129,6 +128,7 @@ from magdomino.physics.equilibrium import (  # noqa: F401  (re-exported: the sta
     TILT_DIRECTIONS,
     Equilibrium,
     fill_margins,
+    residuals,
 )
 
 
@@ -413,9 +413,6 @@ def judge_many(preset: Preset, positions, quaternions, magnets: bool = True, *, 
     InputError
         As :func:`judge`, naming the trial.
     """
-    from scipy.optimize import linprog
-    from scipy.sparse import hstack, identity
-
     P = np.asarray(positions, float)
     Q = np.asarray(quaternions, float)
     if P.ndim != 3 or P.shape[2] != 3 or Q.shape != P.shape[:2] + (4,):
@@ -448,14 +445,7 @@ def judge_many(preset: Preset, positions, quaternions, magnets: bool = True, *, 
     if magnets and len(preset.tile.magnets) > 0:
         mf, mt = magnet_wrenches(preset, flat_p, flat_q)
         w = w + eq.load(mf / weight, mt / weight)
-    rows = 6 * eq.m
-    eye = identity(rows, format="csc")
-    A = hstack([eq.A, eye, -eye], format="csc")
-    cost = np.concatenate([np.zeros(eq.k), np.ones(2 * rows)])
-    res = linprog(cost, A_eq=A, b_eq=-w, bounds=(0.0, None), method="highs", options={"presolve": False})
-    if res.status != 0:  # cannot happen (the residuals make every system feasible): say so
-        raise RuntimeError(f"statics: the batch LP failed ({res.message})")
-    residual = res.x[eq.k : eq.k + rows] + res.x[eq.k + rows :]
+    residual = residuals(eq.A, w)
     per_tile = np.zeros(B * n)
     per_tile[movable] = residual.reshape(-1, 6).sum(axis=1)
     return per_tile.reshape(B, n).sum(axis=1) < BATCH_RESIDUAL

@@ -25,24 +25,29 @@ statics, when all of these hold (each a test of :func:`screen`):
    a reserve); or, for a release below :data:`LOW_DROP_MM`, :data:`LOW_DROP`: twice its
    weight, its magnets at a quarter, every magnet at half.
 
+A trial **fell**, judged by the statics, when the structure cannot carry the tile at rest
+even with three times the friction (:data:`TIPS`): it tips over. A rest pose refused only
+for want of friction is left to PyBullet: the magnets' sideways pull slides such a tile into
+line with the magnet below it, a pose that usually stands.
+
 Every other trial goes to PyBullet (:func:`~magdomino.studies.trials.run_trial`, the
-dynamics' own trial: the same world, the same record): a rest pose the statics says falls
-(magnets may pull the tile into a pose that stands, and a fall is quick to simulate), one
-carried without these margins, a trial the statics refuses (tiles inside each other after
-the noise, a tile tilted), every slide (a push the statics cannot see) and every structure
-trial (no what-if). Each record says ``judged_by`` (``"statics"`` or ``"dynamics"``); a
-trial the statics judged has no shift measured (``max_shift_mm`` null) and did not shift.
+dynamics' own trial: the same world, the same record): a rest fall that more friction would
+stop, a pose carried without the margins above, a trial the statics refuses (tiles inside
+each other after the noise, a tile tilted), every slide (a push the statics cannot see) and
+every structure trial (no what-if). Each record says ``judged_by`` (``"statics"`` or
+``"dynamics"``); a trial the statics judged has no shift, tilt or culprit measured (null),
+its ``reason`` is ``"stood"`` or ``"falls at rest"``, and it did not shift.
 
 Thresholds, chosen from measurements
 ------------------------------------
 ``scripts/hybrid_validation.py`` ran the dynamics on 200 noisy trials (seed 1, drawn as
 ``odds`` draws them) of each of the 19 drop what-ifs of the bundled scenarios, the 236
 drops of the validation set and 70 more random stacks (``tests/data/hybrid_cases.json``):
-65,000 trials in all. With the tests below the statics decided 67 % of them, the
-hybrid's verdict equals the dynamics' on 99.98 % (12 trials differ, one in each of 12 game
-placements), and every what-if's p lies inside the dynamics' 95 % interval
-(``docs/hybrid_validation.json``). What chose the tests, on the first
-10,400 trials (52 what-ifs: scenarios, Défi and En quinconce games):
+65,000 trials in all. With the tests below the statics decided 81.8 % of them (53,159), the
+hybrid's verdict equals the dynamics' on 99.98 % (13 trials differ, one in each of 13
+placements: 12 stood that fell, 1 fell that stood), and every what-if's p lies inside the
+dynamics' 95 % interval (``docs/hybrid_validation.json``). What chose the tests, on the
+first 10,400 trials (52 what-ifs: scenarios, Défi and En quinconce games):
 
 - at rest alone: of 6,178 trials the statics carries, the dynamics dropped 392 (6.3 %), all
   with magnets, nearly all a tile held half on half by its magnets whose landing tipped it
@@ -53,10 +58,16 @@ placements), and every what-if's p lies inside the dynamics' 95 % interval
   magnets of the structure stop; falls among the magnet-held trials grow with the release:
   0 of 250 below 0.5 mm, 8 of 377 at 0.5-1 mm, 72 of 253 at 1.5-2 mm (LOW_DROP, below 1.5 mm:
   0 wrong on the 2,200-trial sample it was chosen on);
-- random stacks showed two more classes: a structure with a tilt margin of 2.5-9.7° rocked
-  over by a 0.9-2 mm drop though it carried ten times the tile's weight (the tilt test), and
-  rest poses the statics calls falls that the magnets pull into a pose that stands (up to
-  32 of 200 trials of a what-if): rest falls go to PyBullet.
+- random stacks showed a structure with a tilt margin of 2.5-9.7° rocked over by a 0.9-2 mm
+  drop though it carried ten times the tile's weight (the tilt test);
+- rest falls (all 65,000 trials): the statics refused 9,795 rest poses, the dynamics dropped
+  9,546 of them. The 249 that stood (22 what-ifs, in some every rest fall) were all refused
+  for want of friction: at the aimed pose the magnets' sideways pull exceeds the linearised
+  friction, and in PyBullet the tile slides a fraction of a millimetre into line with the
+  magnet below and stays. Stronger magnets do not separate them (×2: 249 of 249 still
+  refused: they pull harder); more friction does (:data:`TIPS`). Refused at ×3 the
+  friction: 9,441 trials, of which the dynamics dropped 9,440; at ×1.5, 4 wrong; at ×10, the
+  same one wrong as at ×3 and 10 fewer decided.
 
 The full comparison, the bench figure and the share that reached PyBullet are in the README
 ("The hybrid engine"); ``tests/studies/test_hybrid_engine.py`` re-checks the thresholds
@@ -64,6 +75,8 @@ trial by trial on a sample, against the dynamics.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -90,9 +103,18 @@ TILT_DEG = 10.0
 of four directions (a tilt margin of at least this much): a drop onto a structure with less
 rocks it."""
 TILTS = tuple((1.0, 1.0, 1.0, TILT_DEG, d) for d in (0.0, 90.0, 180.0, 270.0))
+GRIP = 3.0
+"""Friction factor of :data:`TIPS`."""
+TIPS = (1.0, 1.0, 1.0, 0.0, 0.0, GRIP)
+"""Fell, judged by the statics: the structure cannot carry the tile at rest even with every
+friction coefficient :data:`GRIP` times as large (the test's sixth number). What the statics
+refuses only for want of friction is a slide, and the magnets' sideways pull slides a tile
+into line with the magnet below, a pose that usually stands (the dynamics stood 248 of the
+354 such trials of the validation); what it refuses with three times the friction tips
+over: the dynamics saw 9,440 of those 9,441 trials fall."""
 
 
-def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, *TILTS)) -> list[dict]:
+def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, *TILTS, TIPS)) -> list[dict]:
     """What the statics says of each trial, for each test (see :data:`AT_REST`).
 
     Returns one dict per trial: ``trial``, ``refused`` (why the statics cannot judge it,
@@ -154,15 +176,20 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
     def run(test, which):
         if not which:
             return
-        load, mine, every, *tilt = test
+        load, mine, every, *more = test
+        tilt, grip = more[:2], (more[2] if len(more) > 2 else 1.0)
         idx = np.array([r["_k"] for r in which], int)
         wrench = None
         if full is not None:
             wrench = tuple(every * (o[idx] + mine * (w[idx] - o[idx])) for w, o in zip(full, own))
         lateral = None
-        if tilt:  # (tilt deg, direction deg): every tile pushed sideways as by a tilted table
+        if tilt and tilt[0]:  # (tilt deg, direction deg): every tile pushed sideways as by a tilted table
             lateral = np.tan(np.radians(tilt[0])) * np.array([np.cos(np.radians(tilt[1])), np.sin(np.radians(tilt[1]))])
-        stands, refused = batch_stands([presets[k] for k in idx], P[idx], Q[idx], sc.magnets, fixed, sc.preset,
+        chosen = [presets[k] for k in idx]
+        if grip != 1.0:  # every contact's friction scaled (unchecked: a test, not a preset someone wrote)
+            chosen = [replace(p, tile=replace(p.tile, friction=p.tile.friction * grip, table_friction=p.tile.table_mu * grip))
+                      for p in chosen]
+        stands, refused = batch_stands(chosen, P[idx], Q[idx], sc.magnets, fixed, sc.preset,
                                        last_load=np.full(len(idx), float(load)), wrenches=wrench, lateral=lateral)
         for r, ok, why in zip(which, stands, refused):
             if why is not None:
@@ -173,6 +200,8 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
     for test in tests:  # only where it can still change the decision
         if test == LOW_DROP:
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST] and not r.get(ROBUST) and r["drop_mm"] < LOW_DROP_MM])
+        elif test == TIPS:  # only the rest falls
+            run(test, [r for r in judged if r["refused"] is None and not r[AT_REST]])
         elif test in TILTS:  # only where the rest would screen it as stood
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST] and all(r.get(t, True) for t in TILTS)
                        and (r.get(ROBUST) or (r["drop_mm"] < LOW_DROP_MM and r.get(LOW_DROP)))])
@@ -180,10 +209,17 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST]])
 
 
+STATICS_REASONS = {"stood": "stood", "falls": "falls at rest"}
+"""A decided trial's ``reason`` in its record."""
+
+
 def decide(row: dict) -> str | None:
-    """The screen's verdict on one trial of :func:`screen`: ``"stood"``, or None (PyBullet decides)."""
+    """The screen's verdict on one trial of :func:`screen`: ``"stood"``, ``"falls"``, or None
+    (PyBullet decides)."""
     if row["refused"] is not None:
         return None
+    if not row[AT_REST]:
+        return "falls" if row.get(TIPS) is False else None
     if row[AT_REST] and all(row.get(t) for t in TILTS):
         if row.get(ROBUST) or (row["drop_mm"] < LOW_DROP_MM and row.get(LOW_DROP)):
             return "stood"
@@ -216,7 +252,7 @@ class HybridEngine(DynamicsEngine):
                 continue
             if job.hook is not None:
                 job.hook(what_if, row["trial"])
-            records.append({"what_if": what_if, "trial": row["trial"], **row["draws"], "collapsed": False,
-                            "shifted": False, "error": None, "reason": verdict, "culprit": None, "max_shift_mm": None,
+            records.append({"what_if": what_if, "trial": row["trial"], **row["draws"], "collapsed": verdict == "falls",
+                            "shifted": False, "error": None, "reason": STATICS_REASONS[verdict], "culprit": None, "max_shift_mm": None,
                             "max_tilt_deg": None, "sim_time_s": None, "judged_by": "statics"})
         return records

@@ -203,10 +203,10 @@ def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=Non
     Each trial's friction enters its own columns: the pyramid edge ``n + μ d`` is linear in
     ``μ``, so the matrix is ``A(0) + (A(1) - A(0)) diag(μ)`` over the columns, ``μ`` the
     trial's ``tile.table_mu`` on a vertex of a table contact and its ``tile.friction`` elsewhere."""
-    from scipy.optimize import linprog
-    from scipy.sparse import csc_matrix, diags, hstack, identity
+    from scipy.sparse import csc_matrix, diags
 
     from magdomino.physics.contact_polygons import find_contacts
+    from magdomino.physics.equilibrium import residuals
     from magdomino.physics.statics import BATCH_RESIDUAL, FRICTION_DIRECTIONS, Equilibrium
 
     B, n = P.shape[:2]
@@ -242,15 +242,7 @@ def _lp_stands(presets, P, Q, magnets, fixed, base, contacts=None, last_load=Non
             force, torque = np.asarray(wrenches[0], float).reshape(-1, 3), np.asarray(wrenches[1], float).reshape(-1, 3)
         weight = np.repeat([p.tile.mass * p.solver.gravity for p in presets], n)[:, None]
         w = w + eq0.load(force / weight, torque / weight)
-    rows = 6 * eq0.m
-    eye = identity(rows, format="csc")
-    res = linprog(
-        np.concatenate([np.zeros(eq0.k), np.ones(2 * rows)]), A_eq=hstack([A, eye, -eye], format="csc"), b_eq=-w,
-        bounds=(0.0, None), method="highs", options={"presolve": False},
-    )
-    if res.status != 0:  # cannot happen (the residuals make every system feasible): say so
-        raise RuntimeError(f"statics: the batch LP failed ({res.message})")
-    residual = res.x[eq0.k : eq0.k + rows] + res.x[eq0.k + rows :]
+    residual = residuals(A, w)
     per_tile = np.zeros(B * n)
     per_tile[movable] = residual.reshape(-1, 6).sum(axis=1)
     return per_tile.reshape(B, n).sum(axis=1) < BATCH_RESIDUAL

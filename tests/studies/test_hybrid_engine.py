@@ -12,7 +12,7 @@ import pytest
 
 from magdomino.model.presets import load_preset
 from magdomino.studies.engines import engine_names, get_engine
-from magdomino.studies.hybrid_engine import LOW_DROP, LOW_DROP_MM, ROBUST, TILT_DEG, decide, screen
+from magdomino.studies.hybrid_engine import AT_REST, GRIP, LOW_DROP, LOW_DROP_MM, ROBUST, TILT_DEG, TIPS, decide, screen
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario
 from magdomino.studies.statics_engine import batch_stands
@@ -110,12 +110,13 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
                 dynamic = run_trial(job, w, row["trial"])
                 assert dynamic["collapsed"] == (verdict == "falls"), (sc.name, w, row, dynamic)
                 assert not dynamic["shifted"] or verdict == "falls"
-    assert decided > 100  # the screen decides most of these (not the falls: PyBullet)
+    assert decided > 100  # the screen decides most of these
 
 
 def test_the_thresholds_keep_their_documented_values():
     """The values the module docstring's table measured (a change needs a new measurement)."""
     assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP == (2.0, 0.5, 0.5) and LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
+    assert TIPS == (1.0, 1.0, 1.0, 0.0, 0.0, GRIP) and GRIP == 3.0
 
 
 def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():
@@ -132,3 +133,50 @@ def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():
         for direction in (0.0, 0.7, 2.0):
             got, refused = batch_stands([preset], P, Q, False, np.zeros(1, bool), lateral=lam * np.array([np.cos(direction), np.sin(direction)]))
             assert refused == [None] and bool(got[0]) is stands, (lam, direction)
+
+
+def _one_trial_rows(preset, place):
+    """The screen's rows of 4 noiseless trials of ``place`` on one tile lying at the origin."""
+    from dataclasses import replace
+
+    from magdomino.studies.scenario import scenario_from_dict
+
+    sc = scenario_from_dict({"preset": "plain", "structure": ["6-6 at (0, 0) mm"], "what_if": [place]}, source="t.toml")
+    sc = replace(sc, preset=preset)
+    noise = {"pos_sigma_mm": 0.0, "yaw_sigma_deg": 0.0, "drop_mm": [0.5, 0.5], "polarization_rel_sigma": 0.0,
+             "friction_rel_sigma": 0.0, "mass_rel_sigma": 0.0}
+    job = Job(sc, get_engine("dynamics").starting_structure(sc), resolve_noise(sc, noise), 1, (0.0, 0.0), None, get_engine("hybrid"))
+    return screen(job, 0, [0, 1, 2, 3])
+
+
+def test_a_tile_whose_centre_is_past_its_support_tips_and_the_statics_says_it_fell():
+    """Closed form: a lone tile on another, its centre of mass 6 mm past the lower tile's end,
+    tips over whatever the friction (no magnets: nothing else holds it)."""
+    rows = _one_trial_rows(load_preset("plain"), "6-5 at (30, 0, 12) mm")
+    assert {decide(r) for r in rows} == {"falls"}
+    assert {r[TIPS] for r in rows} == {False} and not any(r[AT_REST] for r in rows)
+    within = _one_trial_rows(load_preset("plain"), "6-5 at (18, 0, 12) mm")  # centre 6 mm inside the end
+    assert {decide(r) for r in within} == {"stood"}
+
+
+def test_a_tile_refused_only_for_want_of_friction_goes_to_pybullet():
+    """Two magnets 4 mm out of line pull the upper tile sideways with a force F while pressing it
+    down with N: at rest it needs a friction coefficient of at least |F| / N (Coulomb). With
+    half of that the statics refuses the pose; three times half of it holds: a slide that the
+    magnets may end in line, not a tip, so PyBullet decides."""
+    from dataclasses import replace
+
+    from magdomino.studies.statics_engine import batch_magnets
+
+    strong = load_preset("strong")
+    H = strong.tile.size[2]
+    P = np.array([[[0.0, 0, H / 2], [0.004, 0, 1.5 * H]]])
+    Q = np.tile([0.0, 0, 0, 1], (1, 2, 1))
+    force = batch_magnets([strong], P, Q, strong)[0][0, 1]
+    weight = strong.tile.mass * 9.81
+    needed = np.hypot(force[0], force[1]) / (weight - force[2])  # the magnets pull down: force[2] < 0
+    assert 0.05 < needed < 1.0, needed
+    slippery = replace(strong, tile=replace(strong.tile, friction=needed / 2, table_friction=needed / 2))
+    rows = _one_trial_rows(slippery, "6-5 at (4, 0, 12) mm")
+    assert not any(r[AT_REST] for r in rows) and {r[TIPS] for r in rows} == {True}
+    assert {decide(r) for r in rows} == {None}
