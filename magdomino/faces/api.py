@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.model.presets import DEFAULT_PRESET
 
 PYTHON = "arguments"
 """Where an error in a call comes from (the argument is named as the key)."""
@@ -30,7 +31,7 @@ PYTHON = "arguments"
 # -- presets ------------------------------------------------------------------------------
 
 
-def preset(name="standard", **overrides):
+def preset(name=DEFAULT_PRESET, **overrides):
     """A checked preset by name or path, with overrides in file units.
 
     ``md.preset("standard", magnets_scale=1.2)`` scales every magnet's polarisation;
@@ -86,7 +87,7 @@ class Construction:
         The hand's and the set's noise (keys of a scenario's ``[noise]``).
     """
 
-    def __init__(self, tiles=(), *, preset="standard", magnets: bool = True, seed: int = 0, name: str = "construction",
+    def __init__(self, tiles=(), *, preset=DEFAULT_PRESET, magnets: bool = True, seed: int = 0, name: str = "construction",
                  noise: dict | None = None):
         self._preset, self.magnets, self.seed, self.name = preset, magnets, seed, name
         if noise is not None and not isinstance(noise, dict):
@@ -443,7 +444,7 @@ class GameRecord(_Result):
         return self.record
 
 
-def play(rule: str, players: int = 2, *, seed: int = 0, physics: str = "none", player="random", preset="standard",
+def play(rule: str, players: int = 2, *, seed: int = 0, physics: str = "none", player="random", preset=DEFAULT_PRESET,
          magnets: bool = True, **options) -> GameRecord:
     """Play a whole game (``physics``: ``"none"``, or an engine name for the tower rules:
     ``"statics"``, ``"dynamics"``/``"pybullet"``); returns its record."""

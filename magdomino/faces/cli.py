@@ -48,7 +48,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_presets(args) -> int:
-    from magdomino.model.presets import load_preset, preset_names
+    from magdomino.model.presets import DEFAULT_PRESET, load_preset, preset_names
 
     if args.name is None:
         for name in preset_names():
@@ -62,7 +62,7 @@ def _cmd_presets(args) -> int:
             else:
                 what = "no magnets"
             size_mm = "x".join(f"{v:g}" for v in preset.size_mm)
-            print(f"{name:<10} {size_mm} mm, {preset.tile.mass * 1000:g} g, {what}")
+            print(f"{name:<10} {size_mm} mm, {preset.tile.mass * 1000:g} g, {what}" + ("  (the default)" if name == DEFAULT_PRESET else ""))
         return 0
     try:
         preset = load_preset(args.name)

@@ -117,6 +117,13 @@ def _cmd_play_chain(args) -> int:
     return _film(args, record)
 
 
+def default_player(rule: str, physics: str | None) -> str:
+    """The seats' player when ``--player`` is not given: ``careful`` in a tower game judged by
+    physics (random seats rebuild a Défi tower dozens of times a deal: a newcomer's first game
+    would be abandoned by the runaway guard), ``random`` elsewhere."""
+    return "careful" if rule in TOWER_RULES and physics != "none" else "random"
+
+
 def _cmd_play(args) -> int:
     from magdomino.games import format_record, play_game
 
@@ -124,6 +131,8 @@ def _cmd_play(args) -> int:
 
     _refuse_unread_options(args)
     check_film_outputs(gif=args.gif, mp4=args.mp4, summary=args.plot)  # before playing
+    if args.player is None:
+        args.player = default_player(args.rule, args.physics)
     if args.rule == "vingt":
         return _cmd_play_vingt(args)
     if args.rule in ("matador", "echanges"):
@@ -147,11 +156,11 @@ def _cmd_play(args) -> int:
     refuse_without_physics(args, args.physics)
     preset = None
     if args.physics != "none":
-        from magdomino.model.presets import load_preset
+        from magdomino.model.presets import DEFAULT_PRESET, load_preset
         from magdomino.studies.engines import get_engine
 
         try:
-            preset = load_preset(args.preset or "standard")
+            preset = load_preset(args.preset or DEFAULT_PRESET)
         except InputError as exc:  # not found: in the command line's words, never as a file
             if exc.key != "preset":
                 raise
@@ -234,9 +243,10 @@ def add_play(sub) -> None:
         metavar="N",
         help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics, no limit without)",
     )
-    p.add_argument("--player", default="random", choices=["random", "greedy", "careful", "bold", "lookahead", "planner", "ismcts"],
-                   help="every seat's player (careful: the safest placement by the physics' risk; bold: the heaviest "
-                        "under a risk of 0.3; lookahead: vingt; planner: echanges)")
+    p.add_argument("--player", default=None, choices=["random", "greedy", "careful", "bold", "lookahead", "planner", "ismcts"],
+                   help="every seat's player (default: careful for defi and quinconce with physics, random otherwise; "
+                        "careful: the safest placement by the physics' risk; bold: the heaviest under a risk of 0.3; "
+                        "lookahead: vingt; planner: echanges)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")
     p.add_argument("--mp4", metavar="FILE.mp4", help="the whole game replayed into an MP4 (needs magdomino[video])")
@@ -265,9 +275,9 @@ def _cmd_tournament(args) -> int:
     refuse_without_physics(args, args.physics)
     overrides = preset_overrides(args)
     if overrides:  # checked before any deal, in the flags' words
-        from magdomino.model.presets import load_preset
+        from magdomino.model.presets import DEFAULT_PRESET, load_preset
 
-        check_overrides(load_preset(args.preset or "standard"), overrides)
+        check_overrides(load_preset(args.preset or DEFAULT_PRESET), overrides)
     import sys
 
     doc = run_tournament(

@@ -51,10 +51,10 @@ def parse_vary(items: list[str]) -> dict:
 def _check_points(args, vary: dict, base: dict) -> None:
     """Every point's preset checked before any deal, the error naming ``--vary KEY`` and the value."""
     from magdomino.games.study import study_points
-    from magdomino.model.presets import load_preset
+    from magdomino.model.presets import DEFAULT_PRESET, load_preset
 
     try:
-        preset = load_preset(args.preset or "standard")
+        preset = load_preset(args.preset or DEFAULT_PRESET)
     except InputError as exc:
         if exc.key != "preset":
             raise

@@ -289,7 +289,7 @@ def format_record(record: dict) -> str:
         extras.append("every tower tile parallel")
     elif record.get("second_parallel") is False:
         extras.append("second tile may be perpendicular")
-    extras.append(f"physics {record.get('physics', 'none')}")
+    extras.append(f"physics {record.get('physics', 'none')}" + (f", preset {record['preset']}" if record.get("preset") else ""))
     if record.get("player_kinds"):
         extras.append("players " + ", ".join(record["player_kinds"]))
     lines = [head + " (" + "; ".join(extras) + ")"]

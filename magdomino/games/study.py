@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.games.tournament import (
     TournamentJob, check_deal_record, check_overrides_physics, check_tournament, deal_row, job_preset, per_kind_table,
     play_deal_record, play_missing, seat_counts,
@@ -308,7 +309,7 @@ def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: 
         "deals": int(deals),
         "physics": physics,
         "engine": physics,
-        "preset": preset or "standard",
+        "preset": preset or DEFAULT_PRESET,
         "preset_overrides": base,
         "magnets": bool(magnets),
         "max_placements": max_placements,

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.games.players import players_of
 
 TOURNAMENT_VERSION = 1
@@ -106,7 +107,7 @@ def job_preset(job: TournamentJob):
     """The preset the deals of ``job`` are judged with: ``job.preset`` with ``job.overrides``."""
     from magdomino.model.presets import load_preset, with_overrides
 
-    preset = load_preset(job.preset or "standard")
+    preset = load_preset(job.preset or DEFAULT_PRESET)
     return with_overrides(preset, dict(job.overrides)) if job.overrides else preset
 
 
@@ -328,7 +329,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         "balanced": job.deals % len(seats) == 0,
         "physics": physics,
         "engine": physics,
-        "preset": job.preset or ("standard" if physics != "none" else None),
+        "preset": job.preset or (DEFAULT_PRESET if physics != "none" else None),
         "preset_overrides": overrides,
         **({"preset_description": described.description} if overrides else {}),
         "magnets": job.magnets if physics != "none" else None,

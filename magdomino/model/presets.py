@@ -50,6 +50,11 @@ from magdomino.model.tiles import COLOUR_RGB, DEFAULT_COLOURS, colour_rgb  # noq
 
 PRESET_DIR = Path(__file__).resolve().parent / "preset_files"
 
+DEFAULT_PRESET = "toy"
+"""The preset used when none is named (games, scenarios without ``preset``, the API): the
+toy the design study chose so that Défi plays as the leaflet tells it (its file says how).
+``"standard"`` (J = 0.6 T, the default before) keeps its name."""
+
 
 SPREAD_KEYS = {
     "polarization_rel_sigma": "relative sigma of the magnets' polarisation",

@@ -30,7 +30,7 @@ import numpy as np
 
 from magdomino.maths.geometry import compose_pose, physical_pose
 from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
-from magdomino.model.presets import Preset, load_preset
+from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.physics.placement import Drop, NoClearMotion, Slide, build, clear_motion, place
 from magdomino.physics.verdict import Verdict
@@ -69,7 +69,7 @@ class PybulletAdjudicator:
     name = "pybullet"
     trivial = False
 
-    def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True, drop_mm: float = 1.0, slide_start_mm: float = 60.0,
+    def __init__(self, preset: Preset | str = DEFAULT_PRESET, *, magnets: bool = True, drop_mm: float = 1.0, slide_start_mm: float = 60.0,
                  previews: int = 1, margins: int = 1):
         self.preset = load_preset(preset) if isinstance(preset, str) else preset
         self.magnets = magnets

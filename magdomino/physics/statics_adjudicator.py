@@ -22,7 +22,7 @@ import numpy as np
 from magdomino.errors import InputError
 from magdomino.maths.geometry import physical_pose
 from magdomino.maths.poses import yaw_quaternion
-from magdomino.model.presets import Preset, load_preset
+from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 
 UNKNOWN_RISK = 0.5
@@ -113,7 +113,7 @@ class StaticsAdjudicator:
     name = "statics"
     trivial = False
 
-    def __init__(self, preset: Preset | str = "standard", *, magnets: bool = True, margins: int = MARGINS):
+    def __init__(self, preset: Preset | str = DEFAULT_PRESET, *, magnets: bool = True, margins: int = MARGINS):
         self.preset = load_preset(preset) if isinstance(preset, str) else preset
         self.magnets = magnets
         self.margins = int(margins)

@@ -251,7 +251,12 @@ class HybridEngine(DynamicsEngine):
                 records.append({**run_trial(job, what_if, row["trial"]), "judged_by": "dynamics"})
                 continue
             if job.hook is not None:
-                job.hook(what_if, row["trial"])
+                try:
+                    job.hook(what_if, row["trial"])
+                except Exception as exc:  # as the dynamics' trial: an error, never counted
+                    records.append({"what_if": what_if, "trial": row["trial"], **row["draws"], "collapsed": False,
+                                    "error": f"{type(exc).__name__}: {exc}", "reason": "error", "judged_by": "statics"})
+                    continue
             records.append({"what_if": what_if, "trial": row["trial"], **row["draws"], "collapsed": verdict == "falls",
                             "shifted": False, "error": None, "reason": STATICS_REASONS[verdict], "culprit": None, "max_shift_mm": None,
                             "max_tilt_deg": None, "sim_time_s": None, "judged_by": "statics"})

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.model.presets import Preset, check_number, load_preset, read_toml
+from magdomino.model.presets import DEFAULT_PRESET, Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
 from magdomino.physics.placement import Slide, build, place
 from magdomino.physics.verdict import Verdict, settle
@@ -155,7 +155,7 @@ def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None
         raise InputError(source, "name", f"expected a name usable as a file name (no '/', not empty), got {name!r}")
     if not isinstance(data.get("description", ""), str):
         raise InputError(source, "description", "expected a string")
-    preset_ref = data.get("preset", "standard")
+    preset_ref = data.get("preset", DEFAULT_PRESET)
     if not isinstance(preset_ref, (str, Preset)):
         raise InputError(source, "preset", "expected a preset name or a path to a preset file")
     try:

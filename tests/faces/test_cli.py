@@ -90,12 +90,15 @@ def test_play_max_placements_given_or_the_default(cli, tmp_path):
 
 def test_play_tower_rules_default_to_physics_and_the_guard_abandons(cli, tmp_path):
     out = tmp_path / "g.json"
-    # défi without --physics: PyBullet judges; 2 placements (the start and one more) and the
-    # runaway guard stops the deal: abandoned, no winner, nothing scored
+    # défi without --physics, --preset or --player: PyBullet judges the default toy, careful
+    # seats play; 2 placements (the start and one more) and the runaway guard stops the deal:
+    # abandoned, no winner, nothing scored
     r = cli("play", "--rule", "defi", "--players", "2", "--max-placements", "2", "--json", out)
     assert r.returncode == 0, r.stderr
     record = json.loads(out.read_text())
-    assert record["physics"] == "pybullet" and record["preset"] == "standard"
+    assert record["physics"] == "pybullet" and record["preset"] == "toy"
+    assert record["player_kinds"] == ["careful", "careful"]
+    assert "preset toy; players careful, careful" in r.stdout.splitlines()[0]
     assert record["deals"] == [{"deal": 0, "winners": [], "scores": [0, 0], "reason": "abandoned"}]
     assert record["winners"] == [] and record["abandoned"] == 1
     assert "ABANDONED by the runaway guard" in r.stdout and "not scored" in r.stdout
@@ -103,6 +106,7 @@ def test_play_tower_rules_default_to_physics_and_the_guard_abandons(cli, tmp_pat
     r = cli("play", "--rule", "traditional", "--players", "2", "--json", out)
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["physics"] == "none"
+    assert json.loads(out.read_text())["player_kinds"] == ["random", "random"]  # no physics: random seats
 
 
 def test_play_orientation_flags(cli, tmp_path):

@@ -75,7 +75,8 @@ def test_whatif_takes_overrides_and_the_screens_margins_follow_the_magnets(capsy
 
 
 def test_play_and_tournament_take_overrides_and_stronger_magnets_mean_fewer_collapses(capsys, tmp_path):
-    play = ["play", "--rule", "defi", "--players", "2", "--physics", "statics", "--max-placements", "60", "--seed", "0", "--json"]
+    play = ["play", "--rule", "defi", "--players", "2", "--physics", "statics", "--max-placements", "60", "--seed", "0",
+            "--player", "random", "--preset", "standard", "--json"]
     assert _run(capsys, *play, tmp_path / "one.json")[0] == 0
     assert _run(capsys, *play, tmp_path / "strong.json", "--magnets-scale", "3")[0] == 0
     one, strong = _json(tmp_path / "one.json"), _json(tmp_path / "strong.json")
@@ -83,7 +84,7 @@ def test_play_and_tournament_take_overrides_and_stronger_magnets_mean_fewer_coll
     assert collapses[1] < collapses[0], collapses
     assert strong["preset_overrides"] == {"magnets_scale": 3} and "preset_overrides" not in one
     tour = ["tournament", "--rule", "defi", "--seats", "random,random", "--deals", "2", "--physics", "statics",
-            "--max-placements", "60", "--jobs", "1", "--json"]
+            "--max-placements", "60", "--jobs", "1", "--preset", "standard", "--json"]
     assert _run(capsys, *tour, tmp_path / "t1.json")[0] == 0
     assert _run(capsys, *tour, tmp_path / "t3.json", "--magnets-scale", "3", "--preset-set", "tile.friction=0.6")[0] == 0
     t1, t3 = _json(tmp_path / "t1.json"), _json(tmp_path / "t3.json")
@@ -136,4 +137,4 @@ def test_overrides_without_physics_or_on_a_preset_without_magnets_are_refused(ca
 def test_the_tournament_summary_says_its_overrides(capsys):
     status, out, _ = _run(capsys, "tournament", "--rule", "defi", "--seats", "random,random", "--deals", "1", "--physics",
                           "statics", "--max-placements", "10", "--jobs", "1", "--magnets-scale", "1.5")
-    assert status == 0 and "(preset standard with magnets_scale = 1.5)" in out.splitlines()[0]
+    assert status == 0 and "(preset toy with magnets_scale = 1.5)" in out.splitlines()[0]

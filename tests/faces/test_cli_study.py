@@ -9,8 +9,10 @@ import magdomino as md
 from magdomino.faces.cli import main
 
 STUDY = ["study", "--rule", "defi", "--seats", "random,random", "--deals", "2", "--physics", "statics",
-         "--max-placements", "30", "--seed", "3", "--vary", "magnets_scale=1,3"]
-"""Two values x two deals of two random seats under the statics (a few seconds)."""
+         "--max-placements", "30", "--seed", "3", "--preset", "standard", "--vary", "magnets_scale=1,3"]
+"""Two values x two deals of two random seats under the statics (a few seconds), on the
+weaker magnets of ``standard`` (the default toy's at three times would be 3.6 T, past a
+preset's bounds)."""
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -92,7 +94,7 @@ def test_md_study_is_a_result_with_rows_html_and_its_document(tmp_path):
     (["--vary", "tile.friction=0.3,0.3"], "--vary tile.friction: expected each value once"),
     (["--vary", "tile.friction"], "--vary: expected KEY=V1,V2"),
     (["--vary", "tile.friction=0.3,soft"], "--vary tile.friction: expected a TOML value"),
-    (["--vary", "magnets_scale=1,2", "--magnets-scale", "2"], "--vary magnets_scale: expected a key not also given"),
+    (["--vary", "magnets_scale=1,1.5", "--magnets-scale", "1.5"], "--vary magnets_scale: expected a key not also given"),
     ([], "--vary: expected at least one"),
     (["--vary", "magnets_scale=1", "--players", "3"], "--players"),
     (["--vary", "magnets_scale=1", "--resume"], "--resume"),

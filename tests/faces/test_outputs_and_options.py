@@ -196,7 +196,7 @@ def test_a_statics_game_with_collapses_is_filmed_as_it_was_judged(tmp_path):
     # hand); without them the replayed game went another way and was refused as illegal.
     record, gif = tmp_path / "q.json", tmp_path / "q.gif"
     res = _run("play", "--rule", "quinconce", "--players", "2", "--physics", "statics", "--seed", "3",
-               "--no-second-parallel", "--json", record, "--gif", gif, timeout=300)
+               "--no-second-parallel", "--player", "random", "--preset", "standard", "--json", record, "--gif", gif, timeout=300)
     assert res.returncode == 0, res.stderr
     assert any(e["type"] == "collapse" for e in json.loads(record.read_text())["events"])
     assert gif.stat().st_size > 10_000

@@ -105,7 +105,7 @@ def test_the_grid_takes_every_combination_the_last_key_fastest():
 
 def test_every_value_plays_the_same_deals_and_stronger_magnets_collapse_less():
     doc = run_study("defi", ["random", "random"], 2, {"magnets_scale": [1, 3]}, seed=4, physics="statics", max_placements=40,
-                    executor="serial")
+                    executor="serial", preset="standard")
     weak, strong = doc["points"]
     assert [r["seed"] for r in weak["per_deal"]] == [r["seed"] for r in strong["per_deal"]]
     assert [r["seating"] for r in weak["per_deal"]] == [r["seating"] for r in strong["per_deal"]]

@@ -30,7 +30,7 @@ GOOD = {
 
 
 def test_bundled_presets_load_and_are_the_promised_set():
-    assert {"standard", "strong", "weak", "free", "plain"} <= set(preset_names())
+    assert {"toy", "standard", "strong", "weak", "free", "plain"} <= set(preset_names())
     for name in preset_names():
         p = load_preset(name)
         assert p.name == name
@@ -131,3 +131,16 @@ def test_a_key_with_a_line_break_is_named_on_one_line():
     with pytest.raises(InputError) as info:
         preset_from_dict(data, source="fuzz.toml")
     assert str(info.value).startswith("fuzz.toml: tile.size\\nmm: unknown key") and "\n" not in str(info.value)
+
+
+def test_the_default_preset_is_the_toy_and_standard_keeps_its_name():
+    from magdomino.model.presets import DEFAULT_PRESET
+    from magdomino.studies.scenario import scenario_from_dict
+
+    toy, standard = load_preset(DEFAULT_PRESET), load_preset("standard")
+    assert DEFAULT_PRESET == "toy" and [m.polarization for m in toy.tile.magnets] == [1.2, 1.2]
+    assert [m.polarization for m in standard.tile.magnets] == [0.6, 0.6]
+    # the same tiles: only the magnets' strength was chosen (by the design study)
+    assert tuple(toy.tile.size) == tuple(standard.tile.size) and toy.tile.mass == standard.tile.mass and toy.tile.friction == standard.tile.friction
+    assert "docs/study/magnets.png" in toy.description
+    assert scenario_from_dict({"structure": ["6-6 at (0, 0) mm"]}).preset.name == "toy"  # a scenario that names none

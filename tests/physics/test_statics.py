@@ -450,3 +450,27 @@ def test_a_side_face_cannot_wedge_a_tipping_tile(beyond_mm):
     # The same pair moved right until B's centre of mass is 1 mm inside A's edge: it stands.
     P[2:, 0] += beyond + 0.001
     assert judge(PRESET, P, _quats(4), placed=3, magnets=False, fixed=[True, True, False, False]).stands
+
+
+def test_the_default_toy_holds_a_tile_across_the_free_end_of_a_magnet_held_overhang():
+    """Why the default preset (``toy``) has 1.2 T magnets: the Défi tower that careful players
+    kept rebuilding on ``standard``. Tile 1 lies on tile 0's half 0, parallel, its centre of
+    mass right over tile 0's end; tile 2 lies across tile 1's free half. About that end, tile
+    2's weight pulls with m g × 12 mm and the magnet pair (tile 0's half 0 under tile 1's half,
+    8 mm apart, 12 mm inside the end) holds with F × 12 mm: it stands when F > m g. F from
+    magpylib: 0.6 T gives less than m g (standard: it falls), 1.2 T more than twice it (the
+    toy: it stands), and the statics says the same."""
+    weight = PRESET.tile.mass * PRESET.solver.gravity
+    held = {}
+    for name in ("standard", "toy"):
+        preset = load_preset(name)
+        j = preset.tile.magnets[0].polarization
+        disc = dict(dimension=(0.006, 0.002), polarization=(0, 0, j))
+        F, _ = magpy.getFT(magpy.magnet.Cylinder(position=(0, 0, 0), **disc), magpy.magnet.Cylinder(position=(0, 0, T), **disc),
+                           meshing=(48, 14, 12))
+        held[name] = -float(F[2]) / weight  # the upper disc is pulled down
+        P = [[0.0, 0, T / 2], [-L / 2, 0, 1.5 * T], [-L / 2 - L / 4, 0, 2.5 * T]]  # tile 2 across tile 1's free half
+        v = judge(preset, P, _quats(3, [0.0, 0.0, math.pi / 2]), placed=2, margin=False)
+        held[name] = (held[name], v.stands)
+    assert held["standard"][0] < 1.0 and not held["standard"][1], held
+    assert held["toy"][0] > 2.0 and held["toy"][1], held

@@ -39,6 +39,7 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.model.presets import DEFAULT_PRESET
 
 INSTALL = "the OpenSpiel extra is not installed: pip install 'magdomino[openspiel]'"
 CORE_RULES = ("traditional", "defi", "quinconce")
@@ -103,7 +104,7 @@ def package_game(rule: str, params: dict):
         if physics == "statics":
             from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
-            opts["adjudicator"] = StaticsAdjudicator("standard")
+            opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET)
             # collapses can go on for ever: the runaway guard ends such a deal, not scored
             opts.setdefault("max_placements", STATICS_GUARD)
         return Game(rule, p["players"], 0, opts)

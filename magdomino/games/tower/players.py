@@ -177,10 +177,10 @@ class CarefulPlayer:
         magnets = getattr(adjudicator, "magnets", True)
         cached = self._statics
         if cached is None or cached[0] is not preset or cached[1] != magnets:
-            from magdomino.model.presets import load_preset
+            from magdomino.model.presets import DEFAULT_PRESET, load_preset
             from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
-            statics = StaticsAdjudicator(preset if preset is not None else load_preset("standard"), magnets=magnets, margins=0)
+            statics = StaticsAdjudicator(preset if preset is not None else load_preset(DEFAULT_PRESET), magnets=magnets, margins=0)
             self._statics = cached = (preset, magnets, statics)
         return cached[2]
 
