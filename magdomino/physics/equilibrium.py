@@ -288,7 +288,7 @@ class Equilibrium:
 
             A = hstack([self.A, csc_matrix(np.ones((rows, 1)))], format="csc")  # a dense last column
             h = self._parametric = _new_highs()
-            h.passModel(_equality_lp(A, np.zeros(rows)))
+            _pass_equality_lp(h, A, np.zeros(rows))
         e = np.asarray(extra, float).reshape(-1)
         for r in range(rows):
             h.changeCoeff(r, self.k, float(e[r]))
@@ -352,21 +352,20 @@ def _new_highs():
     return h
 
 
-def _equality_lp(A, rhs):
-    """The HiGHS problem ``A x = rhs``, ``x >= 0``, no cost (``A`` a CSC matrix)."""
+def _pass_equality_lp(h, A, rhs, cost=None) -> None:
+    """Give ``h`` the problem ``A x = rhs``, ``x >= 0``, minimise ``cost · x`` (none: 0; ``A`` a
+    CSC matrix), as flat arrays: filling a ``highspy.HighsLp`` field by field costs ~100 times
+    more (12 ms against 0.1 ms for 1,500 rows and 12,000 columns)."""
     import highspy
 
     rows, cols = A.shape
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = cols, rows
-    lp.col_cost_ = np.zeros(cols)
-    lp.col_lower_ = np.zeros(cols)
-    lp.col_upper_ = np.full(cols, highspy.kHighsInf)
-    lp.row_lower_ = lp.row_upper_ = np.asarray(rhs, float)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = cols, rows
-    return lp
+    rhs = np.ascontiguousarray(rhs, dtype=float)
+    status = h.passModel(cols, rows, A.nnz, int(highspy.MatrixFormat.kColwise), int(highspy.ObjSense.kMinimize), 0.0,
+                         np.zeros(cols) if cost is None else np.ascontiguousarray(cost, dtype=float), np.zeros(cols),
+                         np.full(cols, highspy.kHighsInf), rhs, rhs, A.indptr.astype(np.int32), A.indices.astype(np.int32),
+                         np.ascontiguousarray(A.data, dtype=float), np.zeros(cols, np.int32))  # every column continuous
+    if status == highspy.HighsStatus.kError:  # cannot happen for these problems: say so
+        raise RuntimeError(f"statics: HiGHS refused the problem ({status})")
 
 
 def residuals(A, w) -> np.ndarray:
@@ -381,12 +380,10 @@ def residuals(A, w) -> np.ndarray:
 
     rows, k = A.shape
     eye = identity(rows, format="csc")
-    lp = _equality_lp(hstack([A, eye, -eye], format="csc"), -np.asarray(w, float))
-    lp.col_cost_ = np.concatenate([np.zeros(k), np.ones(2 * rows)])
     h = getattr(_SOLVERS, "residuals", None)
     if h is None:
         h = _SOLVERS.residuals = _new_highs()
-    h.passModel(lp)
+    _pass_equality_lp(h, hstack([A, eye, -eye], format="csc"), -np.asarray(w, float), np.concatenate([np.zeros(k), np.ones(2 * rows)]))
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:  # cannot happen: say so
         raise RuntimeError(f"statics: the residual LP failed ({h.modelStatusToString(h.getModelStatus())})")
@@ -404,7 +401,7 @@ def _feasible(A, w) -> bool:
     h = getattr(_SOLVERS, "highs", None)
     if h is None:
         h = _SOLVERS.highs = _new_highs()
-    h.passModel(_equality_lp(A.tocsc(), -np.asarray(w, float)))
+    _pass_equality_lp(h, A.tocsc(), -np.asarray(w, float))
     h.run()
     return h.getModelStatus() == highspy.HighsModelStatus.kOptimal
 
