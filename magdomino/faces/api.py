@@ -444,10 +444,12 @@ class GameRecord(_Result):
         return self.record
 
 
-def play(rule: str, players: int = 2, *, seed: int = 0, physics: str = "none", player="random", preset=DEFAULT_PRESET,
+def play(rule: str, players: int = 2, *, seed: int = 0, physics: str = "none", player=None, preset=DEFAULT_PRESET,
          magnets: bool = True, **options) -> GameRecord:
     """Play a whole game (``physics``: ``"none"``, or an engine name for the tower rules:
-    ``"statics"``, ``"dynamics"``/``"pybullet"``); returns its record."""
+    ``"statics"``, ``"dynamics"``/``"pybullet"``); returns its record. ``player``: every seat's
+    kind, or one per seat (default: ``"careful"`` in a tower game judged by physics,
+    ``"random"`` otherwise, as ``magdomino play``)."""
     from magdomino.games.record import play_game
 
     adjudicator = None if physics in (None, "none") else _adjudicator(physics, preset, magnets)

@@ -117,13 +117,6 @@ def _cmd_play_chain(args) -> int:
     return _film(args, record)
 
 
-def default_player(rule: str, physics: str | None) -> str:
-    """The seats' player when ``--player`` is not given: ``careful`` in a tower game judged by
-    physics (random seats rebuild a Défi tower dozens of times a deal: a newcomer's first game
-    would be abandoned by the runaway guard), ``random`` elsewhere."""
-    return "careful" if rule in TOWER_RULES and physics != "none" else "random"
-
-
 def _cmd_play(args) -> int:
     from magdomino.games import format_record, play_game
 
@@ -131,8 +124,8 @@ def _cmd_play(args) -> int:
 
     _refuse_unread_options(args)
     check_film_outputs(gif=args.gif, mp4=args.mp4, summary=args.plot)  # before playing
-    if args.player is None:
-        args.player = default_player(args.rule, args.physics)
+    if args.player is None and args.rule not in (*TOWER_RULES, "traditional"):
+        args.player = "random"  # the tower rules' default depends on the physics: play_game's
     if args.rule == "vingt":
         return _cmd_play_vingt(args)
     if args.rule in ("matador", "echanges"):

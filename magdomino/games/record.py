@@ -46,6 +46,13 @@ RECORD_VERSION = 1
 MAX_ACTIONS = 200_000
 
 
+def default_player(game) -> str:
+    """Every seat's player when none is named: ``careful`` in a game whose collapses physics
+    judges (random seats rebuild a Défi tower dozens of times a deal, so a newcomer's first game
+    would be abandoned by the runaway guard), ``random`` elsewhere."""
+    return "careful" if not game.trivial and getattr(game.rules, "can_collapse", False) else "random"
+
+
 def play_game(
     rule: str,
     players: int,
@@ -71,8 +78,8 @@ def play_game(
         The runaway guard: a deal with this many placements (collapses included) ends
         abandoned, not scored.
     player_kinds : sequence of ``"random"`` / ``"greedy"`` (or player objects), one per
-        seat, or one name for all seats; default all random. Random players are seeded
-        from ``numpy.random.SeedSequence(seed).spawn(players)``.
+        seat, or one name for all seats; default :func:`default_player` at every seat.
+        Random players are seeded from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
     from magdomino.version import __version__
 
@@ -85,7 +92,7 @@ def play_game(
     game = Game(rule, players, seed, options)
     n = game.players
     if player_kinds is None:
-        player_kinds = ("random",) * n
+        player_kinds = (default_player(game),) * n
     elif isinstance(player_kinds, str):
         player_kinds = (player_kinds,) * n
     player_kinds = tuple(player_kinds)

@@ -283,3 +283,18 @@ def test_careful_leaves_fewer_traps_than_the_safest_pose_alone_would():
 
     heaviest = sorted(places, key=lambda a: -sum(a.tile))[:LOOKAHEAD]
     assert shares[CarefulPlayer().choose(state)] == min(shares[a] for a in heaviest)
+
+
+def test_the_seats_are_careful_by_default_only_where_physics_judges_collapses():
+    """A newcomer's game names no player: careful seats where a collapse can happen (a tower
+    rule judged by physics), random ones where nothing is judged or nothing can fall."""
+    from magdomino.games.record import play_game
+    from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+    judged = play_game("defi", 2, seed=1, physics=StaticsAdjudicator("toy"), max_placements=3)
+    assert judged["player_kinds"] == ["careful", "careful"]
+    assert play_game("defi", 2, seed=1, max_placements=3)["player_kinds"] == ["random", "random"]  # rules alone
+    flat = play_game("traditional", 2, seed=1, physics=StaticsAdjudicator("toy"))
+    assert flat["player_kinds"] == ["random", "random"]  # a flat game never collapses
+    assert play_game("defi", 2, seed=1, physics=StaticsAdjudicator("toy"), max_placements=3,
+                     player_kinds="greedy")["player_kinds"] == ["greedy", "greedy"]
