@@ -237,7 +237,11 @@ class HybridEngine(DynamicsEngine):
     name = "hybrid"
     header = "engine hybrid (statics screen, PyBullet where it cannot decide)"
     trials_per_chunk = 50
-    serial_below = 400  # the screen costs ~0.1 of a dynamic trial; runs whose trials it decides stay in-process
+    serial_below = 64
+    # Measured (the demo's two what-ifs, trials in all, one process against two workers):
+    # 32: 1.1-1.2 s against 1.0-2.3 s (the first start of the workers costs ~1.3 s); 64: 2.1 s
+    # against 1.5 s; 128: 3.0-3.5 s against 1.7-2.1 s. As the dynamics': PyBullet's trials
+    # still take most of the time.
 
     def run_trials(self, job, what_if, trials):
         from magdomino.studies.trials import run_trial
