@@ -78,7 +78,7 @@ class Construction:
     tiles : iterable of str
         Placements, in order (``"6-6 at (0, 0) mm"``, ``"6-3 on #0 half 1"``, ...).
     preset : str or Preset
-        Name, path or :func:`preset` (default ``"standard"``).
+        Name, path or :func:`preset` (default ``"toy"``, :data:`~magdomino.model.presets.DEFAULT_PRESET`).
     magnets : bool
     seed : int
         The seed of odds and rankings.

@@ -217,7 +217,7 @@ def add_play(sub) -> None:
     p.add_argument("--physics", choices=_physics_choices(), default=None,
                    help="who decides collapses (default: pybullet for defi and quinconce, none for traditional; "
                         "statics: the statics at the nominal grid poses, no simulation)")
-    p.add_argument("--preset", help="physical preset for --physics pybullet or statics (default standard)")
+    p.add_argument("--preset", help="physical preset for --physics pybullet or statics (default: toy, the design study's choice; standard: 0.6 T magnets)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--variant", choices=["extremities", "strategic"],
                    help="extremities: Défi magnétique on extremities only; strategic: Le Matador's strategic variant")
@@ -306,7 +306,7 @@ def add_tournament(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--physics", choices=_physics_choices(), default=None,
                    help="who decides collapses (default: pybullet for defi and quinconce, none otherwise)")
-    p.add_argument("--preset", help="physical preset with --physics (default standard)")
+    p.add_argument("--preset", help="physical preset with --physics (default: toy, the design study's choice; standard: 0.6 T magnets)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--max-placements", type=int, default=None, metavar="N",
                    help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics)")

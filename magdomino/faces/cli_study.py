@@ -121,7 +121,7 @@ def add_study(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="deal d has the same seed at every value (default 0)")
     p.add_argument("--physics", choices=[n for n in physics_names() if n != "none"], default="pybullet",
                    help="the engine that judges collapses (default pybullet)")
-    p.add_argument("--preset", help="the preset the values change (default standard)")
+    p.add_argument("--preset", help="the preset the values change (default: toy, the design study's choice; standard: 0.6 T magnets)")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--max-placements", type=int, default=None, metavar="N",
                    help="runaway guard: a deal with N placements ends abandoned (default 300)")
