@@ -188,7 +188,7 @@ def test_a_physics_game_starts_every_placement_clear_or_does_not_judge_it(monkey
 
     spy = Spy(monkeypatch)
     adj = PybulletAdjudicator("standard", magnets=True)
-    record = play_game("quinconce", players=3, seed=2028, physics=adj, max_placements=6)
+    record = play_game("quinconce", players=3, seed=2028, physics=adj, max_placements=6, player_kinds="random")
     adj.close()
     assert spy.starts
     for kind, start, yaw, positions, quats, height in spy.starts:
