@@ -12,7 +12,7 @@ import pytest
 
 from magdomino.model.presets import load_preset
 from magdomino.studies.engines import engine_names, get_engine
-from magdomino.studies.hybrid_engine import AT_REST, GRIP, LOW_DROP, LOW_DROP_MM, ROBUST, TILT_DEG, TIPS, decide, screen
+from magdomino.studies.hybrid_engine import AT_REST, GRIP, LOW_DROP, LOW_DROP_MM, ROBUST, TILT_DEG, TIPS, TIPS_BARE, decide, screen
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario
 from magdomino.studies.statics_engine import batch_stands
@@ -116,7 +116,7 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
 def test_the_thresholds_keep_their_documented_values():
     """The values the module docstring's table measured (a change needs a new measurement)."""
     assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP == (2.0, 0.5, 0.5) and LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
-    assert TIPS == (1.0, 1.0, 1.0, 0.0, 0.0, GRIP) and GRIP == 3.0
+    assert TIPS == (1.0, 1.0, 1.0, 0.0, 0.0, GRIP) and TIPS_BARE == (1.0, 0.0, 1.0, 0.0, 0.0, GRIP) and GRIP == 3.0
 
 
 def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():
@@ -180,3 +180,28 @@ def test_a_tile_refused_only_for_want_of_friction_goes_to_pybullet():
     rows = _one_trial_rows(slippery, "6-5 at (4, 0, 12) mm")
     assert not any(r[AT_REST] for r in rows) and {r[TIPS] for r in rows} == {True}
     assert {decide(r) for r in rows} == {None}
+
+
+def test_on_the_toy_s_strong_magnets_a_tile_its_own_pull_tips_is_left_to_pybullet():
+    """Two drops of the validation set rebuilt on ``toy`` (1.2 T) where, at the aimed pose, the
+    tile's own magnets tip it and then snap it into line, where it stands: three times the
+    friction alone (:data:`TIPS`) would call them falls. Without its own magnets the tile
+    stands there (:data:`TIPS_BARE`), so PyBullet decides; the dynamics stands most of them.
+    Every trial the screen does decide agrees with the dynamics' own trial."""
+    from dataclasses import replace
+
+    cases = load_cases(ROOT / "tests" / "data" / "validation_set.json")
+    toy = load_preset("toy")
+    snapped = stood = 0
+    for i in (186, 247):
+        sc = replace(case_scenario(cases[i]), preset=toy)
+        job = _job(sc)
+        for row in screen(job, 0, list(range(25))):
+            verdict = decide(row)
+            dynamic = run_trial(job, 0, row["trial"])
+            if verdict is not None:
+                assert dynamic["collapsed"] == (verdict == "falls") and not dynamic["shifted"], (i, row["trial"], verdict, dynamic)
+            elif row.get(TIPS) is False and row.get(TIPS_BARE) is True:  # what TIPS alone called falls
+                snapped += 1
+                stood += not dynamic["collapsed"]
+    assert snapped >= 10 and stood >= snapped // 2, (snapped, stood)
