@@ -244,11 +244,7 @@ def run(args) -> int:
             killed, survived, timeouts, broken, survivors = results(session)
             rows.append((module, killed, survived, timeouts, broken))
             all_survivors += survivors
-        _print_table(rows)
-        if all_survivors:
-            print("\nsurvivors:")
-            for s in all_survivors:
-                print(s)
+        _print_table(rows, all_survivors)
         return 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -270,7 +266,8 @@ def _toml_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _print_table(rows) -> None:
+def _print_table(rows, survivors=()) -> None:
+    """The score table of ``rows`` (module, killed, survived, timeouts, broken), then the survivors."""
     print(f"\n{'module':44} {'killed':>6} {'survived':>8} {'timeout':>7} {'broken':>6} {'score':>6}")
     tk = ts = tt = tb = 0
     for module, k, s, t, b in rows:
@@ -278,6 +275,10 @@ def _print_table(rows) -> None:
         print(f"{module:44} {k:6d} {s:8d} {t:7d} {b:6d} {100 * k / max(1, k + s):5.0f}%")
     print(f"{'all':44} {tk:6d} {ts:8d} {tt:7d} {tb:6d} {100 * tk / max(1, tk + ts):5.0f}%")
     print("(score: killed / (killed + survived); timeouts count as killed and are included in 'killed')")
+    if survivors:
+        print("\nsurvivors:")
+        for line in survivors:
+            print(line)
 
 
 def report(args) -> int:
@@ -288,11 +289,7 @@ def report(args) -> int:
         if killed + survived + broken:
             rows.append(("magdomino/" + session.stem.replace(".", "/") + ".py", killed, survived, timeouts, broken))
             all_survivors += survivors
-    _print_table(rows)
-    if all_survivors:
-        print("\nsurvivors:")
-        for s in all_survivors:
-            print(s)
+    _print_table(rows, all_survivors)
     return 0
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.faces.overrides import add_preset_overrides, check_overrides, preset_overrides, record_overrides, refuse_without_physics
+from magdomino.faces.overrides import PRESET_DEFAULT_HELP, add_preset_overrides, check_overrides, preset_overrides, record_overrides, refuse_without_physics
 from magdomino.faces.running import check_outputs, write_json
 
 
@@ -217,7 +217,7 @@ def add_play(sub) -> None:
     p.add_argument("--physics", choices=_physics_choices(), default=None,
                    help="who decides collapses (default: pybullet for defi and quinconce, none for traditional; "
                         "statics: the statics at the nominal grid poses, no simulation)")
-    p.add_argument("--preset", help="physical preset for --physics pybullet or statics (default: toy, the design study's choice; standard: 0.6 T magnets)")
+    p.add_argument("--preset", help=f"physical preset for --physics pybullet or statics ({PRESET_DEFAULT_HELP})")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--variant", choices=["extremities", "strategic"],
                    help="extremities: Défi magnétique on extremities only; strategic: Le Matador's strategic variant")
@@ -306,7 +306,7 @@ def add_tournament(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--physics", choices=_physics_choices(), default=None,
                    help="who decides collapses (default: pybullet for defi and quinconce, none otherwise)")
-    p.add_argument("--preset", help="physical preset with --physics (default: toy, the design study's choice; standard: 0.6 T magnets)")
+    p.add_argument("--preset", help=f"physical preset with --physics ({PRESET_DEFAULT_HELP})")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--max-placements", type=int, default=None, metavar="N",
                    help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics)")

@@ -6,7 +6,7 @@ import re
 
 from magdomino.errors import InputError
 from magdomino.faces.cli_games import add_deal_run_flags
-from magdomino.faces.overrides import SOURCE, add_preset_overrides, check_overrides, parse_toml_value, preset_overrides
+from magdomino.faces.overrides import PRESET_DEFAULT_HELP, SOURCE, add_preset_overrides, check_overrides, parse_toml_value, preset_overrides
 from magdomino.faces.running import check_outputs, write_json
 
 
@@ -121,7 +121,7 @@ def add_study(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="deal d has the same seed at every value (default 0)")
     p.add_argument("--physics", choices=[n for n in physics_names() if n != "none"], default="pybullet",
                    help="the engine that judges collapses (default pybullet)")
-    p.add_argument("--preset", help="the preset the values change (default: toy, the design study's choice; standard: 0.6 T magnets)")
+    p.add_argument("--preset", help=f"the preset the values change ({PRESET_DEFAULT_HELP})")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--max-placements", type=int, default=None, metavar="N",
                    help="runaway guard: a deal with N placements ends abandoned (default 300)")

@@ -28,6 +28,10 @@ SOURCE = "command line"
 _TOML_HINT = 'a TOML value (a number such as 0.4, true/false, "text" or [1, 2, 3])'
 
 
+PRESET_DEFAULT_HELP = "default: toy, the design study's choice; standard: 0.6 T magnets"
+"""What ``--preset`` says of the default (:data:`magdomino.model.presets.DEFAULT_PRESET`), in every command's help."""
+
+
 def add_preset_overrides(p, what: str = "the preset") -> None:
     """Add ``--magnets-scale`` and ``--preset-set`` to the parser ``p``."""
     group = p.add_argument_group(f"preset overrides (change {what}, checked as a preset file is)")

@@ -144,3 +144,10 @@ def test_the_default_preset_is_the_toy_and_standard_keeps_its_name():
     assert tuple(toy.tile.size) == tuple(standard.tile.size) and toy.tile.mass == standard.tile.mass and toy.tile.friction == standard.tile.friction
     assert "docs/study/magnets.png" in toy.description
     assert scenario_from_dict({"structure": ["6-6 at (0, 0) mm"]}).preset.name == "toy"  # a scenario that names none
+
+
+def test_the_commands_help_names_the_default_preset():
+    from magdomino.faces.overrides import PRESET_DEFAULT_HELP
+    from magdomino.model.presets import DEFAULT_PRESET
+
+    assert PRESET_DEFAULT_HELP.startswith(f"default: {DEFAULT_PRESET},")

@@ -25,10 +25,11 @@ import numpy as np
 import pytest
 
 from magdomino.model.presets import load_preset
-from magdomino.physics.placement import Drop, Slide, place
+from magdomino.physics.placement import Drop, place
 from magdomino.physics import verdict as verdict_module
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
+from tests.physics.test_falls import _pushed_along_the_table  # the same push, one helper
 
 L, W, H = 0.048, 0.024, 0.008
 PLAIN = load_preset("plain")
@@ -65,15 +66,6 @@ def test_a_tile_dropped_flat_on_another_stands():
     assert placed == 1
     assert fields(verdict) == expected()
     assert verdict.max_shift_mm < 0.5 and verdict.max_tilt_deg < 0.5
-
-
-def _pushed_along_the_table(preset):
-    with World(preset, magnets=False) as world:
-        world.add_tile((6, 6), (0.0, 0.0, H / 2))
-        world.step(50)
-        # The slid tile's rest pose overlaps the lying tile by 15 mm: the hand pushes it 15 mm.
-        _, verdict = place(world, (1, 2), (-L + 0.015, 0.0, H / 2), 0.0, Slide((-0.05, 0.0)))
-        return verdict
 
 
 def test_a_tile_pushed_15_mm_flat_has_shifted_and_stands():
