@@ -165,7 +165,8 @@ def compose_pose(support_centre, support_yaw: float, offset, yaw: float) -> tupl
 
 
 def footprints_overlap(c1, yaw1: float, c2, yaw2: float, size, shrink: float = 0.0005) -> bool:
-    """Do two tiles' footprints overlap? Rectangles by separating axes.
+    """Do two tiles' footprints overlap? Rectangles by separating axes (one pair of
+    :func:`footprints_overlap_many`).
 
     Parameters
     ----------
@@ -179,42 +180,63 @@ def footprints_overlap(c1, yaw1: float, c2, yaw2: float, size, shrink: float = 0
         Each footprint is shrunk by this much on every side first, so that tiles that only
         touch (end to end, side by side) do not count as overlapping.
     """
+    return bool(footprints_overlap_many(c1, yaw1, np.asarray(c2, dtype=float)[None, :2], np.array([yaw2], float), size, shrink)[0])
+
+
+def footprints_overlap_many(c1, yaw1: float, centres, yaws, size, shrink: float = 0.0005) -> np.ndarray:
+    """Does tile 1's footprint overlap each of k others? Rectangles by separating axes
+    (the four edge normals of each pair), vectorised over the others.
+
+    Parameters
+    ----------
+    c1 : array_like, shape (2,) or (3,), m
+    yaw1 : float, rad
+    centres : array_like, shape (k, 2) or (k, 3), m
+    yaws : array_like, shape (k,), rad
+    size, shrink : as :func:`footprints_overlap`
+
+    Returns
+    -------
+    ndarray of bool, shape (k,)
+    """
     half = np.array([size[0] / 2 - shrink, size[1] / 2 - shrink])
-
-    def axes(yaw):
-        c, s = math.cos(yaw), math.sin(yaw)
-        return np.array([[c, s], [-s, c]])
-
-    a1, a2 = axes(yaw1), axes(yaw2)
-    d = np.asarray(c2, dtype=float)[:2] - np.asarray(c1, dtype=float)[:2]
-    for axis in np.vstack([a1, a2]):
-        r1 = np.sum(np.abs(a1 @ axis) * half)
-        r2 = np.sum(np.abs(a2 @ axis) * half)
-        if abs(d @ axis) >= r1 + r2:
-            return False
-    return True
+    yaws = np.asarray(yaws, dtype=float).reshape(-1)
+    c, s = math.cos(yaw1), math.sin(yaw1)
+    a1 = np.array([[c, s], [-s, c]])  # rows: tile 1's axes
+    cs, sn = np.cos(yaws), np.sin(yaws)
+    a2 = np.stack([np.stack([cs, sn], -1), np.stack([-sn, cs], -1)], 1)  # (k, 2, 2)
+    axes = np.concatenate([np.broadcast_to(a1, a2.shape), a2], axis=1)  # (k, 4, 2)
+    r1 = np.abs(axes @ a1.T) @ half
+    r2 = np.abs(axes @ np.swapaxes(a2, 1, 2)) @ half
+    d = np.asarray(centres, dtype=float).reshape(len(yaws), -1)[:, :2] - np.asarray(c1, dtype=float)[:2]
+    return np.all(np.abs(np.einsum("kai,ki->ka", axes, d)) < r1 + r2, axis=1)
 
 
-def _box_axes(R1, R2) -> np.ndarray:
-    """The separating axes of two boxes with rotation matrices ``R1``, ``R2`` (columns: the
-    boxes' axes): their 6 face normals and the 9 cross products of their edges (the
-    degenerate ones, of parallel edges, left out), as unit rows."""
-    faces = np.vstack([R1.T, R2.T])
-    cross = np.cross(R1.T[:, None, :], R2.T[None, :, :]).reshape(9, 3)
-    norms = np.linalg.norm(cross, axis=1)
+def _box_axes(R1, R2) -> tuple[np.ndarray, np.ndarray]:
+    """The separating axes of box 1 against each of k boxes (rotation matrices ``R1`` (3, 3),
+    ``R2`` (k, 3, 3), columns: the boxes' axes): their 6 face normals and the 9 cross
+    products of their edges, as unit rows (k, 15, 3), and which of them are axes (k, 15)
+    (the cross product of parallel edges is none)."""
+    k = len(R2)
+    faces = np.concatenate([np.broadcast_to(R1.T, (k, 3, 3)), np.swapaxes(R2, 1, 2)], axis=1)
+    cross = np.cross(R1.T[None, :, None, :], np.swapaxes(R2, 1, 2)[:, None, :, :]).reshape(k, 9, 3)
+    norms = np.linalg.norm(cross, axis=2)
     keep = norms > 1e-9
-    return np.vstack([faces, cross[keep] / norms[keep, None]])
+    cross = np.where(keep[..., None], cross / np.where(keep, norms, 1.0)[..., None], 0.0)
+    return np.concatenate([faces, cross], axis=1), np.concatenate([np.ones((k, 6), bool), keep], axis=1)
 
 
-def _projections(p1, R1, p2, R2, half1, half2):
-    axes = _box_axes(R1, R2)
-    r = np.abs(axes @ R1) @ half1 + np.abs(axes @ R2) @ half2  # sum of the projected radii
-    d = axes @ (np.asarray(p2, dtype=float) - np.asarray(p1, dtype=float))
-    return axes, d, r
+def _projections(p1, R1, P2, R2, half1, half2):
+    """Axes (k, 15, 3), which are axes (k, 15), centre distances (k, 15) and summed projected
+    radii (k, 15) of box 1 against each of k boxes."""
+    axes, valid = _box_axes(R1, R2)
+    r = np.abs(axes @ R1) @ half1 + np.einsum("kaj,kj->ka", np.abs(axes @ R2), np.broadcast_to(half2, (len(R2), 3)))
+    d = np.einsum("kai,ki->ka", axes, np.asarray(P2, dtype=float) - np.asarray(p1, dtype=float))
+    return axes, valid, d, r
 
 
 def box_separation(p1, R1, p2, R2, half1, half2=None) -> float:
-    """Signed separation (m) of two boxes, by separating axes.
+    """Signed separation (m) of two boxes, by separating axes (one pair of :func:`box_separations`).
 
     Parameters
     ----------
@@ -232,31 +254,51 @@ def box_separation(p1, R1, p2, R2, half1, half2=None) -> float:
         15 axes). Zero: they touch. Negative: they overlap, and ``-separation`` is the
         penetration depth (the shortest move along one of those axes that parts them).
     """
+    return float(box_separations(p1, R1, np.asarray(p2, dtype=float)[None], np.asarray(R2, dtype=float)[None], half1, half2)[0])
+
+
+def box_separations(p1, R1, P2, R2, half1, half2=None) -> np.ndarray:
+    """:func:`box_separation` of box 1 against each of k boxes (centres ``P2`` (k, 3) m,
+    rotation matrices ``R2`` (k, 3, 3), the same half extents ``half2`` (3,)): shape (k,), m."""
     half1 = np.asarray(half1, dtype=float)
     half2 = half1 if half2 is None else np.asarray(half2, dtype=float)
-    _, d, r = _projections(p1, R1, p2, R2, half1, half2)
-    return float(np.max(np.abs(d) - r))
+    P2, R2 = np.asarray(P2, dtype=float).reshape(-1, 3), np.asarray(R2, dtype=float).reshape(-1, 3, 3)
+    if not len(P2):
+        return np.zeros(0)
+    _, valid, d, r = _projections(p1, np.asarray(R1, dtype=float), P2, R2, half1, half2)
+    return np.where(valid, np.abs(d) - r, -np.inf).max(axis=1)
 
 
 def box_rise(p1, R1, p2, R2, half1, half2=None) -> tuple[float, float] | None:
-    """Box 1 moving straight up (+z) meets box 2 between which heights? By swept separating axes.
+    """Box 1 moving straight up (+z) meets box 2 between which heights? By swept separating
+    axes (one pair of :func:`box_rises`).
 
     Returns ``(t_in, t_out)`` (m): the boxes overlap while box 1 has risen by more than
     ``t_in`` and less than ``t_out`` (either may be negative: ``t_in < 0 < t_out`` means they
     overlap where box 1 is now; ``t_out <= 0``: box 2 is below box 1, which only moves away
     from it). None: box 1 never meets box 2 on the whole vertical line.
     """
+    t_in, t_out = box_rises(p1, R1, np.asarray(p2, dtype=float)[None], np.asarray(R2, dtype=float)[None], half1, half2)
+    return None if np.isnan(t_in[0]) else (float(t_in[0]), float(t_out[0]))
+
+
+def box_rises(p1, R1, P2, R2, half1, half2=None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`box_rise` of box 1 against each of k boxes (``P2`` (k, 3) m, ``R2`` (k, 3, 3)):
+    ``t_in`` and ``t_out``, shape (k,) m each, both NaN where box 1 never meets that box."""
     half1 = np.asarray(half1, dtype=float)
     half2 = half1 if half2 is None else np.asarray(half2, dtype=float)
-    axes, d, r = _projections(p1, R1, p2, R2, half1, half2)
-    t_in, t_out = -math.inf, math.inf
-    for s, di, ri in zip(axes[:, 2], d, r):
-        # Along this axis box 1's centre moves by t·s; the projections overlap while
-        # |d - t·s| < r.
-        if abs(s) < 1e-12:
-            if abs(di) >= ri:
-                return None
-            continue
-        a, b = (di - ri) / s, (di + ri) / s
-        t_in, t_out = max(t_in, min(a, b)), min(t_out, max(a, b))
-    return (t_in, t_out) if t_in < t_out else None
+    P2, R2 = np.asarray(P2, dtype=float).reshape(-1, 3), np.asarray(R2, dtype=float).reshape(-1, 3, 3)
+    if not len(P2):
+        return np.zeros(0), np.zeros(0)
+    axes, valid, d, r = _projections(p1, np.asarray(R1, dtype=float), P2, R2, half1, half2)
+    # Along an axis box 1's centre moves by t·s; the projections overlap while |d - t·s| < r.
+    s = axes[:, :, 2]
+    level = np.abs(s) < 1e-12
+    never = np.any(valid & level & (np.abs(d) >= r), axis=1)  # apart along an axis the rise does not change
+    moving = valid & ~level
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a, b = (d - r) / s, (d + r) / s
+    t_in = np.where(moving, np.minimum(a, b), -np.inf).max(axis=1)
+    t_out = np.where(moving, np.maximum(a, b), np.inf).min(axis=1)
+    gone = never | ~(t_in < t_out)
+    return np.where(gone, np.nan, t_in), np.where(gone, np.nan, t_out)

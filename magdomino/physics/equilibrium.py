@@ -106,6 +106,7 @@ class Equilibrium:
         self._sparse = (ri, ci, vals)
         self._A = None
         self._parametric = None  # the HiGHS model of solve(extra=...), made at its first use
+        self._topo = None  # the contact graph's parts (stands), made at its first use
         self._positions = np.asarray(positions, float)
         self._contacts = [(c.a, c.b) for c in contacts]
         self._starts = K * np.concatenate([[0], np.cumsum([len(c.points) for c in contacts], dtype=int)]) if contacts else np.zeros(1, int)
@@ -142,14 +143,37 @@ class Equilibrium:
         here, not taken from the solver: :func:`_nnls_fit`). The tiles left joined by other
         contacts (a tile bridging two supports, tiles touching side by side: cycles of the
         graph) form groups whose contact forces are coupled; each group is one small LP, its
-        loads including the known wrenches of the bridges that touch it. A tile whose every
+        loads including the known wrenches of the bridges that touch it. Groups that meet only
+        at the ground are separate problems (the ground has no equation). A tile whose every
         contact is a bridge is then in equilibrium by construction. Tiles not connected to
-        the ground go to one LP with everything (:meth:`solve`).
+        the ground form groups of their own.
         """
+        return bool(self._by_parts(w, None, first=True).all())
+
+    def stands_each(self, w: np.ndarray, check=None, labels=None) -> np.ndarray:
+        """:meth:`stands` for every part at once: shape (m,), False for the movable tiles of a
+        part that cannot be in equilibrium (a bridge's wrench outside its cone marks the tiles
+        it carries; a group that cannot balance marks its tiles). Disjoint structures laid side
+        by side (:func:`magdomino.physics.statics.judge_many`, the hybrid's batches) are judged
+        each on its own, as by :meth:`stands` one at a time.
+
+        ``check`` (bool, shape (m,)): judge only the parts that carry or contain these tiles
+        (the others are reported True). ``labels`` (int, shape (m,)): the structure each tile
+        belongs to (a trial of a batch): once a part of a structure fails, its other parts are
+        not judged (its tiles then report False only where a failing part holds them).
+        """
+        check = np.ones(self.m, bool) if check is None else np.array(check, bool)
+        return self._by_parts(w, check, first=False, labels=None if labels is None else np.asarray(labels))
+
+    def _topology(self):
+        """The contact graph's parts (independent of the loads, built once): the depth-first
+        tree from the ground, the subtree sums, the bridges with their cones, the groups."""
+        if self._topo is not None:
+            return self._topo
+        from scipy.sparse import csr_matrix
+
         nodes = self.m  # graph nodes: the movable tiles by row block, then the ground
         ground = nodes
-        if nodes == 0:
-            return True
         node_of = lambda body: int(self.rows[body]) // 6 if body >= 0 and self.rows[body] >= 0 else ground  # noqa: E731
         edges = []  # (u, v, contact)
         for c, (a, b) in enumerate(self._contacts):
@@ -164,9 +188,8 @@ class Equilibrium:
         disc = [-1] * (nodes + 1)
         low = [0] * (nodes + 1)
         parent_edge = [-1] * (nodes + 1)
-        order = []
+        order = [ground]
         disc[ground] = low[ground] = 0
-        order.append(ground)
         stack = [(ground, iter(adjacency[ground]))]
         while stack:
             u, it = stack[-1]
@@ -185,22 +208,19 @@ class Equilibrium:
                 if stack:
                     p = stack[-1][0]
                     low[p] = min(low[p], low[u])
-        if len(order) < nodes + 1:
-            return self.solve(w)[0]
-        # Resultants of each depth-first subtree: force and torque about the origin.
-        length = self.length
-        block = np.asarray(w, float).reshape(nodes, 6)
-        centres = self._positions[self.rows >= 0]
-        F = block[:, :3].copy()
-        T = block[:, 3:] * length + np.cross(centres, F)
-        F = np.vstack([F, np.zeros(3)])
-        T = np.vstack([T, np.zeros(3)])
-        for v in reversed(order[1:]):
-            u = edges[parent_edge[v]][0] if edges[parent_edge[v]][1] == v else edges[parent_edge[v]][1]
-            F[u] += F[v]
-            T[u] += T[v]
-        from scipy.sparse import csc_matrix
-
+        parent = [-1] * (nodes + 1)
+        for v in order[1:]:
+            u, x, _ = edges[parent_edge[v]]
+            parent[v] = u if x == v else x
+        # Subtree sums as one sparse product: row u adds the loads of every tile below u.
+        ri, ci = [], []
+        for v in order[1:]:
+            u = v
+            while u != ground:
+                ri.append(u)
+                ci.append(v)
+                u = parent[u]
+        subtree = csr_matrix((np.ones(len(ri)), (ri, ci)), shape=(nodes, nodes))
         joined, bridges = [], []  # bridges: (contact, child node, other node, child is body b)
         for e, (u, v, c) in enumerate(edges):
             child = v if parent_edge[v] == e else (u if parent_edge[u] == e else -1)
@@ -208,26 +228,11 @@ class Equilibrium:
                 joined.append(e)  # not a bridge: inside a group
             else:
                 bridges.append((c, child, u if child == v else v, child == v))
-        rhs = block.copy()
-        if bridges:
-            contact, child, other, on_b = (np.array(x) for x in zip(*bridges))
-            Fc = F[child]
-            at = np.vstack([centres, np.zeros(3)])
-            W = np.hstack([Fc, (T[child] - np.cross(centres[child], Fc)) / length])  # (nb, 6)
-            for k in range(len(contact)):
-                c = contact[k]
-                gens = self._on[1.0 if on_b[k] else -1.0][self._starts[c] // FRICTION_DIRECTIONS : self._starts[c + 1] // FRICTION_DIRECTIONS]
-                M = gens.reshape(-1, 6).T
-                residual, optimal = _nnls_fit(M, -W[k])
-                if residual > CONE_RESIDUAL * (1.0 + np.abs(W[k]).max()):
-                    if optimal or not _feasible(csc_matrix(M), W[k]):
-                        return False
-            if not joined:
-                return True
-            np.subtract.at(rhs, child, W)
-            keep = other != ground
-            np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - np.cross(at[other], Fc)) / length])[keep])
-        # Groups: the tiles joined by non-bridge contacts (union-find), one LP each.
+        cones = []
+        for c, _, _, on_b in bridges:
+            gens = self._on[1.0 if on_b else -1.0][self._starts[c] // FRICTION_DIRECTIONS : self._starts[c + 1] // FRICTION_DIRECTIONS]
+            cones.append(np.ascontiguousarray(gens.reshape(-1, 6).T))
+        # Groups: the tiles joined by non-bridge contacts (union-find; not through the ground).
         root = list(range(nodes + 1))
 
         def find(x):
@@ -238,31 +243,97 @@ class Equilibrium:
 
         for e in joined:
             u, v, _ = edges[e]
-            root[find(u)] = find(v)
-        groups: dict[int, list[int]] = {}
+            if u != ground and v != ground:
+                root[find(u)] = find(v)
+        members: dict[int, list[int]] = {}
         for e in joined:
-            groups.setdefault(find(edges[e][0]), []).append(e)
-        for group_edges in groups.values():
-            tiles = sorted({x for e in group_edges for x in edges[e][:2] if x != ground})
+            u, v, _ = edges[e]
+            members.setdefault(find(v if u == ground else u), []).append(e)
+        groups = []  # (tiles, rows, dense A of its columns)
+        A = self.A if members else None
+        for group_edges in members.values():
+            tiles = np.array(sorted({x for e in group_edges for x in edges[e][:2] if x != ground}), int)
             cols = np.concatenate([np.arange(self._starts[edges[e][2]], self._starts[edges[e][2] + 1]) for e in group_edges])
-            rows = (6 * np.asarray(tiles)[:, None] + np.arange(6)).ravel()
-            A_group, w_group = self.A[rows][:, cols], rhs[tiles].ravel()
-            if len(cols) > NNLS_MAX_COLUMNS:  # a large group: the LP is quicker than the fit
-                if not _feasible(A_group, w_group):
-                    return False
+            rows = (6 * tiles[:, None] + np.arange(6)).ravel()
+            groups.append((tiles, rows, A[rows][:, cols].toarray() if len(cols) <= NNLS_MAX_COLUMNS else A[rows][:, cols]))
+        in_part = np.zeros(nodes, bool)
+        in_part[[x for x in order[1:]]] = True
+        for tiles, _, _ in groups:
+            in_part[tiles] = True
+        lonely = np.flatnonzero(~in_part)  # not reached and touching nothing: only a zero load balances
+        if bridges:
+            contact, child, other, on_b = (np.array(x) for x in zip(*bridges))
+        else:
+            child = other = np.zeros(0, int)
+        self._topo = (subtree, child, other, cones, groups, lonely)
+        return self._topo
+
+    def _by_parts(self, w, check, first: bool, labels=None) -> np.ndarray:
+        """Per movable tile, whether its parts balance (see :meth:`stands`); ``first``: stop at
+        the first part that does not (only ``.all()`` of the answer then means anything);
+        ``labels``: stop judging a structure at its first part that does not (``check`` is
+        updated in place)."""
+        nodes = self.m
+        ok = np.ones(nodes, bool)
+        if nodes == 0:
+            return ok
+        subtree, child, other, cones, groups, lonely = self._topology()
+        ground = nodes
+        length = self.length
+        block = np.asarray(w, float).reshape(nodes, 6)
+        for t in lonely:
+            if (check is None or check[t]) and np.abs(block[t]).max() > CONE_RESIDUAL:
+                ok[t] = False
+                if first:
+                    return ok
+        centres = self._positions[self.rows >= 0]
+        if len(child):
+            # Resultants of each depth-first subtree, about the origin, then about the child.
+            F = subtree @ block[:, :3]
+            T = subtree @ (block[:, 3:] * length + np.cross(centres, block[:, :3]))
+            Fc = F[child]
+            W = np.hstack([Fc, (T[child] - np.cross(centres[child], Fc)) / length])  # (nb, 6)
+            for k in range(len(child)):
+                if check is not None and not check[child[k]]:
+                    continue
+                M = cones[k]
+                scale = 1.0 + np.abs(W[k]).max()
+                residual, optimal = _nnls_fit(M, -W[k], feasible_below=CONE_RESIDUAL * scale)
+                if residual > CONE_RESIDUAL * scale:
+                    if optimal or not _feasible(_csc(M), W[k]):
+                        ok[subtree[child[k]].indices] = False
+                        if first:
+                            return ok
+                        if labels is not None:
+                            check[labels == labels[child[k]]] = False
+            if groups:
+                rhs = block.copy()
+                np.subtract.at(rhs, child, W)
+                keep = other != ground
+                at = np.vstack([centres, np.zeros(3)])
+                np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - np.cross(at[other], Fc)) / length])[keep])
+        else:
+            rhs = block
+        for tiles, rows, A_group in groups:
+            if check is not None and not check[tiles].any():
                 continue
-            # Non-negative least squares first (a third of the LP's time on these small
-            # groups): a zero residual is a solution, a large one at the least-squares
-            # optimum proves there is none; a residual in between (never seen: feasible ones
-            # give ~1e-16, infeasible ones > 1e-3 relative), or a fit that is not the
-            # optimum (:func:`_nnls_fit`), goes to the LP.
-            residual, optimal = _nnls_fit(A_group.toarray(), -w_group, maxiter=50 * len(cols))
-            scale = 1.0 + np.abs(w_group).max()
-            if residual <= CONE_RESIDUAL * scale:
-                continue
-            if (optimal and residual > GROUP_INFEASIBLE * scale) or not _feasible(A_group, w_group):
-                return False
-        return True
+            w_group = rhs[tiles].ravel()
+            if not isinstance(A_group, np.ndarray):  # a large group: the LP is quicker than the fit
+                good = _feasible(A_group, w_group)
+            else:
+                # Non-negative least squares first (a third of the LP's time on these small
+                # groups): a zero residual is a solution, a large one at the least-squares
+                # optimum proves there is none; a residual in between (never seen: feasible ones
+                # give ~1e-16, infeasible ones > 1e-3 relative), or a fit that is not the
+                # optimum (:func:`_nnls_fit`), goes to the LP.
+                scale = 1.0 + np.abs(w_group).max()
+                residual, optimal = _nnls_fit(A_group, -w_group, maxiter=50 * A_group.shape[1], feasible_below=CONE_RESIDUAL * scale)
+                good = residual <= CONE_RESIDUAL * scale or not ((optimal and residual > GROUP_INFEASIBLE * scale) or not _feasible(_csc(A_group), w_group))
+            if not good:
+                ok[tiles] = False
+                if first:
+                    return ok
+        return ok
 
     def solve(self, w: np.ndarray, extra=None, objective: float = 0.0, bounds=(0.0, None)):
         """Feasibility of ``A α + w = 0``, or with an extra column ``e`` and variable ``λ``
@@ -308,7 +379,13 @@ gradient ``Mᵀ(M x - b)`` is at least ``-KKT_TOLERANCE`` everywhere and within 
 ``x > 0`` (relative to the problem's scale; rounding leaves ~1e-16)."""
 
 
-def _nnls_fit(M, b, maxiter=None) -> tuple[float, bool]:
+def _csc(M):
+    from scipy.sparse import csc_matrix
+
+    return csc_matrix(M)
+
+
+def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0) -> tuple[float, bool]:
     """Non-negative least-squares fit of ``b`` by the columns of ``M``: (the residual
     ``|M x - b|`` of the returned ``x``, whether ``x`` is the optimum).
 
@@ -321,12 +398,16 @@ def _nnls_fit(M, b, maxiter=None) -> tuple[float, bool]:
     ``x`` (a small one is a solution whatever the solver said: ``x >= 0`` and ``M x ≈ b``)
     and a large one proves ``b`` outside the cone only at a Karush-Kuhn-Tucker point (the
     gradient ``Mᵀ(M x - b)`` non-negative, zero where ``x > 0``); otherwise the caller asks
-    the LP."""
+    the LP. A residual at most ``feasible_below`` returns at once (optimal True: a solution)."""
     from scipy.optimize import nnls
 
     x, _ = nnls(M, b, maxiter=maxiter)
     x = np.maximum(x, 0.0)
     r = M @ x - b
+    if feasible_below >= 0.0:  # a solution whatever the fit: its optimality is not needed
+        residual = float(np.sqrt(r @ r))
+        if residual <= feasible_below:
+            return residual, True
     g = M.T @ r
     tol = KKT_TOLERANCE * (1.0 + np.abs(b).max()) * (1.0 + np.abs(M).max())
     on = x > 0
@@ -366,29 +447,6 @@ def _pass_equality_lp(h, A, rhs, cost=None) -> None:
                          np.ascontiguousarray(A.data, dtype=float), np.zeros(cols, np.int32))  # every column continuous
     if status == highspy.HighsStatus.kError:  # cannot happen for these problems: say so
         raise RuntimeError(f"statics: HiGHS refused the problem ({status})")
-
-
-def residuals(A, w) -> np.ndarray:
-    """The least total residual of ``A α + w = r⁺ - r⁻`` (``α, r⁺, r⁻ >= 0``, minimise the sum
-    of ``r⁺ + r⁻``): ``|r|`` per row, shape (rows,). Zero on a tile's six rows when it can be
-    in equilibrium; the residuals make every such system feasible, so trials laid side by side
-    are judged by one LP (:func:`magdomino.physics.statics.judge_many`, the hybrid's batches).
-    HiGHS straight through ``highspy``, as :func:`_feasible` (``scipy.optimize.linprog``'s
-    checks and conversions around the same solver cost more than a third of these runs)."""
-    import highspy
-    from scipy.sparse import hstack, identity
-
-    rows, k = A.shape
-    eye = identity(rows, format="csc")
-    h = getattr(_SOLVERS, "residuals", None)
-    if h is None:
-        h = _SOLVERS.residuals = _new_highs()
-    _pass_equality_lp(h, hstack([A, eye, -eye], format="csc"), -np.asarray(w, float), np.concatenate([np.zeros(k), np.ones(2 * rows)]))
-    h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:  # cannot happen: say so
-        raise RuntimeError(f"statics: the residual LP failed ({h.modelStatusToString(h.getModelStatus())})")
-    x = np.asarray(h.getSolution().col_value)
-    return x[k : k + rows] + x[k + rows :]
 
 
 def _feasible(A, w) -> bool:

@@ -24,7 +24,7 @@ from typing import Iterable
 
 import numpy as np
 
-from magdomino.maths.geometry import box_rise, box_separation
+from magdomino.maths.geometry import box_rises, box_separations
 from magdomino.maths.poses import quaternion_matrices, yaw_quaternion
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
@@ -118,11 +118,9 @@ def release_height(rest, yaw: float, height: float, poses, size) -> float:
     narrow = half - [CLEAR_TOLERANCE_M, CLEAR_TOLERANCE_M, 0.0]
     R = quaternion_matrices(yaw_quaternion(yaw))
     _, positions, rotations = _boxes(poses)
-    blocks = []
-    for p, Rp in zip(positions, rotations):
-        hit = box_rise(rest, R, p, Rp, narrow, half)
-        if hit is not None and hit[1] > CLEAR_TOLERANCE_M:  # not only a support below
-            blocks.append(hit)
+    t_in, t_out = box_rises(rest, R, positions, rotations, narrow, half)
+    hit = ~np.isnan(t_in) & (np.nan_to_num(t_out, nan=-np.inf) > CLEAR_TOLERANCE_M)  # not only a support below
+    blocks = list(zip(t_in[hit].tolist(), t_out[hit].tolist()))
     h = float(height)
     moved = True
     while moved and h > 0:
@@ -155,13 +153,10 @@ def clear_motion(rest, yaw: float, motion: "Drop | Slide", poses, size) -> "Drop
     half = np.asarray(size, dtype=float) / 2
     R = quaternion_matrices(yaw_quaternion(yaw))
     indices, positions, rotations = _boxes(poses)
-    worst, depth = None, CLEAR_TOLERANCE_M
-    for j, p, Rp in zip(indices, positions, rotations):
-        inside = -box_separation(start, R, p, Rp, half)
-        if inside > depth:
-            worst, depth = j, inside
-    if worst is not None:
-        raise NoClearMotion(int(worst), depth, motion)
+    inside = -box_separations(start, R, positions, rotations, half)
+    if len(inside) and inside.max() > CLEAR_TOLERANCE_M:
+        k = int(np.argmax(inside))
+        raise NoClearMotion(int(indices[k]), float(inside[k]), motion)
     return out
 
 

@@ -16,7 +16,7 @@ Engines here:
   equilibrium at rest, a linear program: exact for placements at rest, blind to impacts
   and pushes, milliseconds.
 - ``hybrid`` (:class:`magdomino.studies.hybrid_engine.HybridEngine`): each odds trial judged
-  by the statics where two batched LPs are sure of the answer, by the dynamics' own trial
+  by the statics where its batched tests are sure of the answer, by the dynamics' own trial
   elsewhere; a nominal run (``simulate``), the structure and the games' adjudicator are the
   dynamics'.
 """

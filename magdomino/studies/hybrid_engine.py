@@ -6,7 +6,7 @@ structure that settled in PyBullet. Most such trials are nowhere near a fall: th
 lands, the structure carries it with room to spare, nothing moves. The statics (a linear
 program, a few milliseconds a trial in batches) can say so; PyBullet is needed where the
 answer is close or where something moves that the statics cannot see. The hybrid asks the
-statics first, in batched LPs (:func:`~magdomino.studies.statics_engine.batch_stands`), on
+statics first, in batches (:class:`~magdomino.studies.statics_engine.TrialBatch`), on
 the same random numbers as the dynamics (:func:`~magdomino.studies.trials.trial_draws`) and
 at the same aimed pose on the same settled structure
 (:func:`~magdomino.studies.aiming.aim_placement`). A trial is **stood**, judged by the
@@ -80,8 +80,6 @@ trial by trial on a sample, against the dynamics.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 
@@ -163,16 +161,19 @@ def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, *TILTS
 
 
 def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, tests) -> None:
-    """Each test on the trials it can still decide, in batched LPs (row[test] = stands).
+    """Each test on the trials it can still decide (row[test] = stands), every test on one
+    :class:`~magdomino.studies.statics_engine.TrialBatch` (the contacts found once).
 
     The magnet wrenches are computed once: with the placed tile's forces scaled by ``own``
     and every force by ``every``, the wrench is ``every (W_s + own (W - W_s))``, with ``W``
     the wrench with the tile and ``W_s`` the structure's own (magnet forces are pairwise).
     """
-    from magdomino.studies.statics_engine import _fixed, batch_magnets, batch_stands
+    from magdomino.studies.statics_engine import TrialBatch, _fixed, batch_magnets
 
-    fixed = _fixed(sc, True)
     B, n = P.shape[:2]
+    batch = TrialBatch(presets, P, Q, _fixed(sc, True), sc.preset)
+    for r, why in zip(judged, batch.refused):
+        r["refused"] = why
     if sc.magnets and sc.preset.tile.magnets:
         full = batch_magnets(presets, P, Q, sc.preset)
         own = [np.zeros((B, n, 3)), np.zeros((B, n, 3))]
@@ -190,20 +191,13 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
         idx = np.array([r["_k"] for r in which], int)
         wrench = None
         if full is not None:
-            wrench = tuple(every * (o[idx] + mine * (w[idx] - o[idx])) for w, o in zip(full, own))
+            wrench = tuple(every * (o + mine * (w - o)) for w, o in zip(full, own))
         lateral = None
         if tilt and tilt[0]:  # (tilt deg, direction deg): every tile pushed sideways as by a tilted table
             lateral = np.tan(np.radians(tilt[0])) * np.array([np.cos(np.radians(tilt[1])), np.sin(np.radians(tilt[1]))])
-        chosen = [presets[k] for k in idx]
-        if grip != 1.0:  # every contact's friction scaled (unchecked: a test, not a preset someone wrote)
-            chosen = [replace(p, tile=replace(p.tile, friction=p.tile.friction * grip, table_friction=p.tile.table_mu * grip))
-                      for p in chosen]
-        stands, refused = batch_stands(chosen, P[idx], Q[idx], sc.magnets, fixed, sc.preset,
-                                       last_load=np.full(len(idx), float(load)), wrenches=wrench, lateral=lateral)
-        for r, ok, why in zip(which, stands, refused):
-            if why is not None:
-                r["refused"] = why
-            r[test] = bool(ok)
+        stands = batch.stands(idx, magnets=sc.magnets, last_load=np.full(B, float(load)), wrenches=wrench, lateral=lateral, grip=grip)
+        for r, k in zip(which, idx):
+            r[test] = bool(stands[k])
 
     run(AT_REST, judged)
     for test in tests:  # only where it can still change the decision

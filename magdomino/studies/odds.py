@@ -466,7 +466,7 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
 def _chunks(missing: list[tuple[int | None, list[int]]], workers: int, most: int = 16) -> list[tuple[int | None, list[int]]]:
     """Split the missing trials into chunks: about eight per worker (so that the last ones,
     whatever their length, leave no worker idle for long), at most ``most`` trials each
-    (16 dynamic trials; 100 statics trials, judged in one LP).
+    (16 dynamic trials; 100 statics trials, judged in one batch).
 
     The chunking only changes how work is shipped, never a result.
     """

@@ -474,3 +474,42 @@ def test_the_default_toy_holds_a_tile_across_the_free_end_of_a_magnet_held_overh
         held[name] = (held[name], v.stands)
     assert held["standard"][0] < 1.0 and not held["standard"][1], held
     assert held["toy"][0] > 2.0 and held["toy"][1], held
+
+
+def test_stands_each_judges_structures_side_by_side_as_each_whole_lp():
+    """:meth:`Equilibrium.stands_each` on many structures laid side by side (the hybrid's and
+    :func:`judge_many`'s batches), each with its own friction and sideways load, answers for
+    each what the whole LP of that structure alone answers (scipy's linprog)."""
+    from scipy.optimize import linprog
+
+    from magdomino.physics.statics import BATCH_SPACING_M, Equilibrium
+
+    rng = np.random.default_rng(5)
+    structures = []
+    for P, Q, fixed in _random_structures(6, 80):
+        try:
+            find_contacts(P, Q, PRESET.tile.size, fixed=fixed)
+        except InputError:
+            continue
+        structures.append((P, Q, fixed, rng.uniform(0.2, 0.8), rng.uniform(0.0, 0.5) * np.array([*rng.normal(size=2), 0.0])))
+    expected = []
+    for P, Q, fixed, mu, lateral in structures:
+        eq = Equilibrium(P, find_contacts(P, Q, PRESET.tile.size, fixed=fixed), ~fixed, mu, L)
+        w = eq.load(np.tile([0.0, 0.0, -1.0], (len(P), 1)) + lateral, np.zeros((len(P), 3)))
+        whole = linprog(np.zeros(eq.k), A_eq=eq.A, b_eq=-w, bounds=(0.0, None), method="highs")
+        expected.append(whole.status == 0)
+    # All of them at once: one equation system, each contact vertex with its structure's friction.
+    P = np.vstack([s[0] + [k * BATCH_SPACING_M, 0.0, 0.0] for k, s in enumerate(structures)])
+    Q = np.vstack([s[1] for s in structures])
+    fixed = np.concatenate([s[2] for s in structures])
+    of = np.repeat(np.arange(len(structures)), [len(s[0]) for s in structures])
+    contacts = find_contacts(P, Q, PRESET.tile.size, fixed=fixed)
+    mu = np.array([s[3] for s in structures])[np.repeat([of[max(c.a, c.b)] for c in contacts], [len(c.points) for c in contacts])]
+    eq = Equilibrium(P, contacts, ~fixed, mu, L)
+    w = eq.load(np.tile([0.0, 0.0, -1.0], (len(P), 1)) + np.array([s[4] for s in structures])[of], np.zeros((len(P), 3)))
+    labels = of[~fixed]
+    balanced = eq.stands_each(w, labels=labels)
+    got = [bool(balanced[labels == k].all()) for k in range(len(structures))]
+    assert len(got) > 60
+    assert got == expected
+    assert 0.2 < np.mean(expected) < 0.9  # both answers are exercised
