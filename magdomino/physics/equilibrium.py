@@ -108,6 +108,7 @@ class Equilibrium:
         self._parametric = None  # the HiGHS model of solve(extra=...), made at its first use
         self._topo = None  # the contact graph's parts (stands), made at its first use
         self._positions = np.asarray(positions, float)
+        self._vertices = (pts, nrm, mu_v.reshape(-1))  # for the bridges' direct proofs (_topology)
         self._contacts = [(c.a, c.b) for c in contacts]
         self._starts = K * np.concatenate([[0], np.cumsum([len(c.points) for c in contacts], dtype=int)]) if contacts else np.zeros(1, int)
 
@@ -265,8 +266,68 @@ class Equilibrium:
             contact, child, other, on_b = (np.array(x) for x in zip(*bridges))
         else:
             child = other = np.zeros(0, int)
-        self._topo = (subtree, child, other, cones, groups, lonely)
+        self._topo = (subtree, child, other, cones, groups, lonely, self._bridge_proofs(bridges))
         return self._topo
+
+    def _bridge_proofs(self, bridges) -> list:
+        """What :meth:`_proved` needs of each bridge's contact (independent of the loads), by
+        vertex count: (bridge indices, vertices (G, V, 3), the child's normal (G, 3), friction
+        (G, V), centroid (G, 3), vertices from it (G, V, 3), their Σ|r|² (G,), the
+        pseudo-inverse (G, V, 4) of the normal forces' equations, the child's centre (G, 3))."""
+        pts, nrm, mu = self._vertices
+        centres = self._positions[self.rows >= 0]
+        by_count: dict[int, list] = {}
+        for k, (c, child, _, on_b) in enumerate(bridges):
+            v0, v1 = self._starts[c] // FRICTION_DIRECTIONS, self._starts[c + 1] // FRICTION_DIRECTIONS
+            by_count.setdefault(v1 - v0, []).append((k, v0, v1, child, 1.0 if on_b else -1.0))
+        out = []
+        for V, items in by_count.items():
+            if V < 2:
+                continue
+            idx = np.array([it[0] for it in items])
+            P = np.array([pts[v0:v1] for _, v0, v1, _, _ in items])
+            n = np.array([sign * nrm[v0] for _, v0, _, _, sign in items])
+            m = np.array([mu[v0:v1] for _, v0, v1, _, _ in items])
+            centroid = P.mean(axis=1)
+            r = P - centroid[:, None, :]
+            A = np.concatenate([np.ones((len(items), 1, V)), np.swapaxes(np.cross(r, n[:, None, :]), 1, 2)], axis=1)  # (G, 4, V)
+            out.append((idx, P, n, m, centroid, r, np.einsum("gvi,gvi->g", r, r), np.linalg.pinv(A), centres[[it[3] for it in items]]))
+        return out
+
+    def _proved(self, proofs, W, scales) -> np.ndarray:
+        """Bridges whose wrench ``W`` (nb, 6) is shown inside their cones by an explicit
+        solution (bool, (nb,)); the others are for the fit to decide.
+
+        The contact must supply the force ``F = -W[:3]`` and the torque ``-W[3:] L`` about the
+        child's centre. Normal forces ``N_i`` at the vertices: the least-norm solution of their
+        sum and their moments about the centroid; tangential forces ``F_t N_i / F_n`` (the
+        sideways force shared as the normal one) plus a twist ``k n × r_i`` for the moment
+        about the normal. When every ``N_i >= 0`` and ``|t_i| <= μ cos(π/8) N_i`` (the circle
+        inside each vertex's eight-sided friction pyramid), each vertex force is a non-negative
+        combination of that vertex's columns of the cone; when they sum to the wrench within
+        the fit's own tolerance, that is a solution: the bridge balances.
+        """
+        proved = np.zeros(len(W), bool)
+        length = self.length
+        inside = math.cos(math.pi / FRICTION_DIRECTIONS)
+        for idx, P, n, mu, centroid, r, r2, pinv, centre in proofs:
+            F = -W[idx, :3]
+            tau = -W[idx, 3:] * length
+            M = tau + np.cross(centre - centroid, F)
+            Fn = np.einsum("gi,gi->g", F, n)
+            Mn = np.einsum("gi,gi->g", M, n)
+            N = np.maximum(np.einsum("gvj,gj->gv", pinv, np.column_stack([Fn, M - Mn[:, None] * n])), 0.0)
+            share = N / np.where(Fn > 0, Fn, 1.0)[:, None]  # (G, V)
+            Ft = F - Fn[:, None] * n
+            t = share[:, :, None] * Ft[:, None, :]
+            twist = np.cross(n[:, None, :], r)  # n × r_i, in the plane
+            k = (Mn - np.einsum("gvi,gi->g", np.cross(r, t), n)) / np.where(r2 > 0, r2, 1.0)
+            t = t + k[:, None, None] * twist
+            f = N[:, :, None] * n[:, None, :] + t
+            ok = (Fn > 0) & (r2 > 0) & np.all(np.linalg.norm(t, axis=2) <= inside * mu * N, axis=1)
+            residual = np.hstack([f.sum(axis=1) - F, (np.cross(P - centre[:, None, :], f).sum(axis=1) - tau) / length])
+            proved[idx] = ok & (np.linalg.norm(residual, axis=1) <= CONE_RESIDUAL * scales[idx])
+        return proved
 
     def _by_parts(self, w, check, first: bool, labels=None) -> np.ndarray:
         """Per movable tile, whether its parts balance (see :meth:`stands`); ``first``: stop at
@@ -277,7 +338,7 @@ class Equilibrium:
         ok = np.ones(nodes, bool)
         if nodes == 0:
             return ok
-        subtree, child, other, cones, groups, lonely = self._topology()
+        subtree, child, other, cones, groups, lonely, proofs = self._topology()
         ground = nodes
         length = self.length
         block = np.asarray(w, float).reshape(nodes, 6)
@@ -293,15 +354,17 @@ class Equilibrium:
             T = subtree @ (block[:, 3:] * length + np.cross(centres, block[:, :3]))
             Fc = F[child]
             W = np.hstack([Fc, (T[child] - np.cross(centres[child], Fc)) / length])  # (nb, 6)
-            for k in range(len(child)):
+            scales = 1.0 + np.abs(W).max(axis=1)
+            proved = self._proved(proofs, W, scales)  # most bridges, at once; the fit for the rest
+            for k in np.flatnonzero(~proved):
                 if check is not None and not check[child[k]]:
                     continue
                 M = cones[k]
-                scale = 1.0 + np.abs(W[k]).max()
+                scale = scales[k]
                 residual, optimal = _nnls_fit(M, -W[k], feasible_below=CONE_RESIDUAL * scale)
                 if residual > CONE_RESIDUAL * scale:
                     if optimal or not _feasible(_csc(M), W[k]):
-                        ok[subtree[child[k]].indices] = False
+                        ok[subtree.indices[subtree.indptr[child[k]] : subtree.indptr[child[k] + 1]]] = False  # what it carries
                         if first:
                             return ok
                         if labels is not None:

@@ -117,7 +117,8 @@ def rest_pose(centre, yaw, poses, size, floor: float = 0.0) -> tuple[np.ndarray,
         return aimed.copy(), floor
     centres = np.array([p[:2] for p, _ in boxes])
     yaws = np.array([quaternion_yaw(q) for _, q in boxes])
-    spans = np.array([(float(z.min()), float(z.max())) for z in (box_corners(p, q, size)[:, 2] for p, q in boxes)])
+    heights = box_corners(np.array([p for p, _ in boxes]), np.array([q for _, q in boxes]), size)[:, :, 2]
+    spans = np.column_stack([heights.min(axis=1), heights.max(axis=1)])
     bottom, top = spans[:, 0], spans[:, 1]
     here = aimed.copy()
     for _ in range(8):
@@ -266,7 +267,7 @@ def aim_placement(
         motion = Drop((placement.drop_mm if drop_mm is None else drop_mm) / 1000)
     try:
         # A drop into a slot under an overhang is released no higher than the room above it.
-        return rest, yaw, clear_motion(rest, yaw, motion, poses, size)
+        return rest, yaw, clear_motion(rest, yaw, motion, (settled[0][:n], settled[1][:n]), size)
     except NoClearMotion as exc:
         part = "slide_mm" if isinstance(motion, Slide) else ("pos_mm" if placement.pos_mm is not None else placement.relation)
         if isinstance(motion, Slide):  # one that would end inside a tile too: that is said first

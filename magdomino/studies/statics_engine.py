@@ -197,7 +197,7 @@ class TrialBatch:
         self.size = np.asarray(self.presets[0].tile.size, float)
         self.refused: list = [None] * B
         try:
-            self.contacts = find_contacts(_side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), self.size, fixed=np.tile(self.fixed, B))
+            self.contacts = _batch_contacts(P, Q, self.size, self.fixed)
             self.ok = np.arange(B)
         except InputError:  # find the trials the statics refuses, judge the others
             for b in range(B):
@@ -281,6 +281,24 @@ class TrialBatch:
         return out
 
 
+def _batch_contacts(P, Q, size, fixed) -> list:
+    """The contacts of B trials (P (B, n, 3), Q (B, n, 4)) laid side by side. Trials that
+    differ only in their last tile (the hybrid's: one settled structure, each trial's placed
+    tile) share the structure's contacts, found once and moved to each trial's place."""
+    from magdomino.physics.contact_polygons import Contact, find_contacts
+    from magdomino.physics.statics import BATCH_SPACING_M
+
+    B, n = P.shape[:2]
+    flat_p, flat_q, all_fixed = _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), np.tile(fixed, B)
+    if B < 2 or n < 2 or not ((P[:, :-1] == P[:1, :-1]).all() and (Q[:, :-1] == Q[:1, :-1]).all()):
+        return find_contacts(flat_p, flat_q, size, fixed=all_fixed)
+    own = find_contacts(P[0, :-1], Q[0, :-1], size, fixed=fixed[:-1])
+    placed = find_contacts(flat_p, flat_q, size, fixed=all_fixed, tile=np.arange(B) * n + n - 1)
+    moved = [Contact(c.a if c.a < 0 else c.a + b * n, c.b + b * n, c.points + [b * BATCH_SPACING_M, 0.0, 0.0], c.normal, c.kind)
+             for b in range(B) for c in own]
+    return moved + placed
+
+
 def _side_by_side(P: np.ndarray) -> np.ndarray:
     from magdomino.physics.statics import BATCH_SPACING_M
 
@@ -291,24 +309,35 @@ _MODELS: dict = {}
 """Magnet models of :func:`_batch_magnets`, by magnet layout and polarisations."""
 
 
-def batch_magnets(presets, positions, quaternions, base=None) -> tuple[np.ndarray, np.ndarray]:
+def batch_magnets(presets, positions, quaternions, base=None, *, last_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Magnet force (B, n, 3) N and torque (B, n, 3) N·m on every tile of B trials of the
     same structure (positions (B, n, 3) m, quaternions (B, n, 4)), each trial with its own
-    preset's polarisations (variations of ``base``, default ``presets[0]``)."""
+    preset's polarisations (variations of ``base``, default ``presets[0]``).
+
+    ``last_only``: only the pairs with each trial's last tile (the placed one; the others'
+    pairs add up separately: magnets that turn with the field (``free``) do not, refused)."""
     P, Q = np.asarray(positions, float), np.asarray(quaternions, float)
     B, n = P.shape[:2]
     if n < 2:
         return np.zeros((B, n, 3)), np.zeros((B, n, 3))
-    if B > 1 and (P == P[:1]).all() and (Q == Q[:1]).all():  # one pose for all (the hybrid's structure): its field once
-        f, t = _batch_magnets(presets, P[0], Q[0], n, base or presets[0], copies=B)
+    base = base or presets[0]
+    if last_only:
+        if any(s.free for s in base.tile.magnets):
+            raise ValueError("free magnets turn with the whole field: their wrenches do not add up pair by pair")
+        last = np.zeros(B * n, bool)
+        last[n - 1 :: n] = True
+        f, t = _batch_magnets(presets, _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), n, base, involving=last)
+    elif B > 1 and (P == P[:1]).all() and (Q == Q[:1]).all():  # one pose for all (the hybrid's structure): its field once
+        f, t = _batch_magnets(presets, P[0], Q[0], n, base, copies=B)
     else:
-        f, t = _batch_magnets(presets, _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), n, base or presets[0])
+        f, t = _batch_magnets(presets, _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), n, base)
     return f.reshape(B, n, 3), t.reshape(B, n, 3)
 
 
-def _batch_magnets(presets, flat_p, flat_q, n, base, copies: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _batch_magnets(presets, flat_p, flat_q, n, base, copies: int = 0, involving=None) -> tuple[np.ndarray, np.ndarray]:
     """Magnet force and torque (B n, 3) on every tile, each trial with its own polarisations
-    (``copies``: the B trials share the one structure ``flat_p``, ``flat_q`` of n tiles).
+    (``copies``: the B trials share the one structure ``flat_p``, ``flat_q`` of n tiles;
+    ``involving``: only the pairs with one of these tiles, bool (B n,)).
 
     A magnet pair's wrench is proportional to the product of its two polarisations, so with
     factors ``f_k`` on magnet ``k`` of every tile the wrench is ``Σ_k f_k² W_kk + Σ_{k<l}
@@ -343,7 +372,7 @@ def _batch_magnets(presets, flat_p, flat_q, n, base, copies: int = 0) -> tuple[n
                 [s.position for s in specs], [s.axis for s in specs], [s.shape for s in specs],
                 [s.dimensions for s in specs], J0 * on, [False] * K, model=model,
             )
-        got = np.hstack(tm.wrenches(flat_p, flat_q))  # (B n, 6), or (n, 6) for all the copies
+        got = np.hstack(tm.wrenches(flat_p, flat_q, involving=involving))  # (B n, 6), or (n, 6) for all the copies
         return np.tile(got, (copies, 1)) if copies else got
 
     single = [wrench(np.eye(K)[k]) for k in range(K)]

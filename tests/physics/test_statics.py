@@ -513,3 +513,41 @@ def test_stands_each_judges_structures_side_by_side_as_each_whole_lp():
     assert len(got) > 60
     assert got == expected
     assert 0.2 < np.mean(expected) < 0.9  # both answers are exercised
+
+
+def test_a_bridge_proved_to_balance_has_a_solution_and_most_balanced_ones_are_proved():
+    """The direct proof of :meth:`Equilibrium._proved` (normal forces by least norm, sideways
+    forces shared as the normal ones, a twist for the moment about the normal) is only a
+    shortcut: every bridge it proves, the non-negative least-squares fit of its cone balances
+    too; it proves most of those that balance under gravity and a sideways load."""
+    from magdomino.physics.equilibrium import _nnls_fit
+    from magdomino.physics.statics import Equilibrium
+
+    rng = np.random.default_rng(8)
+    proved_any = balanced_any = proved_balanced = 0
+    for P, Q, fixed in _random_structures(9, 60):
+        try:
+            contacts = find_contacts(P, Q, PRESET.tile.size, fixed=fixed)
+        except InputError:
+            continue
+        eq = Equilibrium(P, contacts, ~fixed, rng.uniform(0.2, 0.8), L)
+        subtree, child, _, cones, _, _, proofs = eq._topology()
+        if not len(child):
+            continue
+        for side in (0.0, rng.uniform(0.0, 0.4)):
+            n = len(P)
+            block = eq.load(np.tile([0.0, 0.0, -1.0], (n, 1)) + side * np.array([*rng.normal(size=2), 0.0]), np.zeros((n, 3))).reshape(-1, 6)
+            centres = P[~fixed]
+            F = subtree @ block[:, :3]
+            T = subtree @ (block[:, 3:] * L + np.cross(centres, block[:, :3]))
+            W = np.hstack([F[child], (T[child] - np.cross(centres[child], F[child])) / L])
+            scales = 1.0 + np.abs(W).max(axis=1)
+            proved = eq._proved(proofs, W, scales)
+            for k in range(len(child)):
+                residual, _ = _nnls_fit(cones[k], -W[k])
+                balanced = residual <= 1e-7 * scales[k]
+                assert balanced or not proved[k]
+                proved_any += bool(proved[k])
+                balanced_any += balanced
+                proved_balanced += bool(proved[k]) and balanced
+    assert proved_balanced > 0.8 * balanced_any and balanced_any > 100, (proved_balanced, balanced_any)

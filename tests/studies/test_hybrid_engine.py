@@ -12,7 +12,9 @@ import pytest
 
 from magdomino.model.presets import load_preset
 from magdomino.studies.engines import engine_names, get_engine
-from magdomino.studies.hybrid_engine import AT_REST, GRIP, LOW_DROP, LOW_DROP_MM, ROBUST, TILT_DEG, TIPS, TIPS_BARE, decide, screen
+from magdomino.studies.hybrid_engine import (
+    AT_REST, GRIP, LOW_DROP, LOW_DROP_MM, ROBUST, SHORT_DROP, SHORT_DROP_MM, TILT_DEG, TILTS, TIPS, TIPS_BARE, decide, screen,
+)
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario
 from magdomino.studies.statics_engine import batch_stands
@@ -116,7 +118,27 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
 def test_the_thresholds_keep_their_documented_values():
     """The values the module docstring's table measured (a change needs a new measurement)."""
     assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP == (2.0, 0.5, 0.5) and LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
+    assert SHORT_DROP == (1.5, 0.5, 0.5) and SHORT_DROP_MM == 1.0
     assert TIPS == (1.0, 1.0, 1.0, 0.0, 0.0, GRIP) and TIPS_BARE == (1.0, 0.0, 1.0, 0.0, 0.0, GRIP) and GRIP == 3.0
+
+
+def test_the_lower_the_release_the_smaller_the_margin_a_stood_trial_needs():
+    """The impact screen's rungs: a trial at rest within the tilt margin is stood when it
+    passes the rung its release height allows (4x on its weight alone at any height, 2x below
+    1.5 mm, 1.5x below 1 mm), and goes to PyBullet otherwise (however low the release: on the
+    toy's strong magnets a tile released 0.2 mm above its rest pose tipped its structure)."""
+    def row(drop_mm, passed=()):
+        r = {"refused": None, "drop_mm": drop_mm, AT_REST: True, **{t: True for t in TILTS}}
+        r.update({t: t in passed for t in (ROBUST, LOW_DROP, SHORT_DROP)})
+        return r
+
+    assert decide(row(1.9, [ROBUST])) == "stood"
+    assert decide(row(1.4, [LOW_DROP, SHORT_DROP])) == "stood" and decide(row(1.6, [LOW_DROP, SHORT_DROP])) is None
+    assert decide(row(0.9, [SHORT_DROP])) == "stood" and decide(row(1.1, [SHORT_DROP])) is None
+    assert decide(row(0.1)) is None
+    tilted = row(0.9, [SHORT_DROP])
+    tilted[TILTS[2]] = False
+    assert decide(tilted) is None  # every rung needs the tilt margin
 
 
 def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():

@@ -318,7 +318,7 @@ class TileMagnets:
         lv[dist >= self.near] = 0
         return lv
 
-    def wrenches(self, positions, quaternions, active=None):
+    def wrenches(self, positions, quaternions, active=None, involving=None):
         """Magnet force and torque on every tile from all the other tiles' magnets.
 
         Parameters
@@ -329,6 +329,9 @@ class TileMagnets:
             Tile orientations, x, y, z, w (PyBullet and scipy order).
         active : array-like of bool, shape (n,), or None
             Inactive tiles neither feel nor make forces. None: all active.
+        involving : array-like of bool, shape (n,), or None
+            Only the pairs with at least one of these tiles (e.g. a tile added to structures
+            whose own wrenches are known: the rest add up pair by pair). None: every pair.
 
         Returns
         -------
@@ -341,6 +344,10 @@ class TileMagnets:
         if n < 2 or self.k == 0:
             return np.zeros((n, 3)), np.zeros((n, 3))
         ti, tj = self.tile_pairs(X, active)
+        if involving is not None:
+            inv = np.asarray(involving, bool)
+            keep = inv[ti] | inv[tj]
+            ti, tj = ti[keep], tj[keep]
         if len(ti) == 0:
             return np.zeros((n, 3)), np.zeros((n, 3))
         R = quaternion_matrices(np.asarray(quaternions, float).reshape(-1, 4))
