@@ -15,6 +15,8 @@ import threading
 
 import numpy as np
 
+from magdomino.maths.geometry import cross3
+
 FRICTION_DIRECTIONS = 8
 TILT_DIRECTIONS = 8
 LATERAL_CAP = 10.0
@@ -29,6 +31,9 @@ NNLS_MAX_COLUMNS = 448
 measured on 3,400 groups of careful players' Défi games (SciPy 1.17), the fit costs about the
 LP's time up to ~400 columns and 2-2.5 times it from ~500 (a tower of 12 tiles: 72 rows, 656
 columns: 6-12 ms against 2.5-5 ms)."""
+PROOF_MIN_BRIDGES = 16
+"""Bridges from which :meth:`Equilibrium.stands_each` first tries the direct proofs, all at once
+(:meth:`Equilibrium._proved`): their set-up costs more than the few fits of one structure."""
 GROUP_INFEASIBLE = 1e-5
 """A group's non-negative least-squares residual above this (relative to its loads) proves it
 cannot stand without asking the LP (:meth:`Equilibrium.stands`)."""
@@ -78,7 +83,7 @@ class Equilibrium:
         # Tangents: x and y for a horizontal face, the face's horizontal edge and z for a side.
         vertical = np.abs(nrm[:, 2]) > 0.5
         t1 = np.where(vertical[:, None], [1.0, 0.0, 0.0], np.column_stack([-nrm[:, 1], nrm[:, 0], np.zeros(V)]))
-        t2 = np.cross(nrm, t1)
+        t2 = cross3(nrm, t1)
         # Side faces (end to end, side by side) push but do not rub: friction there needs a
         # prestress pressing the faces together, which placing a tile never builds (a tile
         # tipping away from a neighbour only opens the gap); with friction the LP would hold
@@ -95,7 +100,7 @@ class Equilibrium:
             use = r0 >= 0
             lever = pts - np.asarray(positions)[np.maximum(body, 0)]
             g = gens * sign  # (V, K, 3)
-            self._on[sign] = np.concatenate([g, np.cross(lever[:, None, :], g) / length], axis=2)
+            self._on[sign] = np.concatenate([g, cross3(lever[:, None, :], g) / length], axis=2)
             if not np.any(use):
                 continue
             w = self._on[sign][use]  # (u, K, 6)
@@ -171,8 +176,6 @@ class Equilibrium:
         tree from the ground, the subtree sums, the bridges with their cones, the groups."""
         if self._topo is not None:
             return self._topo
-        from scipy.sparse import csr_matrix
-
         nodes = self.m  # graph nodes: the movable tiles by row block, then the ground
         ground = nodes
         node_of = lambda body: int(self.rows[body]) // 6 if body >= 0 and self.rows[body] >= 0 else ground  # noqa: E731
@@ -221,7 +224,8 @@ class Equilibrium:
                 ri.append(u)
                 ci.append(v)
                 u = parent[u]
-        subtree = csr_matrix((np.ones(len(ri)), (ri, ci)), shape=(nodes, nodes))
+        order_by = np.argsort(ri, kind="stable")
+        subtree = (np.asarray(ri, int)[order_by], np.asarray(ci, int)[order_by])  # (tile, a tile it carries), by tile
         joined, bridges = [], []  # bridges: (contact, child node, other node, child is body b)
         for e, (u, v, c) in enumerate(edges):
             child = v if parent_edge[v] == e else (u if parent_edge[u] == e else -1)
@@ -266,7 +270,9 @@ class Equilibrium:
             contact, child, other, on_b = (np.array(x) for x in zip(*bridges))
         else:
             child = other = np.zeros(0, int)
-        self._topo = (subtree, child, other, cones, groups, lonely, self._bridge_proofs(bridges))
+        self._topo = (subtree, child, other, cones, groups, lonely)
+        self._bridges = bridges
+        self._proofs = None  # made when a batch asks (_by_parts)
         return self._topo
 
     def _bridge_proofs(self, bridges) -> list:
@@ -290,7 +296,7 @@ class Equilibrium:
             m = np.array([mu[v0:v1] for _, v0, v1, _, _ in items])
             centroid = P.mean(axis=1)
             r = P - centroid[:, None, :]
-            A = np.concatenate([np.ones((len(items), 1, V)), np.swapaxes(np.cross(r, n[:, None, :]), 1, 2)], axis=1)  # (G, 4, V)
+            A = np.concatenate([np.ones((len(items), 1, V)), np.swapaxes(cross3(r, n[:, None, :]), 1, 2)], axis=1)  # (G, 4, V)
             out.append((idx, P, n, m, centroid, r, np.einsum("gvi,gvi->g", r, r), np.linalg.pinv(A), centres[[it[3] for it in items]]))
         return out
 
@@ -313,19 +319,19 @@ class Equilibrium:
         for idx, P, n, mu, centroid, r, r2, pinv, centre in proofs:
             F = -W[idx, :3]
             tau = -W[idx, 3:] * length
-            M = tau + np.cross(centre - centroid, F)
+            M = tau + cross3(centre - centroid, F)
             Fn = np.einsum("gi,gi->g", F, n)
             Mn = np.einsum("gi,gi->g", M, n)
             N = np.maximum(np.einsum("gvj,gj->gv", pinv, np.column_stack([Fn, M - Mn[:, None] * n])), 0.0)
             share = N / np.where(Fn > 0, Fn, 1.0)[:, None]  # (G, V)
             Ft = F - Fn[:, None] * n
             t = share[:, :, None] * Ft[:, None, :]
-            twist = np.cross(n[:, None, :], r)  # n × r_i, in the plane
-            k = (Mn - np.einsum("gvi,gi->g", np.cross(r, t), n)) / np.where(r2 > 0, r2, 1.0)
+            twist = cross3(n[:, None, :], r)  # n × r_i, in the plane
+            k = (Mn - np.einsum("gvi,gi->g", cross3(r, t), n)) / np.where(r2 > 0, r2, 1.0)
             t = t + k[:, None, None] * twist
             f = N[:, :, None] * n[:, None, :] + t
             ok = (Fn > 0) & (r2 > 0) & np.all(np.linalg.norm(t, axis=2) <= inside * mu * N, axis=1)
-            residual = np.hstack([f.sum(axis=1) - F, (np.cross(P - centre[:, None, :], f).sum(axis=1) - tau) / length])
+            residual = np.hstack([f.sum(axis=1) - F, (cross3(P - centre[:, None, :], f).sum(axis=1) - tau) / length])
             proved[idx] = ok & (np.linalg.norm(residual, axis=1) <= CONE_RESIDUAL * scales[idx])
         return proved
 
@@ -338,7 +344,7 @@ class Equilibrium:
         ok = np.ones(nodes, bool)
         if nodes == 0:
             return ok
-        subtree, child, other, cones, groups, lonely, proofs = self._topology()
+        subtree, child, other, cones, groups, lonely = self._topology()
         ground = nodes
         length = self.length
         block = np.asarray(w, float).reshape(nodes, 6)
@@ -350,12 +356,18 @@ class Equilibrium:
         centres = self._positions[self.rows >= 0]
         if len(child):
             # Resultants of each depth-first subtree, about the origin, then about the child.
-            F = subtree @ block[:, :3]
-            T = subtree @ (block[:, 3:] * length + np.cross(centres, block[:, :3]))
+            carrier, carried = subtree
+            torque = block[:, 3:] * length + cross3(centres, block[:, :3])
+            F = np.column_stack([np.bincount(carrier, block[carried, i], minlength=nodes) for i in range(3)])
+            T = np.column_stack([np.bincount(carrier, torque[carried, i], minlength=nodes) for i in range(3)])
             Fc = F[child]
-            W = np.hstack([Fc, (T[child] - np.cross(centres[child], Fc)) / length])  # (nb, 6)
+            W = np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])  # (nb, 6)
             scales = 1.0 + np.abs(W).max(axis=1)
-            proved = self._proved(proofs, W, scales)  # most bridges, at once; the fit for the rest
+            proved = np.zeros(len(child), bool)
+            if len(child) >= PROOF_MIN_BRIDGES:  # most bridges, at once; the fit for the rest
+                if self._proofs is None:
+                    self._proofs = self._bridge_proofs(self._bridges)
+                proved = self._proved(self._proofs, W, scales)
             for k in np.flatnonzero(~proved):
                 if check is not None and not check[child[k]]:
                     continue
@@ -364,7 +376,7 @@ class Equilibrium:
                 residual, optimal = _nnls_fit(M, -W[k], feasible_below=CONE_RESIDUAL * scale)
                 if residual > CONE_RESIDUAL * scale:
                     if optimal or not _feasible(_csc(M), W[k]):
-                        ok[subtree.indices[subtree.indptr[child[k]] : subtree.indptr[child[k] + 1]]] = False  # what it carries
+                        ok[carried[np.searchsorted(carrier, child[k]) : np.searchsorted(carrier, child[k], "right")]] = False  # what it carries
                         if first:
                             return ok
                         if labels is not None:
@@ -374,7 +386,7 @@ class Equilibrium:
                 np.subtract.at(rhs, child, W)
                 keep = other != ground
                 at = np.vstack([centres, np.zeros(3)])
-                np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - np.cross(at[other], Fc)) / length])[keep])
+                np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - cross3(at[other], Fc)) / length])[keep])
         else:
             rhs = block
         for tiles, rows, A_group in groups:

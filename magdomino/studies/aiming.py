@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.maths.geometry import footprints_overlap, footprints_overlap_many
-from magdomino.maths.poses import box_corners, quaternion_yaw, top_face_height, yaw_quaternion
-from magdomino.physics.placement import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, clear_motion
+from magdomino.maths.geometry import box_rises, box_separations, footprints_overlap, footprints_overlap_many
+from magdomino.maths.poses import box_corners, quaternion_matrices, quaternion_yaw, top_face_height, yaw_quaternion
+from magdomino.physics.placement import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, _boxes, clear_motion
 
 if TYPE_CHECKING:  # the scenario's types, for annotations only (scenario.py imports this module)
     from magdomino.studies.scenario import Placement, Scenario
@@ -276,6 +276,80 @@ def aim_placement(
             scenario.source, _what_if_key(scenario, placement, part),
             f"expected a placement that starts clear of the tiles: {exc.phrase(f'structure[{exc.tile}]')}",
         ) from None
+
+
+def aim_many(scenario: Scenario, settled, placement: Placement, size: np.ndarray, misses) -> list:
+    """:func:`aim_placement` for many hands aiming one placement on one settled structure (an
+    odds run's trials): for each miss ``(dx mm, dy mm, dyaw deg, drop mm)`` of ``misses``
+    (shape (B, 4)), ``(rest, yaw, motion)`` or the InputError that refuses it.
+
+    The usual case (a drop onto the structure, no tile beside it on its level) is computed for
+    all the misses at once, as :func:`aim_placement` computes it one by one; any other (a slide,
+    a neighbour the hand may push against, a miss that grazes a tile, a start inside a tile)
+    is :func:`aim_placement`'s own.
+    """
+    misses = np.asarray(misses, dtype=float).reshape(-1, 4)
+    one = lambda m: _aim_one(scenario, settled, placement, size, m)  # noqa: E731
+    n = len(scenario.structure)
+    thick = size[2]
+    if (not n or placement.slide_mm is not None or placement.relation in ("beneath", "after")
+            or (placement.pos_mm is not None and len(placement.pos_mm) == 3)):
+        return [one(m) for m in misses]
+    poses = [(settled[0][i], settled[1][i]) for i in range(n)]
+    try:
+        aimed, aimed_yaw = _aimed(placement, poses, [pl.pips for pl in scenario.structure], size)
+    except InputError:
+        return [one(m) for m in misses]
+    P2, Q2 = np.asarray(settled[0][:n], float), np.asarray(settled[1][:n], float)
+    if np.any(np.abs(P2[:, 2] - aimed[2]) < 0.9 * thick):  # a tile beside it: the hand may push against it
+        return [one(m) for m in misses]
+    B, k = len(misses), n
+    yaw = np.array([aimed_yaw + math.radians(d) for d in misses[:, 2]])
+    out = aimed + np.column_stack([misses[:, 0] / 1000, misses[:, 1] / 1000, np.zeros(B)])
+    # rest_pose, first pass, every miss against every tile (pairs flattened b-major).
+    yaws2 = np.array([quaternion_yaw(q) for q in Q2])
+    heights = box_corners(P2, Q2, size)[:, :, 2]
+    bottom, top = heights.min(axis=1), heights.max(axis=1)
+    pair = lambda a: np.repeat(a, k, axis=0)  # noqa: E731  (per miss, repeated for each tile)
+    tile = lambda a: np.tile(a, (B,) + (1,) * (np.ndim(a) - 1))  # noqa: E731
+    under = footprints_overlap_many(pair(out[:, :2]), pair(yaw), tile(P2[:, :2]), tile(yaws2), size, OVERLAP_TOLERANCE_M).reshape(B, k)
+    floor = out[:, 2] - thick / 2
+    face = np.maximum(floor, np.where(under, top, -np.inf).max(axis=1))
+    level = (bottom < face[:, None] + thick - CLEAR_TOLERANCE_M) & (top > face[:, None] + CLEAR_TOLERANCE_M)
+    grazed = (level & footprints_overlap_many(pair(out[:, :2]), pair(yaw), tile(P2[:, :2]), tile(yaws2), size,
+                                              CONTACT_SLACK_M).reshape(B, k)).any(axis=1)
+    rest = np.column_stack([out[:, :2], face + thick / 2])
+    # clear_motion: the release height (the room above the rest pose), then the start clear.
+    R1 = quaternion_matrices(np.array([yaw_quaternion(y) for y in yaw]))
+    _, positions, rotations = _boxes((P2, Q2))
+    kk = len(positions)
+    half = np.asarray(size, dtype=float) / 2
+    narrow = half - [CLEAR_TOLERANCE_M, CLEAR_TOLERANCE_M, 0.0]
+    t_in, t_out = box_rises(np.repeat(rest, kk, axis=0), np.repeat(R1, kk, axis=0), np.tile(positions, (B, 1)),
+                            np.tile(rotations, (B, 1, 1)), narrow, half)
+    t_in, t_out = t_in.reshape(B, kk), t_out.reshape(B, kk)
+    hit = ~np.isnan(t_in) & (np.nan_to_num(t_out, nan=-np.inf) > CLEAR_TOLERANCE_M)  # not only a support below
+    h = misses[:, 3] / 1000
+    for _ in range(kk + 1):  # release_height's passes, each block in order: a block lowers h once at most
+        for j in range(kk):
+            lower = hit[:, j] & (t_in[:, j] < h) & (h < t_out[:, j])
+            h = np.where(lower, t_in[:, j], h)
+    h = np.maximum(h, 0.0)
+    start = rest + np.column_stack([np.zeros((B, 2)), h])
+    inside = -box_separations(np.repeat(start, kk, axis=0), np.repeat(R1, kk, axis=0), np.tile(positions, (B, 1)),
+                              np.tile(rotations, (B, 1, 1)), half).reshape(B, kk)
+    stuck = (inside > CLEAR_TOLERANCE_M).any(axis=1) if kk else np.zeros(B, bool)
+    plain = ~(misses[:, :3] == 0).all(axis=1)  # a hand that misses (aim_placement skips the miss otherwise)
+    return [(rest[b], float(yaw[b]), Drop(float(h[b]))) if plain[b] and not grazed[b] and not stuck[b] else one(misses[b])
+            for b in range(B)]
+
+
+def _aim_one(scenario, settled, placement, size, miss):
+    """:func:`aim_placement` of one miss (dx mm, dy mm, dyaw deg, drop mm), or its InputError."""
+    try:
+        return aim_placement(scenario, settled, placement, size, (float(miss[0]), float(miss[1])), float(miss[2]), float(miss[3]))
+    except InputError as exc:
+        return exc
 
 
 _AIMED: list = []

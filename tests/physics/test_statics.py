@@ -531,15 +531,17 @@ def test_a_bridge_proved_to_balance_has_a_solution_and_most_balanced_ones_are_pr
         except InputError:
             continue
         eq = Equilibrium(P, contacts, ~fixed, rng.uniform(0.2, 0.8), L)
-        subtree, child, _, cones, _, _, proofs = eq._topology()
+        (carrier, carried), child, _, cones, _, _ = eq._topology()
         if not len(child):
             continue
+        proofs = eq._bridge_proofs(eq._bridges)
         for side in (0.0, rng.uniform(0.0, 0.4)):
             n = len(P)
             block = eq.load(np.tile([0.0, 0.0, -1.0], (n, 1)) + side * np.array([*rng.normal(size=2), 0.0]), np.zeros((n, 3))).reshape(-1, 6)
             centres = P[~fixed]
-            F = subtree @ block[:, :3]
-            T = subtree @ (block[:, 3:] * L + np.cross(centres, block[:, :3]))
+            F = np.array([block[carried[carrier == u], :3].sum(axis=0) for u in range(len(block))])
+            T = np.array([(block[carried[carrier == u], 3:] * L + np.cross(centres[carried[carrier == u]], block[carried[carrier == u], :3])).sum(axis=0)
+                          for u in range(len(block))])
             W = np.hstack([F[child], (T[child] - np.cross(centres[child], F[child])) / L])
             scales = 1.0 + np.abs(W).max(axis=1)
             proved = eq._proved(proofs, W, scales)
