@@ -14,10 +14,10 @@
   noise: position σ 1 mm, yaw σ 2°) of a tile on a settled structure (scenarios/cantilever.toml's
   what-if 0 with magnets), as ``odds --engine statics`` would run them, one :func:`judge`
   each; ``statics_batch_trials_per_s`` the same trials through
-  :func:`~magdomino.physics.statics.judge_many`, 50 to an LP (``statics_batch_same_answers``:
+  :func:`~magdomino.physics.statics.judge_many`, 50 to a batch (``statics_batch_same_answers``:
   the share of equal answers); ``statics_odds_trials_per_s`` the whole ``odds --engine statics``
   pipeline on that what-if (the noise model's draws, the hand's aim, each trial's friction,
-  mass and magnets, one LP per chunk; in-process, after a warm-up run).
+  mass and magnets, one batch per chunk; in-process, after a warm-up run).
 - The confusion matrix: random structures (2-7 tiles stacked with random offsets and turns,
   some beside on the table), settled by the dynamics; placements on them with random
   offsets, each judged by the statics at its rest pose and by the dynamics after a 1 mm
@@ -135,7 +135,7 @@ def trials_per_s(trials: int) -> dict:
         batch_p.append(np.vstack([P, rest]))
         batch_q.append(np.vstack([Q, yaw_quaternion(yaw)]))
     elapsed = time.perf_counter() - start
-    # The same trials through judge_many, BATCH at a time (one LP each).
+    # The same trials through judge_many, BATCH at a time.
     start = time.perf_counter()
     batched = np.concatenate([judge_many(preset, batch_p[k : k + BATCH], batch_q[k : k + BATCH]) for k in range(0, trials, BATCH)])
     elapsed_batch = time.perf_counter() - start

@@ -8,6 +8,9 @@ touches the table (z = 0) or a tile's top face when their heights differ by less
 touch when antiparallel (within :data:`SIDE_ANGLE_DEG`), within :data:`SIDE_GAP_M` and
 overlapping; the contact is the overlap rectangle in the vertical plane.
 
+:func:`proved_in_cones` shows, for many contacts at once, that a wrench lies in a contact's
+friction cone by building the vertex forces (the statics' shortcut before its fits).
+
 Units: m; angles in degrees at the boundary (tolerances, messages).
 """
 
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.maths.geometry import cross3
 from magdomino.maths.poses import quaternion_matrices
 
 
@@ -273,3 +277,66 @@ def _side_contacts(i, j, corners, top, bottom, cos_tol) -> list[Contact]:
             pts = np.array([[*seg[0], zlo], [*seg[1], zlo], [*seg[1], zhi], [*seg[0], zhi]])
             out.append(Contact(i, j, pts, np.array([na[0], na[1], 0.0]), "side"))
     return out
+
+
+def cone_proofs(contacts) -> list:
+    """What :func:`proved_in_cones` needs of each contact (independent of the loads), grouped
+    by vertex count.
+
+    Parameters
+    ----------
+    contacts : list of (vertices (V, 3) m, normal (3,) of the force on the carried body,
+        friction (V,), the carried body's centre (3,) m)
+
+    Returns
+    -------
+    list of (indices (G,), vertices (G, V, 3), normals (G, 3), friction (G, V), centroids
+    (G, 3), vertices from them (G, V, 3), their Σ|r|² (G,), pseudo-inverses (G, V, 4) of the
+    normal forces' equations, centres (G, 3)), one per vertex count V >= 2
+    """
+    by_count: dict[int, list] = {}
+    for k, item in enumerate(contacts):
+        by_count.setdefault(len(item[0]), []).append((k, *item))
+    out = []
+    for V, items in by_count.items():
+        if V < 2:
+            continue
+        idx = np.array([it[0] for it in items])
+        P, n, mu, centre = (np.array([it[j] for it in items], float) for j in (1, 2, 3, 4))
+        centroid = P.mean(axis=1)
+        r = P - centroid[:, None, :]
+        A = np.concatenate([np.ones((len(items), 1, V)), np.swapaxes(cross3(r, n[:, None, :]), 1, 2)], axis=1)  # (G, 4, V)
+        out.append((idx, P, n, mu, centroid, r, np.einsum("gvi,gvi->g", r, r), np.linalg.pinv(A), centre))
+    return out
+
+
+def proved_in_cones(proofs, W, tolerance, length: float, directions: int) -> np.ndarray:
+    """Contacts whose wrench ``W`` (k, 6: force, torque / ``length``, on the carried body about
+    its centre, to be balanced) is shown inside their friction cones by an explicit solution
+    (bool, (k,)); the others are undecided (a fit decides them).
+
+    The contact must supply the force ``F = -W[:3]`` and the torque ``-W[3:] length``. Normal
+    forces ``N_i`` at the vertices: the least-norm solution of their sum and their moments about
+    the centroid; tangential forces ``F_t N_i / F_n`` (the sideways force shared as the normal
+    one) plus a twist ``k n × r_i`` for the moment about the normal. When every ``N_i >= 0`` and
+    ``|t_i| <= μ cos(π / directions) N_i`` (the circle inside each vertex's friction pyramid of
+    ``directions`` edges), each vertex force is a non-negative combination of that vertex's
+    pyramid edges; when they sum to the wrench within ``tolerance`` (k,), that is a solution.
+    """
+    proved = np.zeros(len(W), bool)
+    inside = math.cos(math.pi / directions)
+    for idx, P, n, mu, centroid, r, r2, pinv, centre in proofs:
+        F = -W[idx, :3]
+        tau = -W[idx, 3:] * length
+        M = tau + cross3(centre - centroid, F)
+        Fn = np.einsum("gi,gi->g", F, n)
+        Mn = np.einsum("gi,gi->g", M, n)
+        N = np.maximum(np.einsum("gvj,gj->gv", pinv, np.column_stack([Fn, M - Mn[:, None] * n])), 0.0)
+        t = (N / np.where(Fn > 0, Fn, 1.0)[:, None])[:, :, None] * (F - Fn[:, None] * n)[:, None, :]
+        k = (Mn - np.einsum("gvi,gi->g", cross3(r, t), n)) / np.where(r2 > 0, r2, 1.0)
+        t = t + k[:, None, None] * cross3(n[:, None, :], r)  # the twist: n × r_i, in the plane
+        f = N[:, :, None] * n[:, None, :] + t
+        ok = (Fn > 0) & (r2 > 0) & np.all(np.linalg.norm(t, axis=2) <= inside * mu * N, axis=1)
+        residual = np.hstack([f.sum(axis=1) - F, (cross3(P - centre[:, None, :], f).sum(axis=1) - tau) / length])
+        proved[idx] = ok & (np.linalg.norm(residual, axis=1) <= tolerance[idx])
+    return proved

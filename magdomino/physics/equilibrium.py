@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from magdomino.maths.geometry import cross3
+from magdomino.physics.contact_polygons import cone_proofs, proved_in_cones
 
 FRICTION_DIRECTIONS = 8
 TILT_DIRECTIONS = 8
@@ -33,7 +34,8 @@ LP's time up to ~400 columns and 2-2.5 times it from ~500 (a tower of 12 tiles: 
 columns: 6-12 ms against 2.5-5 ms)."""
 PROOF_MIN_BRIDGES = 16
 """Bridges from which :meth:`Equilibrium.stands_each` first tries the direct proofs, all at once
-(:meth:`Equilibrium._proved`): their set-up costs more than the few fits of one structure."""
+(:func:`~magdomino.physics.contact_polygons.proved_in_cones`): their set-up costs more than
+the few fits of one structure."""
 GROUP_INFEASIBLE = 1e-5
 """A group's non-negative least-squares residual above this (relative to its loads) proves it
 cannot stand without asking the LP (:meth:`Equilibrium.stands`)."""
@@ -276,64 +278,13 @@ class Equilibrium:
         return self._topo
 
     def _bridge_proofs(self, bridges) -> list:
-        """What :meth:`_proved` needs of each bridge's contact (independent of the loads), by
-        vertex count: (bridge indices, vertices (G, V, 3), the child's normal (G, 3), friction
-        (G, V), centroid (G, 3), vertices from it (G, V, 3), their Σ|r|² (G,), the
-        pseudo-inverse (G, V, 4) of the normal forces' equations, the child's centre (G, 3))."""
+        """:func:`~magdomino.physics.contact_polygons.cone_proofs` of each bridge's contact: its
+        vertices, the normal and friction of the force on the tile it carries, that tile's centre."""
         pts, nrm, mu = self._vertices
         centres = self._positions[self.rows >= 0]
-        by_count: dict[int, list] = {}
-        for k, (c, child, _, on_b) in enumerate(bridges):
-            v0, v1 = self._starts[c] // FRICTION_DIRECTIONS, self._starts[c + 1] // FRICTION_DIRECTIONS
-            by_count.setdefault(v1 - v0, []).append((k, v0, v1, child, 1.0 if on_b else -1.0))
-        out = []
-        for V, items in by_count.items():
-            if V < 2:
-                continue
-            idx = np.array([it[0] for it in items])
-            P = np.array([pts[v0:v1] for _, v0, v1, _, _ in items])
-            n = np.array([sign * nrm[v0] for _, v0, _, _, sign in items])
-            m = np.array([mu[v0:v1] for _, v0, v1, _, _ in items])
-            centroid = P.mean(axis=1)
-            r = P - centroid[:, None, :]
-            A = np.concatenate([np.ones((len(items), 1, V)), np.swapaxes(cross3(r, n[:, None, :]), 1, 2)], axis=1)  # (G, 4, V)
-            out.append((idx, P, n, m, centroid, r, np.einsum("gvi,gvi->g", r, r), np.linalg.pinv(A), centres[[it[3] for it in items]]))
-        return out
-
-    def _proved(self, proofs, W, scales) -> np.ndarray:
-        """Bridges whose wrench ``W`` (nb, 6) is shown inside their cones by an explicit
-        solution (bool, (nb,)); the others are for the fit to decide.
-
-        The contact must supply the force ``F = -W[:3]`` and the torque ``-W[3:] L`` about the
-        child's centre. Normal forces ``N_i`` at the vertices: the least-norm solution of their
-        sum and their moments about the centroid; tangential forces ``F_t N_i / F_n`` (the
-        sideways force shared as the normal one) plus a twist ``k n × r_i`` for the moment
-        about the normal. When every ``N_i >= 0`` and ``|t_i| <= μ cos(π/8) N_i`` (the circle
-        inside each vertex's eight-sided friction pyramid), each vertex force is a non-negative
-        combination of that vertex's columns of the cone; when they sum to the wrench within
-        the fit's own tolerance, that is a solution: the bridge balances.
-        """
-        proved = np.zeros(len(W), bool)
-        length = self.length
-        inside = math.cos(math.pi / FRICTION_DIRECTIONS)
-        for idx, P, n, mu, centroid, r, r2, pinv, centre in proofs:
-            F = -W[idx, :3]
-            tau = -W[idx, 3:] * length
-            M = tau + cross3(centre - centroid, F)
-            Fn = np.einsum("gi,gi->g", F, n)
-            Mn = np.einsum("gi,gi->g", M, n)
-            N = np.maximum(np.einsum("gvj,gj->gv", pinv, np.column_stack([Fn, M - Mn[:, None] * n])), 0.0)
-            share = N / np.where(Fn > 0, Fn, 1.0)[:, None]  # (G, V)
-            Ft = F - Fn[:, None] * n
-            t = share[:, :, None] * Ft[:, None, :]
-            twist = cross3(n[:, None, :], r)  # n × r_i, in the plane
-            k = (Mn - np.einsum("gvi,gi->g", cross3(r, t), n)) / np.where(r2 > 0, r2, 1.0)
-            t = t + k[:, None, None] * twist
-            f = N[:, :, None] * n[:, None, :] + t
-            ok = (Fn > 0) & (r2 > 0) & np.all(np.linalg.norm(t, axis=2) <= inside * mu * N, axis=1)
-            residual = np.hstack([f.sum(axis=1) - F, (cross3(P - centre[:, None, :], f).sum(axis=1) - tau) / length])
-            proved[idx] = ok & (np.linalg.norm(residual, axis=1) <= CONE_RESIDUAL * scales[idx])
-        return proved
+        K = FRICTION_DIRECTIONS
+        return cone_proofs([(pts[self._starts[c] // K : self._starts[c + 1] // K], (1.0 if on_b else -1.0) * nrm[self._starts[c] // K],
+                             mu[self._starts[c] // K : self._starts[c + 1] // K], centres[child]) for c, child, _, on_b in bridges])
 
     def _by_parts(self, w, check, first: bool, labels=None) -> np.ndarray:
         """Per movable tile, whether its parts balance (see :meth:`stands`); ``first``: stop at
@@ -367,7 +318,7 @@ class Equilibrium:
             if len(child) >= PROOF_MIN_BRIDGES:  # most bridges, at once; the fit for the rest
                 if self._proofs is None:
                     self._proofs = self._bridge_proofs(self._bridges)
-                proved = self._proved(self._proofs, W, scales)
+                proved = proved_in_cones(self._proofs, W, CONE_RESIDUAL * scales, length, FRICTION_DIRECTIONS)
             for k in np.flatnonzero(~proved):
                 if check is not None and not check[child[k]]:
                     continue

@@ -90,8 +90,8 @@ kept; the candidate's added), 0.006-0.011 of the placement's dynamic verdict (0.
 with the margin (10-20 parametric LPs of the whole structure, each started from the
 optimal basis of the one before on one HiGHS model: :meth:`Equilibrium.solve`) about 50 ms
 (170 ms with a fresh ``scipy.optimize.linprog`` per LP, the same margins). Perturbed
-rest poses of one placement on a small structure: about 330 checks per second one by one,
-1300 through :func:`judge_many` (one LP for 30-100 trials).
+rest poses of one placement on a small structure: about 690 checks per second one by one,
+4300 through :func:`judge_many` (the batch's contacts found once, each trial by parts).
 
 Poses the statics cannot model raise :class:`~magdomino.errors.InputError` ("statics cannot
 judge this: ..."), never a verdict: a tile tilted beyond the tolerance, two tiles inside

@@ -516,11 +516,12 @@ def test_stands_each_judges_structures_side_by_side_as_each_whole_lp():
 
 
 def test_a_bridge_proved_to_balance_has_a_solution_and_most_balanced_ones_are_proved():
-    """The direct proof of :meth:`Equilibrium._proved` (normal forces by least norm, sideways
+    """The direct proof of :func:`proved_in_cones` (normal forces by least norm, sideways
     forces shared as the normal ones, a twist for the moment about the normal) is only a
     shortcut: every bridge it proves, the non-negative least-squares fit of its cone balances
     too; it proves most of those that balance under gravity and a sideways load."""
-    from magdomino.physics.equilibrium import _nnls_fit
+    from magdomino.physics.contact_polygons import proved_in_cones
+    from magdomino.physics.equilibrium import CONE_RESIDUAL, FRICTION_DIRECTIONS, _nnls_fit
     from magdomino.physics.statics import Equilibrium
 
     rng = np.random.default_rng(8)
@@ -544,7 +545,7 @@ def test_a_bridge_proved_to_balance_has_a_solution_and_most_balanced_ones_are_pr
                           for u in range(len(block))])
             W = np.hstack([F[child], (T[child] - np.cross(centres[child], F[child])) / L])
             scales = 1.0 + np.abs(W).max(axis=1)
-            proved = eq._proved(proofs, W, scales)
+            proved = proved_in_cones(proofs, W, CONE_RESIDUAL * scales, L, FRICTION_DIRECTIONS)
             for k in range(len(child)):
                 residual, _ = _nnls_fit(cones[k], -W[k])
                 balanced = residual <= 1e-7 * scales[k]
