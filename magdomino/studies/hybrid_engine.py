@@ -270,11 +270,11 @@ class HybridEngine(DynamicsEngine):
     name = "hybrid"
     header = "engine hybrid (statics screen, PyBullet where it cannot decide)"
     trials_per_chunk = 50
-    serial_below = 64
-    # Measured (the demo's two what-ifs, trials in all, one process against two workers):
-    # 32: 1.1-1.2 s against 1.0-2.3 s (the first start of the workers costs ~1.3 s); 64: 2.1 s
-    # against 1.5 s; 128: 3.0-3.5 s against 1.7-2.1 s. As the dynamics': PyBullet's trials
-    # still take most of the time.
+    serial_below = 160
+    # Measured (`magdomino odds scenarios/demo.toml`, both what-ifs, trials in all, --jobs 1
+    # against --jobs 2, session 11's screen): 64: 1.50 s against 1.77 s; 128: 1.76 s against
+    # 1.93 s; 200: 2.43 s against 2.26 s; 300: 3.26 s against 2.67 s; 400: 4.19 s against
+    # 3.14 s. Two workers gain from about 170 trials.
 
     def run_trials(self, job, what_if, trials):
         from magdomino.studies.trials import run_trial
