@@ -59,19 +59,25 @@ def all_items():
     return items
 
 
-def scenario_of(ref):
+def scenario_of(ref, preset=None):
+    """The scenario of an item, rebuilt on the preset named ``preset`` when given."""
+    from dataclasses import replace
+
+    from magdomino.model.presets import load_preset
     from magdomino.studies.scenario import load_scenario
     from magdomino.studies.validation import case_scenario, load_cases
 
     kind, arg = ref
     if kind == "scenario":
-        return load_scenario(arg)
-    path = ROOT / "tests" / "data" / ("validation_set.json" if kind == "validation" else "hybrid_cases.json")
-    return case_scenario(load_cases(path)[arg])
+        sc = load_scenario(arg)
+    else:
+        path = ROOT / "tests" / "data" / ("validation_set.json" if kind == "validation" else "hybrid_cases.json")
+        sc = case_scenario(load_cases(path)[arg])
+    return sc if preset is None else replace(sc, preset=load_preset(preset))
 
 
 def run_one(args):
-    name, ref, engine, trials, seed, cache = args
+    name, ref, engine, trials, seed, cache, preset = args
     from magdomino.errors import InputError
     from magdomino.studies.odds import estimate_odds
 
@@ -79,7 +85,7 @@ def run_one(args):
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     try:
-        sc = scenario_of(ref)
+        sc = scenario_of(ref, preset)
         resume = (out / "odds.jsonl").is_file()
         res = estimate_odds(sc, trials, seed=seed, engine=engine, jobs=1, out_dir=str(out), resume=resume, progress=False)
     except InputError as exc:
@@ -103,14 +109,14 @@ def records(cache: Path, engine: str, name: str) -> dict:
 
 def compare_one(args):
     """The hybrid's screen on every trial of one item, against the dynamics' records."""
-    name, ref, trials, seed, cache = args
+    name, ref, trials, seed, cache, preset = args
     from magdomino.studies.engines import get_engine
     from magdomino.studies.hybrid_engine import decide, is_slide, screen
     from magdomino.studies.odds import wilson_interval
     from magdomino.studies.trials import Job, resolve_noise
 
     truth = records(Path(cache), "dynamics", name)
-    sc = scenario_of(ref)
+    sc = scenario_of(ref, preset)
     if not truth or len(truth) < trials * max(1, len(sc.what_if)):
         return name, None
     stored = Path(cache) / "hybrid-screen" / f"{name}.json"
@@ -146,7 +152,7 @@ def compare_one(args):
 
 
 def compare(items, args) -> int:
-    work = [(n, ref, args.trials, args.seed, args.cache) for n, ref in items]
+    work = [(n, ref, args.trials, args.seed, args.cache, args.preset) for n, ref in items]
     table = []
     with get_context("spawn").Pool(args.processes) as pool:
         for name, rows in pool.imap(compare_one, work):
@@ -183,6 +189,7 @@ def main() -> int:
     parser.add_argument("--extra", type=int, default=150, help="how many of the extra random cases")
     parser.add_argument("--compare", action="store_true", help="the hybrid's screen against the stored dynamics trials")
     parser.add_argument("--json", default=None, help="with --compare: write the table here")
+    parser.add_argument("--preset", default=None, help="rebuild every item on this preset (e.g. toy; keep its own cache)")
     args = parser.parse_args()
     items = all_items()
     items = [it for it in items if it[0].startswith("s-")] + [it for it in items if not it[0].startswith(("s-", "x"))] \
@@ -191,7 +198,7 @@ def main() -> int:
         items = [it for it in items if it[0].startswith(args.only)]
     if args.compare:
         return compare(items, args)
-    work = [(n, ref, e, args.trials, args.seed, args.cache) for e in args.engines.split(",") for n, ref in items]
+    work = [(n, ref, e, args.trials, args.seed, args.cache, args.preset) for e in args.engines.split(",") for n, ref in items]
     start = time.perf_counter()
     with get_context("spawn").Pool(args.processes) as pool:
         for k, (name, res, wall) in enumerate(pool.imap_unordered(run_one, work), 1):
