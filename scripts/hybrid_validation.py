@@ -13,7 +13,8 @@ a trial it decides is compared with the dynamics' record of the same trial; a tr
 to PyBullet gets the dynamics' own trial (:func:`magdomino.studies.trials.run_trial`, the same
 call the dynamics makes: ``tests/studies/test_hybrid_engine.py`` checks the records are
 identical), so its cached record is the hybrid's. Prints the agreement and each what-if's p
-by both engines, with the dynamics' 95 % interval.
+by both engines, with the dynamics' 95 % interval. ``--preset toy`` rebuilds every item on that
+preset (give it its own ``--cache``): the hybrid on the default toy's magnets.
 """
 
 from __future__ import annotations
