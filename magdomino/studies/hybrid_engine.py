@@ -51,8 +51,11 @@ tests below the statics decided 84.8 % of them (68,675: 83.7 % of the 65,000 the
 chosen on, 89.3 % of the 16,000 held out), the hybrid's verdict equals the dynamics' on
 99.98 % (14 trials differ, one in each of 14 placements, all "stood" that fell: 12 in the
 validation set, 2 in a held-out stack), and every what-if's p lies inside the dynamics' 95 %
-interval (``docs/hybrid_validation.json``). The validation set's drops rebuilt on ``toy``
-(1.2 T), 25 trials each: 3,745 of 5,550 trials decided, 1 differs. What chose the tests, on the
+interval (``docs/hybrid_validation.json``). On ``toy`` (``--preset toy``: the bundled
+scenarios and the validation set's drops on 1.2 T magnets, 50,600 trials,
+``docs/hybrid_validation_toy.json``): 66.3 % decided, 99.95 % equal, one what-if's p outside
+(validation placement 113: 9 "falls at rest" that stood; 14 of the toy's 3,172 "falls" are
+wrong, and no variant of :data:`TIPS` tried separates them). What chose the tests, on the
 first 10,400 trials (52 what-ifs: scenarios, Défi and En quinconce games):
 
 - at rest alone: of 6,178 trials the statics carries, the dynamics dropped 392 (6.3 %), all
