@@ -141,6 +141,18 @@ def test_the_lower_the_release_the_smaller_the_margin_a_stood_trial_needs():
     assert decide(tilted) is None  # every rung needs the tilt margin
 
 
+def test_rest_falls_are_left_to_pybullet_where_a_tile_can_hang_on_its_magnets():
+    """On the toy's 1.2 T magnets one magnet pair holds more than a tile's weight (the closed
+    form of the toy physics test: F > 2 m g), so a tile the statics refuses at its aimed pose
+    may snap into line and hang: its rest fall goes to PyBullet. On ``standard`` (F < m g) the
+    statics decides it."""
+    from magdomino.studies.hybrid_engine import magnets_hold_a_tile
+
+    assert magnets_hold_a_tile(load_preset("toy")) and not magnets_hold_a_tile(load_preset("standard"))
+    row = {"refused": None, "drop_mm": 1.0, AT_REST: False, TIPS: False, TIPS_BARE: False}
+    assert decide({**row, "hangs": False}) == "falls" and decide({**row, "hangs": True}) is None
+
+
 def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():
     """A flat tile alone on the table, no magnets: a sideways load of λ weights (the table
     tilted by atan λ) is held while λ <= μ cos(π/K) (the pyramid's weakest direction) and
