@@ -78,24 +78,10 @@ def _boxes(poses):
     quaternions (n, 4)) as :meth:`World.poses` gives, NaN for removed tiles: left out)."""
     if isinstance(poses, tuple) and len(poses) == 2 and np.ndim(poses[0]) == 2:
         positions, quats = (np.asarray(a, dtype=float) for a in poses)
-        last = _LAST_BOXES
-        if last and np.array_equal(last[0], positions) and np.array_equal(last[1], quats):
-            return last[2]  # one structure, hundreds of aimed trials (odds)
-        out = _boxes_of(positions, quats)
-        _LAST_BOXES[:] = [positions.copy(), quats.copy(), out]
-        return out
     else:
         pairs = list(poses)
         positions = np.array([p for p, _ in pairs], dtype=float).reshape(-1, 3)
         quats = np.array([q for _, q in pairs], dtype=float).reshape(-1, 4)
-    return _boxes_of(positions, quats)
-
-
-_LAST_BOXES: list = []
-"""The last structure :func:`_boxes` was given as arrays, and its boxes."""
-
-
-def _boxes_of(positions, quats):
     there = np.flatnonzero(np.isfinite(positions).all(axis=1) & np.isfinite(quats).all(axis=1))
     if len(there) == 0:
         return there, np.zeros((0, 3)), np.zeros((0, 3, 3))

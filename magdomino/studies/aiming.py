@@ -112,14 +112,9 @@ def rest_pose(centre, yaw, poses, size, floor: float = 0.0) -> tuple[np.ndarray,
     """
     thick = size[2]
     aimed = np.asarray(centre, dtype=float)[:2]
-    boxes = [(np.asarray(p, dtype=float), np.asarray(q, dtype=float)) for p, q in poses]
-    if not boxes:
+    if not len(poses):
         return aimed.copy(), floor
-    centres = np.array([p[:2] for p, _ in boxes])
-    yaws = np.array([quaternion_yaw(q) for _, q in boxes])
-    heights = box_corners(np.array([p for p, _ in boxes]), np.array([q for _, q in boxes]), size)[:, :, 2]
-    spans = np.column_stack([heights.min(axis=1), heights.max(axis=1)])
-    bottom, top = spans[:, 0], spans[:, 1]
+    centres, yaws, bottom, top = _footprints(np.array([p for p, _ in poses], float), np.array([q for _, q in poses], float), size)
     here = aimed.copy()
     for _ in range(8):
         under = footprints_overlap_many(here, yaw, centres, yaws, size, OVERLAP_TOLERANCE_M)
@@ -140,6 +135,13 @@ def rest_pose(centre, yaw, poses, size, floor: float = 0.0) -> tuple[np.ndarray,
         if not inside.any():
             return aimed, face
         face = float(top[inside].max())
+
+
+def _footprints(positions, quaternions, size):
+    """Centres (k, 2) m, headings (k,) rad, bottom and top heights (k,) m of the tiles at
+    ``positions`` (k, 3), ``quaternions`` (k, 4): what :func:`rest_pose` compares a footprint with."""
+    heights = box_corners(positions, quaternions, size)[:, :, 2]
+    return positions[:, :2], np.array([quaternion_yaw(q) for q in quaternions]), heights.min(axis=1), heights.max(axis=1)
 
 
 def _out_of(c1, yaw1, c2, yaw2, size) -> np.ndarray:
@@ -248,7 +250,7 @@ def aim_placement(
     n = len(scenario.structure)
     poses = [(settled[0][i], settled[1][i]) for i in range(n)]
     shown = [pl.pips for pl in scenario.structure]
-    rest, yaw = _aimed(placement, poses, shown, size)
+    rest, yaw = target_pose(placement, poses, shown, size)
     _check_level(placement, poses, rest, size, scenario.source, _what_if_key(scenario, placement, "after"))
     if placement.slide_mm is not None or placement.relation == "beneath":
         rest[2] = size[2] / 2  # a slide happens on the table, under whatever is above
@@ -297,7 +299,7 @@ def aim_many(scenario: Scenario, settled, placement: Placement, size: np.ndarray
         return [one(m) for m in misses]
     poses = [(settled[0][i], settled[1][i]) for i in range(n)]
     try:
-        aimed, aimed_yaw = _aimed(placement, poses, [pl.pips for pl in scenario.structure], size)
+        aimed, aimed_yaw = target_pose(placement, poses, [pl.pips for pl in scenario.structure], size)
     except InputError:
         return [one(m) for m in misses]
     P2, Q2 = np.asarray(settled[0][:n], float), np.asarray(settled[1][:n], float)
@@ -307,9 +309,7 @@ def aim_many(scenario: Scenario, settled, placement: Placement, size: np.ndarray
     yaw = np.array([aimed_yaw + math.radians(d) for d in misses[:, 2]])
     out = aimed + np.column_stack([misses[:, 0] / 1000, misses[:, 1] / 1000, np.zeros(B)])
     # rest_pose, first pass, every miss against every tile (pairs flattened b-major).
-    yaws2 = np.array([quaternion_yaw(q) for q in Q2])
-    heights = box_corners(P2, Q2, size)[:, :, 2]
-    bottom, top = heights.min(axis=1), heights.max(axis=1)
+    _, yaws2, bottom, top = _footprints(P2, Q2, size)
     pair = lambda a: np.repeat(a, k, axis=0)  # noqa: E731  (per miss, repeated for each tile)
     tile = lambda a: np.tile(a, (B,) + (1,) * (np.ndim(a) - 1))  # noqa: E731
     under = footprints_overlap_many(pair(out[:, :2]), pair(yaw), tile(P2[:, :2]), tile(yaws2), size, OVERLAP_TOLERANCE_M).reshape(B, k)
@@ -350,24 +350,6 @@ def _aim_one(scenario, settled, placement, size, miss):
         return aim_placement(scenario, settled, placement, size, (float(miss[0]), float(miss[1])), float(miss[2]), float(miss[3]))
     except InputError as exc:
         return exc
-
-
-_AIMED: list = []
-"""The last placement :func:`_aimed` aimed, and where (an odds run aims one what-if hundreds of
-times on one structure: a fifth of its aiming time)."""
-
-
-def _aimed(placement, poses, shown, size) -> tuple[np.ndarray, float]:
-    """:func:`target_pose`, remembered for the last placement and structure."""
-    key = (placement, tuple(map(tuple, shown)), tuple(float(s) for s in size))
-    P = np.array([p for p, _ in poses], float).reshape(-1, 3)
-    Q = np.array([q for _, q in poses], float).reshape(-1, 4)
-    if _AIMED and _AIMED[0] == key and np.array_equal(_AIMED[1], P) and np.array_equal(_AIMED[2], Q):
-        rest, yaw = _AIMED[3]
-        return rest.copy(), yaw
-    rest, yaw = target_pose(placement, poses, shown, size)
-    _AIMED[:] = [key, P, Q, (rest.copy(), yaw)]
-    return rest, yaw
 
 
 def _what_if_key(scenario: Scenario, placement: Placement, part: str) -> str:
