@@ -173,6 +173,15 @@ class Equilibrium:
         check = np.ones(self.m, bool) if check is None else np.array(check, bool)
         return self._by_parts(w, check, first=False, labels=None if labels is None else np.asarray(labels))
 
+    def structures_stand(self, w: np.ndarray, labels, count: int, check=None) -> np.ndarray:
+        """:meth:`stands_each` per structure: shape (count,), whether every part holding the
+        tiles of structure ``k`` balances (``labels``: the structure of each movable tile, in
+        ``range(count)``; ``check``: as :meth:`stands_each`)."""
+        labels = np.asarray(labels)
+        stands = np.ones(count, bool)
+        stands[labels[~self.stands_each(w, check, labels)]] = False
+        return stands
+
     def _topology(self):
         """The contact graph's parts (independent of the loads, built once): the depth-first
         tree from the ground, the subtree sums, the bridges with their cones, the groups."""
@@ -264,14 +273,12 @@ class Equilibrium:
             rows = (6 * tiles[:, None] + np.arange(6)).ravel()
             groups.append((tiles, rows, A[rows][:, cols].toarray() if len(cols) <= NNLS_MAX_COLUMNS else A[rows][:, cols]))
         in_part = np.zeros(nodes, bool)
-        in_part[[x for x in order[1:]]] = True
+        in_part[order[1:]] = True
         for tiles, _, _ in groups:
             in_part[tiles] = True
         lonely = np.flatnonzero(~in_part)  # not reached and touching nothing: only a zero load balances
-        if bridges:
-            contact, child, other, on_b = (np.array(x) for x in zip(*bridges))
-        else:
-            child = other = np.zeros(0, int)
+        child = np.array([b[1] for b in bridges], int)
+        other = np.array([b[2] for b in bridges], int)
         self._topo = (subtree, child, other, cones, groups, lonely)
         self._bridges = bridges
         self._proofs = None  # made when a batch asks (_by_parts)
@@ -326,7 +333,7 @@ class Equilibrium:
                 scale = scales[k]
                 residual, optimal = _nnls_fit(M, -W[k], feasible_below=CONE_RESIDUAL * scale)
                 if residual > CONE_RESIDUAL * scale:
-                    if optimal or not _feasible(_csc(M), W[k]):
+                    if optimal or not _feasible(M, W[k]):
                         ok[carried[np.searchsorted(carrier, child[k]) : np.searchsorted(carrier, child[k], "right")]] = False  # what it carries
                         if first:
                             return ok
@@ -354,7 +361,12 @@ class Equilibrium:
                 # optimum (:func:`_nnls_fit`), goes to the LP.
                 scale = 1.0 + np.abs(w_group).max()
                 residual, optimal = _nnls_fit(A_group, -w_group, maxiter=50 * A_group.shape[1], feasible_below=CONE_RESIDUAL * scale)
-                good = residual <= CONE_RESIDUAL * scale or not ((optimal and residual > GROUP_INFEASIBLE * scale) or not _feasible(_csc(A_group), w_group))
+                if residual <= CONE_RESIDUAL * scale:
+                    good = True
+                elif optimal and residual > GROUP_INFEASIBLE * scale:
+                    good = False
+                else:
+                    good = _feasible(A_group, w_group)
             if not good:
                 ok[tiles] = False
                 if first:
@@ -403,12 +415,6 @@ KKT_TOLERANCE = 1e-9
 """A non-negative least-squares fit is its problem's optimum (:func:`_nnls_fit`) when the
 gradient ``Mᵀ(M x - b)`` is at least ``-KKT_TOLERANCE`` everywhere and within it of zero where
 ``x > 0`` (relative to the problem's scale; rounding leaves ~1e-16)."""
-
-
-def _csc(M):
-    from scipy.sparse import csc_matrix
-
-    return csc_matrix(M)
 
 
 def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0) -> tuple[float, bool]:
@@ -485,7 +491,9 @@ def _feasible(A, w) -> bool:
     h = getattr(_SOLVERS, "highs", None)
     if h is None:
         h = _SOLVERS.highs = _new_highs()
-    _pass_equality_lp(h, A.tocsc(), -np.asarray(w, float))
+    from scipy.sparse import csc_matrix
+
+    _pass_equality_lp(h, csc_matrix(A), -np.asarray(w, float))  # sparse or dense ``A``
     h.run()
     return h.getModelStatus() == highspy.HighsModelStatus.kOptimal
 

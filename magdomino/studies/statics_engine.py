@@ -274,10 +274,7 @@ class TrialBatch:
             w = w + eq.load(force / weight, torque / weight)
         check = np.zeros(B, bool)
         check[pos[asked]] = True
-        balanced = eq.stands_each(w, check[self.trial_of_node], labels=self.trial_of_node)
-        falls = np.zeros(B, bool)
-        falls[self.trial_of_node[~balanced]] = True
-        out[asked] = ~falls[pos[asked]]
+        out[asked] = eq.structures_stand(w, self.trial_of_node, B, check[self.trial_of_node])[pos[asked]]
         return out
 
 
