@@ -146,11 +146,48 @@ def test_rest_falls_are_left_to_pybullet_where_a_tile_can_hang_on_its_magnets():
     form of the toy physics test: F > 2 m g), so a tile the statics refuses at its aimed pose
     may snap into line and hang: its rest fall goes to PyBullet. On ``standard`` (F < m g) the
     statics decides it."""
-    from magdomino.studies.hybrid_engine import magnets_hold_a_tile
+    import magpylib as magpy
 
+    from magdomino.studies.hybrid_engine import HANG_WEIGHTS, magnets_hold_a_tile
+
+    for name in ("weak", "standard", "toy"):
+        # The reference: magpylib's force between the two discs in line, one tile thick apart.
+        preset = load_preset(name)
+        m = preset.tile.magnets[0]
+        disc = dict(dimension=tuple(m.dimensions), polarization=(0, 0, m.polarization))
+        F, _ = magpy.getFT(magpy.magnet.Cylinder(position=(0, 0, 0), **disc),
+                           magpy.magnet.Cylinder(position=(0, 0, preset.tile.size[2]), **disc), meshing=(48, 14, 12))
+        pull = -float(F[2]) / (preset.tile.mass * preset.solver.gravity)
+        assert magnets_hold_a_tile(preset) == (pull >= HANG_WEIGHTS), (name, pull)
+        assert abs(pull - HANG_WEIGHTS) > 0.3  # far from the line on every bundled strength
     assert magnets_hold_a_tile(load_preset("toy")) and not magnets_hold_a_tile(load_preset("standard"))
     row = {"refused": None, "drop_mm": 1.0, AT_REST: False, TIPS: False, TIPS_BARE: False}
     assert decide({**row, "hangs": False}) == "falls" and decide({**row, "hangs": True}) is None
+
+
+def test_a_batch_of_hands_is_aimed_as_each_hand_alone():
+    """:func:`aim_many` (the screen's batched aiming) gives exactly what :func:`aim_placement`
+    gives each miss, refusals included: on a tower, a cantilever, a bridge and a slide."""
+    from magdomino.errors import InputError
+    from magdomino.studies.aiming import aim_many, aim_placement
+
+    rng = np.random.default_rng(9)
+    compared = 0
+    for name in ("demo", "cantilever", "bridge", "slide_beneath"):
+        sc = load_scenario(SCENARIOS / f"{name}.toml")
+        settled = get_engine("dynamics").starting_structure(sc)
+        size = np.asarray(sc.preset.tile.size, float)
+        misses = np.column_stack([rng.normal(0, 1.5, (30, 2)), rng.normal(0, 3, 30), rng.uniform(0, 2, 30)])
+        for w, placement in enumerate(sc.what_if):
+            for miss, got in zip(misses, aim_many(sc, settled, placement, size, misses)):
+                try:
+                    rest, yaw, motion = aim_placement(sc, settled, placement, size, tuple(miss[:2]), miss[2], miss[3])
+                except InputError as exc:
+                    assert isinstance(got, InputError) and str(got) == str(exc)
+                    continue
+                assert np.array_equal(got[0], rest) and got[1] == yaw and got[2] == motion
+                compared += 1
+    assert compared > 200
 
 
 def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():
