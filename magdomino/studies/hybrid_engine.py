@@ -232,8 +232,8 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
             below = rungs[test]
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST] and not _impact_passed(r)
                        and (below is None or r["drop_mm"] < below)])
-        elif test == TIPS:  # only the rest falls, where a tile cannot hang on its magnets (decide's rule)
-            run(test, [r for r in judged if r["refused"] is None and not r[AT_REST] and not r["hangs"]])
+        elif test == TIPS:  # only the rest falls
+            run(test, [r for r in judged if r["refused"] is None and not r[AT_REST]])
         elif test == TIPS_BARE:  # only where TIPS says it tips
             run(test, [r for r in judged if r["refused"] is None and not r[AT_REST] and r.get(TIPS) is False])
         elif test in TILTS:  # only where the rest would screen it as stood
