@@ -18,7 +18,7 @@ from magdomino.faces.calibration import add_calibrate
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
 from magdomino.faces.cli_study import add_study
-from magdomino.faces.overrides import add_preset_overrides, overridden_scenario, record_overrides
+from magdomino.faces.overrides import add_preset_overrides, overridden_scenario, preset_words, record_overrides
 from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
 
 FLAG_OF = {
@@ -92,7 +92,7 @@ def _cmd_simulate(args) -> int:
         raise InputError("command line", "--gif", f"expected a scenario with a what-if to animate; {scenario.source} has none")
     result, how = run_simulate(scenario, args)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
-    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, {how}")
+    print(f"{scenario.name}: {len(scenario.structure)} tiles, {preset_words(scenario, args)}, {magnets}, {how}")
     labels = ["structure"] + [f"what-if {i}: {scenario.describe(p)}" for i, p in enumerate(scenario.what_if)]
     width = max(len(label) for label in labels)
     verdicts = [result.structure, *result.what_if]
@@ -105,7 +105,7 @@ def _cmd_simulate(args) -> int:
         print(f"  {label:<{width}}  {text}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
-        write_json(args.json, record_overrides(result.to_dict(), args, scenario.preset))
+        write_json(args.json, record_overrides(result.to_dict(), args, scenario.preset, scenario))
     if args.plot:
         _simulate_plot(scenario, result, args.plot)
     if args.gif and scenario.what_if:
@@ -145,7 +145,7 @@ def _add_simulate(sub) -> None:
     p.add_argument("--gif", metavar="FILE.gif", help="animate every what-if (FILE-0.gif, FILE-1.gif, ...)")
     p.add_argument("--plot", metavar="FILE.png", help="side and top views of the settled structure, shift and tilt over time of each what-if")
     add_engine(p, "statics: judge the structure and each what-if at rest, with a margin (milliseconds)")
-    add_preset_overrides(p, "the scenario's preset")
+    add_preset_overrides(p, "the scenario's preset", scenario=True)
     p.set_defaults(func=_cmd_simulate)
 
 
@@ -178,10 +178,10 @@ def _odds_settings(args):
     )
 
 
-def _odds_header(scenario, result, noise_line: bool = True) -> str:
+def _odds_header(scenario, result, args, noise_line: bool = True) -> str:
     n = result.noise
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
-    text = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {result.seed}"
+    text = f"{scenario.name}: {len(scenario.structure)} tiles, {preset_words(scenario, args)}, {magnets}, seed {result.seed}"
     text += f", engine {result.engine}"
     if noise_line:
         text += (
@@ -219,12 +219,12 @@ def _cmd_odds(args) -> int:
     scenario = overridden_scenario(load_scenario(args.scenario), args)
     result = estimate_odds(scenario, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
-    print(_odds_header(scenario, result), file=out)
+    print(_odds_header(scenario, result, args), file=out)
     width = max([34] + [len(_odds_label(r)) for r in result.results])
     for r in result.results:
         print(_odds_line(r, width), file=out)
     print(f"  total {result.wall_time_s:.2f} s", file=out)
-    document = record_overrides(result.to_dict(), args, scenario.preset)
+    document = record_overrides(result.to_dict(), args, scenario.preset, scenario)
     if args.json:
         write_json(args.json, document)
     if args.plot:
@@ -252,7 +252,7 @@ def _add_odds_options(p) -> None:
         noise.add_argument("--" + name.replace("_", "-"), dest=name, type=_non_negative, metavar="X")
     noise.add_argument("--drop-mm", type=_non_negative, nargs=2, metavar=("LO", "HI"), help="release height range, mm")
     add_engine(p, "statics: each trial a static check of the perturbed rest pose (no drop; refused poses are errors)", study=True)
-    add_preset_overrides(p, "the scenario's preset")
+    add_preset_overrides(p, "the scenario's preset", scenario=True)
 
 
 def _add_odds(sub) -> None:
@@ -269,13 +269,13 @@ def _cmd_sweep(args) -> int:
     scenario = overridden_scenario(load_scenario(args.scenario), args)
     result = sweep(scenario, args.param, args.values, _odds_settings(args), what_ifs=args.what_if)
     out = sys.stderr if args.json == "-" else sys.stdout
-    print(_odds_header(scenario, result.runs[0], noise_line=args.param not in result.runs[0].noise), file=out)
+    print(_odds_header(scenario, result.runs[0], args, noise_line=args.param not in result.runs[0].noise), file=out)
     width = max([34] + [len(_odds_label(r)) for run in result.runs for r in run.results])
     for value, run in zip(result.values, result.runs):
         print(f" {args.param} = {value:g}", file=out)
         for r in run.results:
             print(_odds_line(r, width), file=out)
-    document = record_overrides(result.to_dict(), args, scenario.preset)
+    document = record_overrides(result.to_dict(), args, scenario.preset, scenario)
     if args.json:
         write_json(args.json, document)
     if args.plot:
@@ -320,14 +320,14 @@ def _cmd_render(args) -> int:
         raise InputError("command line", "--out", f"expected a .png or .gif file, got {args.out!r}")
     check_outputs(args, "--out")
     width, height = parse_size(args.size)
-    scenario = load_scenario(args.scenario)
+    scenario = overridden_scenario(load_scenario(args.scenario), args)
     if suffix == ".gif":
         verdict = render_gif(scenario, args.out, what_if=args.what_if or 0, width=width, height=height)
         what = f"what-if {args.what_if or 0}"
     else:
         verdict = render_png(scenario, args.out, width=width, height=height, what_if=args.what_if)
         what = "structure" if args.what_if is None else f"what-if {args.what_if}"
-    print(f"{scenario.name}: {what} {verdict_line(verdict)}")
+    print(f"{scenario.name} ({preset_words(scenario, args)}): {what} {verdict_line(verdict)}")
     print(f"  wrote {args.out}")
     return 0
 
@@ -338,6 +338,7 @@ def _add_render(sub) -> None:
     p.add_argument("--out", required=True, metavar="FILE.png|FILE.gif", help="PNG: the settled structure; GIF: a what-if from release to verdict")
     p.add_argument("--what-if", type=int, metavar="I", help="GIF: which what-if (default 0); PNG: draw the end of this what-if instead")
     p.add_argument("--size", default="800x600", metavar="WxH", help="image size in pixels (default 800x600)")
+    add_preset_overrides(p, "the scenario's preset", scenario=True)
     p.set_defaults(func=_cmd_render)
 
 
@@ -361,13 +362,13 @@ def _cmd_whatif(args) -> int:
     orientation = {"parallel_only": args.parallel_only, "second_parallel": args.second_parallel}
     ranked = rank_placements(scenario, tile, settings, candidates=enumerate_placements, rule=args.rule, screen=args.screen, **orientation)
     document = record_overrides(whatif_document(scenario, tile, ranked, seed=args.seed, rule=args.rule, screen=args.screen,
-                                                engine=args.engine, **orientation), args, scenario.preset)
+                                                engine=args.engine, **orientation), args, scenario.preset, scenario)
     out = sys.stderr if args.json == "-" else sys.stdout
     n = resolve_noise(scenario)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     how = ("parallel only" if args.parallel_only
            else "parallel and perpendicular" + (", the second tile parallel" if args.second_parallel and len(scenario.structure) == 1 else ""))
-    print(f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, {magnets}, seed {document['seed']}", file=out)
+    print(f"{scenario.name}: {len(scenario.structure)} tiles, {preset_words(scenario, args)}, {magnets}, seed {document['seed']}", file=out)
     print(f"  tile {tile_as_ranked(document)}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
     if args.screen is not None:
         print(screen_note(ranked, args.screen, document["screen"]["band_deg"]), file=out)
@@ -425,7 +426,7 @@ def _add_whatif(sub) -> None:
     p.add_argument("--json", metavar="OUT", help="write the ranking as JSON ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the ranking with its intervals")
     add_engine(p, "statics: each trial a static check of the perturbed rest pose", study=True)
-    add_preset_overrides(p, "the scenario's preset")
+    add_preset_overrides(p, "the scenario's preset", scenario=True)
     p.set_defaults(func=_cmd_whatif)
 
 

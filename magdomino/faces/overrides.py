@@ -20,6 +20,7 @@ description (``preset_description``, which says what was overridden).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from magdomino.errors import InputError
 
@@ -32,9 +33,15 @@ PRESET_DEFAULT_HELP = "default: toy, the design study's choice; standard: 0.6 T 
 """What ``--preset`` says of the default (:data:`magdomino.model.presets.DEFAULT_PRESET`), in every command's help."""
 
 
-def add_preset_overrides(p, what: str = "the preset") -> None:
-    """Add ``--magnets-scale`` and ``--preset-set`` to the parser ``p``."""
+def add_preset_overrides(p, what: str = "the preset", scenario: bool = False) -> None:
+    """Add ``--magnets-scale`` and ``--preset-set`` to the parser ``p``; with ``scenario``
+    (a command that reads a scenario file) also ``--preset NAME|FILE``, which replaces the
+    scenario's preset before the overrides apply."""
     group = p.add_argument_group(f"preset overrides (change {what}, checked as a preset file is)")
+    if scenario:
+        group.add_argument("--preset", metavar="NAME|FILE", default=None,
+                           help="use this preset instead of the scenario's: a bundled name or a preset .toml "
+                                "(such as the one magdomino calibrate writes)")
     group.add_argument("--magnets-scale", metavar="X", default=None,
                        help="multiply every magnet's polarisation by X (e.g. 1.1), as md.preset(..., magnets_scale=X)")
     group.add_argument("--preset-set", action="append", default=[], metavar="KEY=VALUE",
@@ -103,24 +110,73 @@ def check_overrides(preset, overrides: dict):
         raise InputError(SOURCE, override_flag(exc.key, overrides), exc.expected) from None
 
 
+def chosen_preset(args):
+    """The preset ``--preset`` names (None when not given); InputError naming the flag when
+    there is no such preset, one naming the file and key when the file is wrong."""
+    from magdomino.model.presets import load_preset
+
+    given = getattr(args, "preset", None)
+    if given is None:
+        return None
+    try:
+        return load_preset(given)
+    except InputError as exc:
+        if exc.key != "preset":  # a bad preset file: its own name and key
+            raise
+        raise InputError(SOURCE, "--preset", exc.expected) from None
+
+
+def preset_file(args) -> str | None:
+    """What ``--preset`` named, as a JSON document records it (``preset_file``): a bundled
+    name as given, a file as its absolute path (so a report finds it from any folder)."""
+    from magdomino.model.presets import resolve_preset_path
+
+    given = getattr(args, "preset", None)
+    if given is None:
+        return None
+    text = str(given)
+    if not (text.endswith(".toml") or "/" in text or "\\" in text):
+        return text
+    return str(resolve_preset_path(text).resolve())
+
+
 def overridden_scenario(scenario, args):
-    """``scenario`` with the flags' overrides applied to its preset (itself when none)."""
+    """``scenario`` with the preset ``--preset`` names (when given), then the flags'
+    overrides, applied (itself when neither)."""
     from magdomino.studies.scenario import with_preset
 
+    chosen = chosen_preset(args)
+    if chosen is not None:
+        scenario = with_preset(scenario, chosen)
     overrides = preset_overrides(args)
     if not overrides:
         return scenario
     return with_preset(scenario, check_overrides(scenario.preset, overrides))
 
 
-def record_overrides(document: dict, args, preset=None) -> dict:
+def preset_words(scenario, args) -> str:
+    """How a command's header names the preset it ran: ``preset standard``, or, chosen by
+    ``--preset``, ``preset our set (--preset my_set.toml, instead of the scenario's)``."""
+    given = getattr(args, "preset", None)
+    text = f"preset {scenario.preset.name}"
+    return text if given is None else f"{text} (--preset {given}, instead of the scenario's)"
+
+
+def record_overrides(document: dict, args, preset=None, scenario=None) -> dict:
     """``document`` with ``preset_overrides`` (and, when ``preset`` is given,
-    ``preset_description``) when the flags asked for any. Returns the document."""
+    ``preset_description``) when the flags asked for any; ``preset_file`` when ``--preset``
+    chose the preset; ``scenario_file`` (its absolute path) when ``scenario`` is given and
+    was read from a file. Returns the document."""
     overrides = preset_overrides(args)
     if overrides:
         document["preset_overrides"] = overrides
         if preset is not None:
             document["preset_description"] = preset.description
+    chosen = preset_file(args)
+    if chosen is not None:
+        document["preset_file"] = chosen
+    if scenario is not None and Path(scenario.source).is_file():
+        document["scenario_file"] = str(Path(scenario.source).resolve())
     return document
 
 

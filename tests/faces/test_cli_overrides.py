@@ -138,3 +138,47 @@ def test_the_tournament_summary_says_its_overrides(capsys):
     status, out, _ = _run(capsys, "tournament", "--rule", "defi", "--seats", "random,random", "--deals", "1", "--physics",
                           "statics", "--max-placements", "10", "--jobs", "1", "--magnets-scale", "1.5")
     assert status == 0 and "(preset toy with magnets_scale = 1.5)" in out.splitlines()[0]
+
+
+def test_what_calibrate_prints_works_as_printed_on_every_command_that_reads_a_scenario(capsys, tmp_path, monkeypatch):
+    import re
+    import shutil
+
+    from conftest import ROOT
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nc").mkdir()
+    (tmp_path / "m.toml").write_text('name = "our set"\nmagnet_layout = "standard"\n[tile]\nsize_mm = [48, 24, 8]\nmass_g = 10\n'
+                                     '[[slide]]\non = "tile"\nangle_deg = [25, 26]\n[[overhang]]\noverhang_mm = [27.5, 27.6]\n')
+    status, out, err = _run(capsys, "calibrate", "m.toml", "--out", "nc/my_set.toml", "--draws", "10")
+    assert status == 0, err
+    flag = re.search(r"--preset (\S+)\)", out).group(1)
+    in_file = re.search(r'preset = "([^"]+)"', out).group(1)
+    assert flag == in_file == "nc/my_set.toml"
+    scenario = ROOT / CANTILEVER
+    runs = {
+        "simulate": ["simulate", scenario, "--engine", "statics"],
+        "odds": ["odds", scenario, "--trials", "4", "--engine", "statics", "--what-if", "0"],
+        "sweep": ["sweep", scenario, "--trials", "4", "--engine", "statics", "--what-if", "0", "--param", "pos_sigma_mm", "--values", "1"],
+        "whatif": ["whatif", scenario, "--tile", "1,1", "--trials", "2", "--engine", "statics"],
+    }
+    for command, args in runs.items():
+        status, out, err = _run(capsys, *args, "--preset", flag, "--json", tmp_path / f"{command}.json")
+        assert status == 0, (command, err)
+        assert "preset our set (--preset nc/my_set.toml, instead of the scenario's)" in out, (command, out)
+        doc = _json(tmp_path / f"{command}.json")
+        assert doc["preset"] == "our set" and doc["preset_file"] == str(tmp_path / "nc" / "my_set.toml"), command
+        assert doc["scenario_file"] == str(scenario.resolve())
+    status, out, err = _run(capsys, "render", scenario, "--out", tmp_path / "c.png", "--size", "80x64", "--preset", flag)
+    assert status == 0 and "--preset nc/my_set.toml" in out, err
+    # and as printed in a scenario file
+    copy = tmp_path / "mine.toml"
+    shutil.copy(scenario, copy)
+    copy.write_text(copy.read_text().replace('preset = "standard"', f'preset = "{in_file}"'))
+    status, out, err = _run(capsys, "simulate", copy, "--engine", "statics")
+    assert status == 0 and "preset our set," in out, err
+
+
+def test_a_preset_option_that_names_no_preset_is_one_line(capsys):
+    status, out, err = _run(capsys, "simulate", CANTILEVER, "--preset", "nowhere/my_set.toml")
+    assert status == 2 and err.strip() == "magdomino: command line: --preset: no such preset file: nowhere/my_set.toml"
