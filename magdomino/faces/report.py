@@ -8,9 +8,10 @@ head: the page still opens offline, as one file. Each input file gets
 its heading, its tables and its pictures, drawn by the figure functions the commands use
 (:mod:`magdomino.faces.plots`, :mod:`magdomino.faces.tables`, :mod:`magdomino.faces.render`).
 
-Renders of what-ifs need the scenario file: a document names its scenario (``name``), and
-``<name>.toml`` is looked for in the given scenario folders, beside the JSON file, in the
-working folder and in its ``scenarios/``. When it is not found, the page says so.
+Renders of what-ifs need the scenario file: the one the run read (``scenario_file``) first,
+then ``<name>.toml`` (the document's ``name``) in the given scenario folders, beside the JSON
+file, in the working folder and in its ``scenarios/`` (:func:`find_scenario`). When none is
+found, or none runs the document's preset, the page says which and why.
 """
 
 from __future__ import annotations
@@ -95,38 +96,69 @@ def _facts(doc: dict, keys=("name", "rule", "version", "seed", "preset", "preset
 
 def find_scenario(doc: dict, source: Path, scenario_dirs) -> tuple[object | None, str]:
     """The scenario a document was run on, and a sentence for the page about where it was
-    found (or where it was looked for)."""
-    from magdomino.studies.scenario import load_scenario
+    found (or why no file found fits).
 
+    The file the run read (``scenario_file``, its absolute path) is tried first, then the
+    same file name beside the JSON, then ``NAME.toml`` (the document's ``name``) in
+    ``scenario_dirs``, beside the JSON, in the working folder and its ``scenarios/``. A file
+    fits when its preset, with the run's ``--preset`` (``preset_file``) and overrides
+    (``preset_overrides``) applied, is the document's; the first that fits is used.
+    """
     name = doc.get("name")
-    if not name:
+    recorded = doc.get("scenario_file")
+    candidates = []
+    if isinstance(recorded, str) and recorded:
+        candidates += [Path(recorded), source.parent / Path(recorded).name]
+    if name:
+        candidates += [Path(folder) / f"{name}.toml" for folder in [*scenario_dirs, source.parent, Path.cwd(), Path.cwd() / "scenarios"]]
+    if not candidates:
         return None, "the document names no scenario: no renders"
-    looked = []
-    for folder in [*map(Path, scenario_dirs), source.parent, Path.cwd(), Path.cwd() / "scenarios"]:
-        path = folder / f"{name}.toml"
+    looked, misfits = [], []
+    for path in candidates:
         if str(path) in looked:
             continue
         looked.append(str(path))
         if not path.is_file():
             continue
-        try:
-            scenario = load_scenario(path)
-        except InputError as exc:
-            return None, f"scenario {path} cannot be read ({exc}): no renders"
-        if scenario.name != name or (doc.get("preset") and scenario.preset.name != doc["preset"]):
-            continue
-        overrides = doc.get("preset_overrides")
-        if overrides:  # the run's preset (--magnets-scale, --preset-set): the renders use it too
-            from magdomino.model.presets import with_overrides
-            from magdomino.studies.scenario import with_preset
+        scenario, why = _scenario_as_run(path, doc, source, by_path=str(path) == recorded)
+        if scenario is not None:
+            return scenario, why
+        misfits.append(why)
+    if misfits:
+        return None, "no scenario file fits the run: " + "; ".join(misfits) + " (give --scenarios DIR): no renders"
+    return None, f"scenario file {Path(recorded).name if recorded else f'{name}.toml'} not found (looked in {', '.join(looked)}; give --scenarios DIR): no renders"
 
-            try:
-                scenario = with_preset(scenario, with_overrides(scenario.preset, dict(overrides), str(source)))
-            except (InputError, TypeError, ValueError) as exc:
-                return None, f"the document's preset_overrides do not apply to {path} ({exc}): no renders"
-            return scenario, f"renders from the scenario file {path}, preset with {', '.join(f'{k} = {v}' for k, v in overrides.items())}"
-        return scenario, f"renders from the scenario file {path}"
-    return None, f"scenario file {name}.toml not found (looked in {', '.join(looked)}; give --scenarios DIR): no renders"
+
+def _scenario_as_run(path: Path, doc: dict, source: Path, by_path: bool) -> tuple[object | None, str]:
+    """The scenario file ``path`` with the run's preset (``preset_file``, then
+    ``preset_overrides``) and a sentence saying so; ``(None, why it does not fit)``."""
+    from magdomino.model.presets import load_preset, with_overrides
+    from magdomino.studies.scenario import load_scenario, with_preset
+
+    try:
+        scenario = load_scenario(path)
+    except InputError as exc:
+        return None, f"{path} cannot be read ({exc})"
+    if not by_path and doc.get("name") and scenario.name != doc["name"]:
+        return None, f"{path} is the scenario {scenario.name!r}, the run's is {doc['name']!r}"
+    how = []
+    chosen = doc.get("preset_file")
+    if chosen:
+        try:
+            scenario = with_preset(scenario, load_preset(chosen, relative_to=source.parent))
+        except InputError as exc:
+            return None, f"the run's preset {chosen} cannot be read ({exc})"
+        how.append(f"the run's preset {chosen}")
+    overrides = doc.get("preset_overrides")
+    if overrides:  # the run's preset (--magnets-scale, --preset-set): the renders use it too
+        try:
+            scenario = with_preset(scenario, with_overrides(scenario.preset, dict(overrides), str(source)))
+        except (InputError, TypeError, ValueError) as exc:
+            return None, f"the document's preset_overrides do not apply to {path} ({exc})"
+        how.append("preset with " + ", ".join(f"{k} = {v}" for k, v in overrides.items()))
+    if doc.get("preset") and scenario.preset.name != doc["preset"]:
+        return None, f"{path} runs preset {scenario.preset.name!r}, the run's was {doc['preset']!r}"
+    return scenario, f"renders from the scenario file {path}" + "".join(f", {h}" for h in how)
 
 
 def view3d_figure(make, caption: str) -> str:

@@ -7,6 +7,7 @@ every image decoded by the browser, a screenshot that is not blank.
 """
 
 import base64
+import html
 import io
 import json
 import re
@@ -313,13 +314,47 @@ def test_bad_input_one_line_exit_2_nothing_written(docs, tmp_path):
 
 def test_scenario_not_found_is_said_on_the_page(docs, tmp_path):
     alone = tmp_path / "odds.json"
-    shutil.copy(docs["odds"], alone)
+    doc = json.loads(docs["odds"].read_text())
+    del doc["scenario_file"]  # a document that names its scenario only by name
+    alone.write_text(json.dumps(doc))
     out = tmp_path / "r.html"
     r = report(alone, "--out", out, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     section = _section(out.read_text(), "odds")
     assert "scenario file demo.toml not found" in section
     assert len(images(section)) == 1  # the plot, no renders
+
+
+def test_a_copied_scenario_is_found_by_its_path_and_a_misfit_says_why(tmp_path, monkeypatch, capsys):
+    from magdomino.faces.cli import main
+    from magdomino.model.presets import load_preset, write_preset
+
+    monkeypatch.chdir(tmp_path)
+    write_preset(load_preset("strong"), tmp_path / "my_set.toml")
+    (tmp_path / "nc").mkdir()
+    copy = tmp_path / "nc" / "copy.toml"  # keeps name = "demo"
+    copy.write_text((SCENARIOS / "demo.toml").read_text().replace('preset = "standard"', 'preset = "../my_set.toml"'))
+    assert main(["odds", str(copy), "--trials", "4", "--engine", "statics", "--what-if", "0", "--json", "odds.json"]) == 0
+    assert main(["report", "odds.json", "--out", "r.html", "--max-renders", "1"]) == 0
+    section = _section((tmp_path / "r.html").read_text(), "odds")
+    assert f"renders from the scenario file {copy}" in section and "not found" not in section
+    # the same run on the bundled file with --preset: the report applies the run's preset
+    assert main(["odds", str(SCENARIOS / "demo.toml"), "--preset", "my_set.toml", "--trials", "4", "--engine", "statics",
+                 "--what-if", "0", "--json", "with_preset.json"]) == 0
+    assert main(["report", "with_preset.json", "--out", "p.html", "--max-renders", "1"]) == 0
+    section = html.unescape(_section((tmp_path / "p.html").read_text(), "odds"))
+    assert f"renders from the scenario file {SCENARIOS / 'demo.toml'}, the run's preset {tmp_path / 'my_set.toml'}" in section
+    # found by name only (the document does not say its file): the misfit's real reason is said
+    doc = json.loads((tmp_path / "odds.json").read_text())
+    del doc["scenario_file"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    (tmp_path / "scenarios").mkdir()
+    shutil.copy(SCENARIOS / "demo.toml", tmp_path / "scenarios" / "demo.toml")
+    assert main(["report", "old.json", "--out", "o.html", "--max-renders", "1"]) == 0
+    section = html.unescape(_section((tmp_path / "o.html").read_text(), "odds"))
+    assert "not found" not in section
+    assert f"{tmp_path / 'scenarios' / 'demo.toml'} runs preset 'standard', the run's was 'strong'" in section
+    capsys.readouterr()
 
 
 # -- in a browser -------------------------------------------------------------------------
