@@ -1,0 +1,247 @@
+"""The games as PettingZoo AEC environments (magdomino.games.pettingzoo): PettingZoo's own API
+and seed tests on all six games (the tower rules judged by the statics), the observations'
+fields, seeds, rewards, bad input, and one short game judged by PyBullet.
+
+The tests that need PettingZoo skip when it is not installed (``scripts/test`` installs it:
+the ``test`` extra includes the ``pettingzoo`` extra)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from magdomino.errors import InputError
+from magdomino.games import pettingzoo as pz
+from magdomino.games.core import Game
+
+needs_pettingzoo = pytest.mark.skipif(importlib.util.find_spec("pettingzoo") is None, reason="pettingzoo is not installed")
+
+# (rule, players, physics): every game, the tower rules judged by the statics
+GAMES = [
+    ("traditional", 2, "statics"),
+    ("defi", 3, "statics"),
+    ("quinconce", 2, "statics"),
+    ("matador", 2, "none"),
+    ("echanges", 3, "none"),
+    ("vingt", 2, "none"),
+]
+SIZES = {"traditional": 12_658, "defi": 3_946_322, "quinconce": 3_946_322, "matador": 778_688, "echanges": 778_688,
+         "vingt": 7_590_762}
+ID = [g[0] for g in GAMES]
+# api_test's advice (numbered agents, Box observations, a non-zero mask for every agent) does not
+# fit a Dict observation of a turn-based game whose other seats have no legal move
+ADVICE = pytest.mark.filterwarnings("ignore::UserWarning")
+
+
+def play_out(env, seed: int, choose=None) -> dict:
+    """Play one game from reset(seed=seed), each move sampled from the mask (seeded); the
+    accumulated rewards by agent."""
+    env.reset(seed=seed)
+    for i, a in enumerate(env.possible_agents):
+        env.action_space(a).seed(seed + i)
+    total = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        total[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = choose(env, agent, obs) if choose else env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+    return total
+
+
+@needs_pettingzoo
+@ADVICE
+@pytest.mark.parametrize("rule, players, physics", GAMES, ids=ID)
+def test_pettingzoo_api_test_passes(rule, players, physics):
+    from pettingzoo.test import api_test
+
+    env = pz.env(rule, players=players, physics=physics, seed=3)
+    api_test(env, num_cycles=1000)
+    assert env.action_space("player_0").n == SIZES[rule] == pz.action_size(rule)
+
+
+@needs_pettingzoo
+@ADVICE
+@pytest.mark.parametrize("rule, players, physics", GAMES, ids=ID)
+def test_pettingzoo_seed_test_passes(rule, players, physics):
+    from pettingzoo.test import seed_test
+
+    seed_test(lambda: pz.env(rule, players=players, physics=physics), num_cycles=1000)
+
+
+@needs_pettingzoo
+@pytest.mark.parametrize("rule, players, physics", [(r, n, "none") for r, n, _ in GAMES], ids=ID)
+def test_observations_keep_their_shapes_and_tell_the_observers_hand_and_legal_moves(rule, players, physics):
+    env = pz.env(rule, players=players, physics=physics)
+    space = env.observation_space("player_0")
+    env.reset(seed=7)
+    state = env.position
+    tiles = pz.set_tiles(state.game)
+    steps = 0
+    while env.agents and steps < 60:
+        agent = env.agent_selection
+        seat = env.possible_agents.index(agent)
+        obs, _, terminated, truncated, info = env.last()
+        assert space.contains(obs)
+        assert {k: v.shape for k, v in obs.items()} == {k: s.shape for k, s in space.items()}
+        if terminated or truncated:
+            env.step(None)
+            continue
+        hand = state.racks[seat] if rule == "vingt" else state.hands[seat]
+        assert sorted(tiles[i] for i in np.flatnonzero(obs["hand"])) == sorted(tuple(t) for t in hand)
+        assert obs["hand_sizes"][0] == len(hand)
+        assert obs["stock"][0] == len(state.stock)
+        legal = state.legal_actions()
+        ids = np.flatnonzero(obs["action_mask"])
+        assert len(ids) == len(legal) == len(info["moves"])
+        assert sorted(info["moves"]) == ids.tolist()
+        other = env.possible_agents[(seat + 1) % players]
+        assert not env.observe(other)["action_mask"].any()  # not their turn
+        env.step(int(ids[steps % len(ids)]))
+        steps += 1
+    assert steps > 5
+
+
+@needs_pettingzoo
+def test_the_construction_rows_are_the_placed_tiles():
+    env = pz.env("defi", players=2)
+    env.reset(seed=2)
+    for _ in range(6):
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    obs = env.observe(env.agent_selection)
+    placed = env.position.placed
+    rows = obs["construction"]
+    assert rows[:, 0].sum() == len(placed) > 1
+    for row, a in zip(rows, placed):
+        assert pz.set_tiles(env.game)[row[1]] == a.tile
+        assert tuple(row[2:6]) == (a.x, a.y, a.level, a.d)
+        assert row[6] == (-1 if a.parent is None else a.parent)
+
+
+@needs_pettingzoo
+@pytest.mark.parametrize("rule, players", [("defi", 3), ("matador", 2), ("vingt", 2)])
+def test_a_seed_gives_the_games_own_deal_and_the_same_game_again(rule, players):
+    env = pz.env(rule, players=players, seed=11)
+    env.reset()
+    state = Game(rule, players, 11).new_initial_state()
+    state.apply_action(state.legal_actions()[0])  # the deal
+    hands = state.racks if rule == "vingt" else state.hands
+    obs = env.observe(env.possible_agents[0])
+    tiles = pz.set_tiles(state.game)
+    assert sorted(tiles[i] for i in np.flatnonzero(obs["hand"])) == sorted(tuple(t) for t in hands[0])
+    first = play_out(env, 5)
+    record = env.position.to_json()
+    assert play_out(env, 5) == first and env.position.to_json() == record
+    env.reset()  # no seed: the previous game's seed + 1
+    assert env.game.seed == 6
+
+
+@needs_pettingzoo
+@pytest.mark.parametrize("rule, players", [("quinconce", 2), ("echanges", 4), ("vingt", 3)])
+def test_rewards_are_the_games_returns_at_the_end(rule, players):
+    env = pz.env(rule, players=players)
+    seen = []
+
+    def choose(e, agent, obs):
+        seen.append(dict(e.rewards))
+        return e.action_space(agent).sample(obs["action_mask"])
+
+    total = play_out(env, 1, choose)
+    assert all(v == 0 for r in seen for v in r.values())  # nothing before the end
+    returns = env.position.returns()
+    assert total == {f"player_{s}": returns[s] for s in range(players)}
+    assert any(returns) and not env.agents
+
+
+@needs_pettingzoo
+def test_a_deal_stopped_by_the_runaway_guard_truncates():
+    env = pz.env("defi", players=2, max_placements=3)
+    ends = []
+
+    def choose(e, agent, obs):
+        return e.action_space(agent).sample(obs["action_mask"])
+
+    env.reset(seed=0)
+    while env.agents:
+        obs, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            ends.append((terminated, truncated, reward))
+            env.step(None)
+        else:
+            env.step(choose(env, env.agent_selection, obs))
+    assert ends == [(False, True, 0.0)] * 2
+
+
+@needs_pettingzoo
+def test_an_illegal_action_is_one_line_and_changes_nothing():
+    env = pz.env("matador", players=2)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = env.position.to_json()
+    for bad in (illegal, -1, "x", None):
+        with pytest.raises(InputError) as err:
+            env.step(bad)
+        assert "\n" not in str(err.value) and "legal action id" in str(err.value)
+    assert env.position.to_json() == before
+
+
+@needs_pettingzoo
+@pytest.mark.parametrize(
+    "args, kwargs, words",
+    [
+        (("chess",), {}, "one of traditional"),
+        (("defi",), {"physics": "bullet"}, "none, statics, pybullet"),
+        (("vingt",), {"physics": "statics"}, "not judged by physics"),
+        (("defi",), {"players": 5}, "2, 3 or 4 players"),
+        (("defi",), {"seed": -1}, "non-negative"),
+        (("matador",), {"set": 5}, "set"),
+        (("defi",), {"render_mode": "rgb_array"}, "render_mode"),
+    ],
+)
+def test_bad_arguments_are_one_line(args, kwargs, words):
+    with pytest.raises(InputError) as err:
+        pz.env(*args, **kwargs)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_without_the_extra_the_error_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pettingzoo", None)  # as if pettingzoo were not installed
+    with pytest.raises(InputError, match=r"pip install 'magdomino\[pettingzoo\]'"):
+        pz.env("defi")
+
+
+def test_importing_magdomino_or_this_module_does_not_import_pettingzoo():
+    code = ("import sys, magdomino, magdomino.games, magdomino.games.pettingzoo; "
+            "print(sorted(m for m in ('pettingzoo', 'gymnasium') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+@needs_pettingzoo
+def test_the_module_docstring_example_runs():
+    example = [line.strip()[4:] for line in pz.__doc__.splitlines() if line.strip()[:4] in (">>> ", "... ")]
+    namespace: dict = {}
+    exec("\n".join(example), namespace)
+    e = namespace["e"]
+    assert not e.agents and e.position.is_terminal()
+
+
+@needs_pettingzoo
+def test_a_short_game_judged_by_pybullet():
+    env = pz.env("quinconce", players=2, physics="pybullet", max_placements=30)
+    assert type(env.adjudicator).__name__ == "PybulletAdjudicator"
+    try:
+        total = play_out(env, 0)
+    finally:
+        env.close()
+    state = env.position
+    assert state.is_terminal() and state.placements > 2
+    assert total == {f"player_{s}": r for s, r in enumerate(state.returns())}
