@@ -14,6 +14,7 @@ from pathlib import Path
 from magdomino.errors import InputError
 from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
 from magdomino.faces.cli_games import add_play, add_tournament
+from magdomino.faces.cli_lab import add_lab
 from magdomino.faces.calibration import add_calibrate
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
@@ -431,7 +432,7 @@ def _add_whatif(sub) -> None:
 
 
 _COMMANDS = [_add_simulate, add_play, _add_presets, _add_odds, _add_sweep, _add_render, _add_whatif, add_report, add_replay, add_tournament,
-             add_study, add_calibrate]
+             add_study, add_calibrate, add_lab]
 
 
 def main(argv: list[str] | None = None) -> int:

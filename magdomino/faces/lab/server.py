@@ -1,0 +1,99 @@
+"""The lab's server: one page per browser tab (the 3D view beside the panel, Build and Play
+modes), served by NiceGUI on a local address (:func:`serve`)."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger("magdomino.lab")
+
+
+
+@dataclass
+class LabSettings:
+    """What every tab shares: the starting preset and the output folder.
+
+    ``out_path(name)`` is where the lab writes a file: always inside ``out_dir``, under a
+    name the lab chooses (a number is added so nothing is overwritten)."""
+
+    preset: object
+    out_dir: Path
+    _counter: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def out_path(self, name: str) -> Path:
+        safe = re.sub(r"[^A-Za-z0-9_.-]", "-", Path(name).name) or "file"
+        stem, dot, ext = safe.rpartition(".")
+        stem, ext = (stem, "." + ext) if dot else (safe, "")
+        with self._lock:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            for n in self._counter:
+                path = self.out_dir / f"{stem}-{n}{ext}"
+                if not path.exists():
+                    path.touch()
+                    return path
+        raise AssertionError("unreachable")
+
+
+def page(settings: LabSettings) -> None:
+    """Build one tab's page (called by NiceGUI for each new tab)."""
+    from nicegui import ui
+
+    from magdomino.faces.lab.build import BuildLab
+
+    note_label = None
+
+    def note(text: str, kind: str = "info") -> None:
+        ui.notify(text, type=kind, position="bottom")
+        if note_label is not None:
+            note_label.text = text
+            note_label.classes(replace="text-sm " + ("text-red-700" if kind == "negative" else "text-gray-700"))
+
+    ui.page_title("magdomino lab")
+    with ui.row().classes("items-center gap-4"):
+        ui.label("magdomino lab").classes("text-lg font-bold")
+        with ui.tabs().props("dense data-testid=modes") as tabs:
+            build_tab = ui.tab("Build").props("data-testid=mode-build")
+            play_tab = ui.tab("Play").props("data-testid=mode-play")
+        note_label = ui.label("").props("data-testid=note").classes("text-sm")
+    play = None
+    with ui.tab_panels(tabs, value=build_tab).classes("w-full"):
+        with ui.tab_panel(build_tab).classes("p-1"):
+            build = BuildLab(settings, note)
+            build.build()
+        with ui.tab_panel(play_tab).classes("p-1"):
+            try:
+                from magdomino.faces.lab.play import PlayLab
+            except ImportError as exc:  # the step-by-step game is not there
+                ui.label(f"Play needs the step-by-step game (md.game): {exc}")
+            else:
+                play = PlayLab(settings, note)
+                play.build()
+
+    def closed() -> None:
+        build.stop_odds()
+        if play is not None:
+            play.stop()
+
+    ui.context.client.on_delete(closed)
+
+
+def serve(*, host: str, port: int, preset, out_dir: Path, open_browser: bool = False) -> None:
+    """Serve the lab until Ctrl-C (a KeyboardInterrupt or the server's own shutdown)."""
+    from nicegui import app, ui
+
+    settings = LabSettings(preset, Path(out_dir))
+
+    @ui.page("/")
+    def index() -> None:
+        page(settings)
+
+    app.on_exception(lambda exc: log.error("lab: %s: %s", type(exc).__name__, exc))
+    ui.run(host=host, port=port, reload=False, show=open_browser, title="magdomino lab", show_welcome_message=False,
+           uvicorn_logging_level="warning", reconnect_timeout=10.0, favicon="🁣")
+
