@@ -200,10 +200,64 @@ def check_scenario(scenario: Scenario) -> None:
     size = scenario.preset.tile.size
     poses = structure_poses(scenario, size)
     nominal = (np.array([p for p, _ in poses]), np.array([q for _, q in poses]))
+    for index, placement in enumerate(scenario.structure):
+        _check_free_half(scenario, placement, poses[:index], size, f"structure[{index}]")
     for index, placement in enumerate(scenario.what_if):
+        _check_free_half(scenario, placement, poses, size, f"what_if[{index}]")
         rest, yaw, motion = aim_placement(scenario, nominal, placement, size)
         if isinstance(motion, Slide):  # it ends on the table: beneath tiles, never inside one
             check_clear(rest, yaw, poses, size, scenario.source, f"what_if[{index}].slide_mm", "would end")
+
+
+COVER_MARGIN_M = 0.001
+"""A tile covers a half when the half's centre lies under its bottom face at least 1 mm inside
+its edges (a tile beside the half, touching its edge, does not cover it)."""
+
+
+def covering_tile(half_of: int, half: int, poses, size, exclude=()) -> int | None:
+    """The tile (an index into ``poses``) that lies on tile ``half_of``'s ``half``, or None.
+
+    Parameters
+    ----------
+    half_of, half : int
+        The tile (index into ``poses``) and its half (0 at -x, 1 at +x).
+    poses : list of (position (3,) m, quaternion (4,))
+        The construction's tiles, as :func:`structure_poses` gives them.
+    size : array-like, shape (3,), m
+        The tiles' length, width and thickness.
+    exclude : iterable of int
+        Tiles not to count.
+    """
+    from magdomino.maths.poses import quaternion_matrices
+
+    length, width, thickness = (float(v) for v in size)
+    position, quaternion = poses[half_of]
+    rotation = quaternion_matrices(np.asarray([quaternion], float))[0]
+    centre = np.asarray(position, float) + rotation @ np.array([(half - 0.5) * length / 2, 0.0, thickness / 2])
+    for j, (p, q) in enumerate(poses):
+        if j == half_of or j in exclude:
+            continue
+        local = quaternion_matrices(np.asarray([q], float))[0].T @ (centre - np.asarray(p, float))
+        inside = abs(local[0]) < length / 2 - COVER_MARGIN_M and abs(local[1]) < width / 2 - COVER_MARGIN_M
+        if inside and abs(local[2] + thickness / 2) < thickness / 4:
+            return j
+    return None
+
+
+def _check_free_half(scenario: Scenario, placement: Placement, poses, size, key: str) -> None:
+    """Refuse a placement on a half another tile already covers: a covered half cannot be
+    covered again (the tile would come to rest on the covering tile instead, a placement
+    the file does not say); the error names both tiles and what to write instead."""
+    if placement.on is None or placement.relation != "on":
+        return
+    t, h = placement.on
+    j = covering_tile(t, h, poses, size)
+    if j is None:
+        return
+    shown = [pl.pips for pl in scenario.structure]
+    what = scenario.describe(placement) if key.startswith("what_if") else placement.describe(shown)
+    raise InputError(scenario.source, key, f"expected a free half for {what!r}: #{t} ({shown[t][0]}-{shown[t][1]}) half {h} "
+                                           f"is covered by #{j} ({shown[j][0]}-{shown[j][1]}); place it on #{j} instead")
 
 
 def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
@@ -236,8 +290,40 @@ def _placement(entry, source, key, allowed, earlier, used) -> Placement:
     for k in entry:
         if k not in allowed:
             raise InputError(source, f"{key}.{k}", f"unknown key; expected one of {', '.join(sorted(allowed))}")
-    if "place" in entry:  # the placement language: the table it stands for, then the same checks
+    written = entry.get("place")
+    if written is not None:  # the placement language: the table it stands for, then the same checks
         entry = expand_place(entry, source, key, [pl.pips for pl in used], allowed)
+    try:
+        return _table_placement(entry, source, key, earlier, used)
+    except InputError as exc:
+        if not isinstance(written, str) or not exc.key.startswith(key + "."):
+            raise
+        raise InputError(source, f"{key}.place", _in_words_written(exc, key, written)) from None
+
+
+_WRITTEN_AS = {"pips": "the tile", "yaw_deg": "the turn", "pos_mm": "the position", "on": "the tile below",
+               "beneath": "the tile above", "after": "the tile it follows", "drop_mm": "the drop", "slide_mm": "the slide"}
+"""What a table key of a placement is called when the placement was written in the placement language."""
+
+
+def _in_words_written(exc: InputError, key: str, written: str) -> str:
+    """An error about the table a ``place = "..."`` stands for, said about the text the user
+    wrote: the text quoted, the part of it named, tiles as ``#N``."""
+    import re
+
+    part = exc.key[len(key) + 1:].split(".")[0].split("[")[0]
+    expected = re.sub(r"structure\[(\d+)\]", r"#\1", exc.expected)
+    m = re.fullmatch(r"expected the index of an earlier structure tile \(0\.\.(-?\d+)\), got (.+)", expected)
+    if m:
+        expected = f"expected an earlier tile, #0 to #{m.group(1)}, got #{m.group(2)}" if int(m.group(1)) >= 0 else "expected an earlier tile; there is none"
+    expected = re.sub(r"got \[(-?\d+), (-?\d+)\]$", r"got \1-\2", expected)
+    if part == "yaw_deg" and "[-" in expected:
+        expected = expected.replace("a number in", "an angle in").replace("]", "] deg", 1)
+    return f"{written!r}: {_WRITTEN_AS.get(part, part)}: {expected}"
+
+
+def _table_placement(entry: dict, source: str, key: str, earlier: int, used) -> Placement:
+    """One placement table (``pips``, ``pos_mm`` or ``on``/``beneath``/``after``, ...), checked."""
     if "pips" not in entry:
         raise InputError(source, f"{key}.pips", "missing required key (the tile, as [a, b])")
     pips_raw = entry["pips"]

@@ -83,3 +83,34 @@ def test_an_explicit_height_below_half_a_thickness_is_refused(z_mm, ok):
         scenario_from_dict(data, source="S.toml")
     else:
         assert "mm inside the table" in _refused(data)
+
+
+TOWER = ["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-3 on #1 half 1"]
+"""#2 lies on #1's half 1: that half is covered."""
+
+
+def test_a_placement_on_a_covered_half_is_refused_in_one_line_naming_both_tiles():
+    message = _refused({"structure": [*TOWER, "3-1 on #1 (6-3) half 1"]})
+    assert message == ("S.toml: structure[3]: expected a free half for '3-1 on #1 (6-3) half 1': "
+                       "#1 (6-3) half 1 is covered by #2 (3-3); place it on #2 instead")
+    message = _refused({"structure": TOWER, "what_if": ["3-1 on #1 half 1"]})
+    assert message.startswith("S.toml: what_if[0]: expected a free half for '3-1 on #1 (6-3) half 1'")
+    # a tile laid back over its support covers the support's other half too
+    message = _refused({"structure": ["6-6 at (0, 0) mm", "6-3 on #0 half 1, back", "6-1 on #0 half 0"]})
+    assert "#0 (6-6) half 0 is covered by #1 (6-3)" in message
+    # free halves stay free: on #2, or on #0's half 0 where nothing lies
+    scenario_from_dict({"structure": TOWER, "what_if": ["3-1 on #2 half 1", "6-1 on #0 half 0"]}, source="S.toml")
+
+
+def test_the_tower_rules_never_offer_a_covered_half():
+    import numpy as np
+
+    from magdomino.games.tower.candidates import enumerate_placements
+    from magdomino.studies.scenario import structure_poses
+
+    scenario = scenario_from_dict({"structure": TOWER}, source="S.toml")
+    poses = structure_poses(scenario, np.asarray(scenario.preset.tile.size, float))
+    settled = (np.array([p for p, _ in poses]), np.array([q for _, q in poses]))
+    for rule in ("any", "defi"):
+        texts = [c.describe() for c in enumerate_placements(scenario, (3, 1), settled, rule=rule)]
+        assert texts and not [t for t in texts if " on #1 " in t and "half 1" in t], texts
