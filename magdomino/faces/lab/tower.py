@@ -190,7 +190,10 @@ class _Recorder:
 
     def tail(self, world) -> None:
         self.end = world.poses()
-        self.snap(world)
+        if not self.times or world.time - self.start > self.times[-1] + 1e-9:
+            self.snap(world)
+        else:
+            self.frames[-1] = self.end
         self.verdict_frame = len(self.frames) - 1
         limits = world.preset.collapse
         end = world.time + FALL_TAIL_S
@@ -228,7 +231,7 @@ class LabTower:
         self.preset, self.magnets, self.seed = preset, bool(magnets), int(seed)
         Construction(["0-0 at (0, 0) mm"], preset=preset, magnets=magnets)  # checks the preset now
         self.base: list[str] = []
-        self.placed: list = []  # (text, Placement)
+        self.placed: list = []  # (text, Placement as run, Placement as the text reads)
         self.poses = None  # (positions (n, 3) m, quaternions (n, 4)) of the standing tower
         self.history: list = []  # the poses after the base, then after each placement
         self._base_scenario = None
@@ -242,7 +245,7 @@ class LabTower:
     @property
     def texts(self) -> list[str]:
         """The placements in order, in the placement language."""
-        return list(self.base) + [t for t, _ in self.placed]
+        return list(self.base) + [t for t, _, _ in self.placed]
 
     @property
     def pips(self) -> list[tuple[int, int]]:
@@ -262,7 +265,7 @@ class LabTower:
         """The checked scenario of the whole tower (base and placements; no what-ifs)."""
         if self._base_scenario is None:
             raise InputError(LAB, "tower", "the table is empty: choose a first tile")
-        return replace(self._base_scenario, structure=self._base_scenario.structure + tuple(pl for _, pl in self.placed))
+        return replace(self._base_scenario, structure=self._base_scenario.structure + tuple(shown for _, _, shown in self.placed))
 
     def scenario_toml(self) -> str:
         """The construction as a scenario file's text."""
@@ -301,8 +304,11 @@ class LabTower:
         return verdict
 
     def first(self, tile) -> "object":
-        """The first tile, in the middle of the table."""
-        return self.start([f"{tile_text(tile)} at (0, 0) mm"])
+        """The first tile ((a, b) or "a-b"), in the middle of the table."""
+        from magdomino.model.tiles import parse_tile
+
+        t = tuple(tile) if isinstance(tile, (tuple, list)) else parse_tile(tile, LAB, "tile")
+        return self.start([f"{tile_text(t)} at (0, 0) mm"])
 
     def load_text(self, text: str, name: str = "uploaded.toml") -> None:
         """A scenario file's contents as the new base (its preset and magnets too; its what-ifs ignored)."""
@@ -394,10 +400,26 @@ class LabTower:
         """Add the placement if it did not collapse (the tower is then its poses at the verdict). Returns whether added."""
         if not motion.stands:
             return False
-        self.placed.append((ghost.text, ghost.placement))
-        self.poses = tuple(np.asarray(a, dtype=float) for a in motion.end)
-        self.history.append(self.poses)
+        self._add(ghost.text, ghost.placement, motion.end)
         return True
+
+    def _add(self, text: str, placement, end) -> None:
+        """Add a placement made (``end``: the poses at its verdict). The tower's tile is named as
+        its text reads back (the matching half is half 0 there): when the candidate wrote the
+        tile the other way round, the same tile is recorded turned by half a turn, so that
+        later texts ("on #k half h") mean the same halves to the lab and to a scenario file."""
+        from magdomino.faces.api import Construction
+
+        positions, quats = (np.array(a, dtype=float) for a in end)
+        shown = Construction(self.texts + [text], preset=self.preset, magnets=self.magnets).scenario.structure[-1]
+        as_shown = placement
+        if tuple(shown.pips) != tuple(placement.pips):
+            as_shown = replace(placement, pips=tuple(shown.pips), yaw_deg=(placement.yaw_deg + 180.0) % 360.0)
+            x, y, z, w = quats[-1]
+            quats[-1] = (y, -x, w, -z)  # q * (0, 0, 1, 0): half a turn about the tile's own z
+        self.placed.append((text, placement, as_shown))
+        self.poses = (positions, quats)
+        self.history.append(self.poses)
 
     def without_last(self) -> "LabTower":
         """A copy of this tower before its last placement (nothing is run again)."""
@@ -413,8 +435,8 @@ class LabTower:
         """The last placement as a ghost (to ask its odds from the tower before it)."""
         if not self.placed:
             return None
-        text, pl = self.placed[-1]
-        p = self.poses[0][-1] * 1000
+        text, pl, _ = self.placed[-1]
+        p = self.history[-1][0][-1] * 1000
         return Ghost(-1, text, tuple(pl.pips), tuple(float(v) for v in p), float(pl.yaw_deg), None, None, "unknown", pl)
 
     def undo(self) -> None:
@@ -433,14 +455,12 @@ class LabTower:
 
         placed = self.placed[: n - len(self.base)] if n > len(self.base) else []
         self.start(self.base[:n])
-        for text, pl in placed:
+        for text, pl, _ in placed:
             recorder = _Recorder()
             verdict = try_placement(self.scenario(), self.poses, pl, world_hook=recorder)
             if not verdict.stands:
                 raise InputError(LAB, "undo", f"replaying {text} it {verdict_words(verdict, self.pips)}; the tower stops before it")
-            self.placed.append((text, pl))
-            self.poses = tuple(np.asarray(a, dtype=float) for a in recorder.end)
-            self.history.append(self.poses)
+            self._add(text, pl, recorder.end)
 
     # -- odds -------------------------------------------------------------------------
 

@@ -1,0 +1,162 @@
+"""The lab's calls without a browser (magdomino.faces.lab.tower): the first tile, the ghosts'
+risks, a placement's recorded motion, keeping or taking back, undo by replay, the odds in
+rounds, the ranking, the placements as a scenario file and as Python; and the ``lab``
+command's one-line refusals."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import magdomino as md
+from conftest import run_cli
+from magdomino.errors import InputError
+from magdomino.faces.lab.tower import FRAME_S, RISK_COLOURS, LabTower, risk_of
+
+
+@pytest.fixture(scope="module")
+def two():
+    """6-6 in the middle, 6-3 on its half 0 (by its ghost), and the 3-3's ghosts."""
+    t = LabTower()
+    t.first((6, 6))
+    g = [x for x in t.ghosts((3, 6)) if x.text == "6-3 on #0 (6-6) half 0"][0]
+    m = t.motion(g)
+    assert t.keep(g, m)
+    return t
+
+
+def test_first_tile_in_the_middle():
+    t = LabTower()
+    t.first("6-6")
+    assert t.texts == ["6-6 at (0, 0) mm"] and len(t) == 1
+    assert np.allclose(t.poses[0][0][:2], 0.0, atol=1e-4)
+    assert t.used() == {(6, 6)}
+
+
+def test_ghosts_are_the_legal_spots_with_the_statics_risk(two):
+    ghosts = two.ghosts((3, 3))
+    texts = [g.text for g in ghosts]
+    assert "3-3 on #1 (6-3) half 1" in texts and len(texts) == len(set(texts))
+    for g in ghosts:
+        assert g.risk == risk_of(g.stands, g.margin_deg) and g.colour == RISK_COLOURS[g.risk]
+        md.Construction(two.texts).add(g.text)  # every ghost reads back in the placement language
+    on_end = [g for g in ghosts if g.text == "3-3 on #1 (6-3) half 1"][0]
+    assert on_end.risk == "falls" and on_end.margin_deg < 0
+    assert all(g.risk in ("safe", "tight") for g in ghosts if g.text.startswith("3-3 beneath"))
+    defi = two.ghosts((3, 3), "defi")
+    assert {g.text for g in defi} <= set(texts) and not any("beneath" in g.text for g in defi)
+    with pytest.raises(InputError, match="rule"):
+        two.ghosts((3, 3), "chess")
+    with pytest.raises(InputError, match="already"):
+        two.ghosts((6, 6))
+
+
+def test_motion_frames_are_recorded_poses(two):
+    ghosts = two.ghosts((3, 3))
+    g = [x for x in ghosts if x.text == "3-3 on #1 (6-3) half 1, across left"][0]
+    m = two.motion(g)
+    f, n = len(m.times_s), len(two) + 1
+    assert m.positions_mm.shape == (f, n, 3) and m.quaternions.shape == (f, n, 4)
+    assert np.allclose(np.diff(m.times_s), FRAME_S, atol=2e-3)
+    assert np.isnan(m.positions_mm[0, -1]).all()  # the placed tile comes at its release
+    assert np.isfinite(m.positions_mm[-1]).all()
+    assert 0 < m.verdict_frame <= f - 1
+    assert np.allclose(m.positions_mm[m.verdict_frame], m.end[0] * 1000)
+    assert m.stands and m.summary().startswith("stood")
+    assert abs(m.positions_mm[-1, -1, 2] - g.pos_mm[2]) < 1.0  # at rest where the ghost was
+    assert len(two) == 2  # trying does not build
+
+
+def test_a_collapse_is_seen_falling_and_taken_back(two):
+    g = [x for x in two.ghosts((3, 3)) if x.text == "3-3 on #1 (6-3) half 1"][0]
+    m = two.motion(g)
+    assert not m.stands and m.summary().startswith("collapsed: ")
+    assert len(m.times_s) > m.verdict_frame + 1  # the tail: the fall goes on after the verdict
+    before = [a.copy() for a in two.poses]
+    assert not two.keep(g, m)
+    assert len(two) == 2 and np.array_equal(two.poses[0], before[0])
+
+
+def test_undo_replays_from_the_start():
+    t = LabTower()
+    t.first((6, 6))
+    for tile, text in [((3, 6), "6-3 on #0 (6-6) half 0"), ((3, 3), "3-3 on #1 (6-3) half 1, across left")]:
+        g = [x for x in t.ghosts(tile) if x.text == text][0]
+        assert t.keep(g, t.motion(g))
+    two_poses = [a.copy() for a in t.history[1]]
+    t.undo()
+    assert len(t) == 2 and np.array_equal(t.poses[0], two_poses[0]) and np.array_equal(t.poses[1], two_poses[1])
+    t.undo()
+    t.undo()
+    assert len(t) == 0
+    with pytest.raises(InputError, match="empty"):
+        t.ghosts((1, 1))
+
+
+def test_odds_in_rounds_and_rank(two):
+    ghosts = two.ghosts((3, 3))
+    safe = [g for g in ghosts if g.risk == "safe"][0]
+    steps = list(two.odds_rounds(safe, rounds=(4, 8)))
+    assert [n for _, n, _, _ in steps] == [4, 12]
+    c, n, _, (lo, hi) = steps[-1]
+    assert 0 <= lo <= c / n <= hi <= 1 and hi - lo < 1
+    ranked = two.rank(ghosts[:3], trials=3, engine="statics")
+    assert all(g.p_collapse is not None and g.ci95 is not None for g in ranked)
+    assert "p(collapse)" in ranked[0].label()
+
+
+def test_placements_as_a_scenario_and_as_python(two, tmp_path):
+    text = two.scenario_toml()
+    (tmp_path / "lab.toml").write_text(text)
+    assert md.load(tmp_path / "lab.toml").tiles == two.texts
+    namespace = {}
+    exec(two.python_lines().replace("print(tower.simulate())", ""), namespace)
+    assert namespace["tower"].tiles == two.texts
+    other = LabTower()
+    other.load_text(text, "lab.toml")
+    assert other.texts == two.texts
+    with pytest.raises(InputError, match="not a TOML file"):
+        other.load_text("name = ", "bad.toml")
+    assert other.texts == two.texts  # a bad upload changes nothing
+
+
+def test_magnets_off_rebuilds(two):
+    t = LabTower()
+    t.first((6, 6))
+    t.set_preset("standard", magnets=False)
+    assert not t.magnets and len(t) == 1
+    with pytest.raises(InputError):
+        t.set_preset("no-such-preset")
+    assert t.preset == "standard"
+
+
+def test_lab_command_refuses_in_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = run_cli("lab", "--port", str(port), "--out-dir", tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "busy" in r.stderr and "Traceback" not in r.stderr
+    r = run_cli("lab", "--preset", tmp_path / "missing.toml")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    r = run_cli("lab", "--port", "70000")
+    assert r.returncode == 2 and "--port" in r.stderr
+
+
+def test_lab_without_the_extra_names_the_install(monkeypatch, capsys):
+    import magdomino.faces.lab as lab
+    from magdomino.faces.cli import main
+
+    monkeypatch.setattr(lab, "lab_available", lambda: False)
+    assert main(["lab"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'magdomino[lab]'" in err
+
+
+def test_import_magdomino_does_not_import_the_lab():
+    code = "import sys, magdomino, magdomino.faces.cli; md = magdomino; md.Construction; print('nicegui' in sys.modules)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.stdout.strip() == "False", r.stderr
