@@ -9,7 +9,8 @@ candidate, one seed for all: trial ``i`` of every candidate sees the same random
 the candidates are compared under the same hands) and returns them safest first. Beside
 P(collapse) each carries how often it pushed the structure (the shift share: trials where a
 tile moved more than ``max_shift_mm`` without falling, not a collapse) and the median of the
-trials' largest shifts; among equal odds of collapse, fewer shifts rank first.
+trials' largest shifts; among equal odds of collapse, fewer shifts rank first, and placements
+that still tie come in the order the placement language writes them (:func:`placement_order`).
 
 A candidate is any object with ``placement`` (a :class:`~magdomino.studies.scenario.Placement`),
 ``index`` (its enumeration order), ``describe()`` and ``to_dict()``
@@ -40,8 +41,8 @@ the statics misses (:mod:`magdomino.physics.pybullet_adjudicator`) had a margin 
 MEDIAN_SHIFT_DECIMALS = 1
 """The ranking compares median shifts rounded to this many decimals of a millimetre (0.1 mm),
 as ``magdomino whatif`` shows them: two placements that both leave the structure where it
-was (medians of thousandths of a millimetre, the solver's creep) tie on it and keep their
-enumeration order, rather than be told apart by a difference no one sees (the hand's σ is
+was (medians of thousandths of a millimetre, the solver's creep) tie on it and come in
+:func:`placement_order`, rather than be told apart by a difference no one sees (the hand's σ is
 1 mm, ``max_shift_mm`` 5)."""
 
 
@@ -125,17 +126,36 @@ class RankedPlacement:
         }
 
 
+_KIND_ORDER = {"on": 0, "beneath": 1, "after": 2}
+_DIRECTION_ORDER = {"": 0, "back": 1, "across left": 2, "across right": 3}
+
+
+def placement_order(candidate) -> tuple:
+    """Where a candidate comes among placements that rank equal: as the placement language
+    writes it, on top before beneath before end to end, then the lower tile's number, its
+    half 0 before half 1, then outward, back, across left, across right (a turn by another
+    angle after those), then the text itself. It depends on nothing but the placement, so
+    equal candidates come in the same order whatever order they were listed in."""
+    import re
+
+    text = candidate.describe()
+    m = re.search(r"\b(on|beneath|after) #(\d+)(?: \([^)]*\))? half (\d)(?:, (back|across left|across right))?", text)
+    if m is None:
+        return (len(_KIND_ORDER), 0, 0, len(_DIRECTION_ORDER), text)
+    return (_KIND_ORDER[m.group(1)], int(m.group(2)), int(m.group(3)), _DIRECTION_ORDER[m.group(4) or ""], text)
+
+
 def _rank_key(r: RankedPlacement):
     """Safest first: p(collapse); among equal p, the smaller shift share, then the smaller
     median shift (rounded as shown, :data:`MEDIAN_SHIFT_DECIMALS`); then the interval's upper end,
-    then the enumeration order. A value not known (None) comes after every known one.
+    then :func:`placement_order`. A value not known (None) comes after every known one.
 
     "Equal p" is exact equality of the two floats, no tolerance: two candidates tie only
     with the same share of collapses (``k / n``, the same rational number is the same
     float), so a shift never outranks a difference in the odds of collapse however small."""
     p, share, median = r.p_collapse, r.shift_share, r.median_shift_mm
     return (p is None, 0.0 if p is None else p, share is None, 0.0 if share is None else share,
-            median is None, 0.0 if median is None else round(median, MEDIAN_SHIFT_DECIMALS), r.ci95[1], r.candidate.index)
+            median is None, 0.0 if median is None else round(median, MEDIAN_SHIFT_DECIMALS), r.ci95[1], placement_order(r.candidate))
 
 
 def rank_placements(
@@ -188,7 +208,7 @@ def rank_placements(
     -------
     list of RankedPlacement, sorted by ``p_collapse``; among equal ``p_collapse`` (exactly
     equal), the one that shifts the structure less often first (``shift_share``, then
-    ``median_shift_mm`` to 0.1 mm); then the interval's upper end, then the enumeration order.
+    ``median_shift_mm`` to 0.1 mm); then the interval's upper end, then :func:`placement_order`.
     """
     run = odds_settings(settings, **changes).checked(scenario)
     from magdomino.studies.statics_engine import check_screen
@@ -234,7 +254,7 @@ def screen_placements(scenario: Scenario, candidates: list, settled, run: OddsSe
     odds = estimate_odds(synthetic, run, settled=settled, what_ifs=confirm).results if confirm else []
     confirmed = sorted((RankedPlacement(candidates[i], o, verdicts[i], run.engine.name) for i, o in zip(confirm, odds)), key=_rank_key)
     rest = [RankedPlacement(candidates[i], None, verdicts[i]) for i in range(len(candidates)) if i not in set(confirm)]
-    rest.sort(key=lambda r: (-r.statics.margin, r.candidate.index))
+    rest.sort(key=lambda r: (-r.statics.margin, placement_order(r.candidate)))
     return confirmed + rest
 
 

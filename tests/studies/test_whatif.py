@@ -155,10 +155,14 @@ def test_statically_safe_placement_ranks_before_the_one_that_falls():
 
 
 class _Candidate:
-    """The least a ranking reads of a candidate: its enumeration order."""
+    """The least a ranking reads of a candidate: its enumeration order and its text (here in
+    the same order, so that equal candidates come in the order of ``index``)."""
 
     def __init__(self, index):
         self.index = index
+
+    def describe(self):
+        return f"0-1 at ({self.index:03d}, 0) mm"
 
 
 def _ranked(index, collapses, counted, shifts, median, undecided=0):
@@ -170,7 +174,7 @@ def _ranked(index, collapses, counted, shifts, median, undecided=0):
 
 def test_among_equal_odds_of_collapse_fewer_shifts_rank_first():
     """The key: p(collapse); among exactly equal p, the shift share, then the median shift
-    (to 0.1 mm); then the interval's upper end and the enumeration order. A shift never outranks a
+    (to 0.1 mm); then the interval's upper end and the placement's order. A shift never outranks a
     difference in p, and a share not known (the statics) comes after the known ones."""
     candidates = [
         _ranked(0, 0, 10, 4, 6.0),  # p 0, shifted 40 %, median 6 mm
@@ -191,6 +195,35 @@ def test_among_equal_odds_of_collapse_fewer_shifts_rank_first():
     creep = [_ranked(0, 0, 10, 0, 0.0004), _ranked(1, 0, 10, 0, 0.0001), _ranked(2, 0, 10, 0, 0.04), _ranked(3, 0, 10, 0, 0.06)]
     assert whatif.MEDIAN_SHIFT_DECIMALS == 1
     assert [r.candidate.index for r in sorted(creep[::-1], key=whatif._rank_key)] == [0, 1, 2, 3]
+
+
+def test_equal_placements_come_in_the_placement_languages_order_whatever_their_listing():
+    """Ties (the same odds, shifts and interval) are ordered by the placement as written: on
+    top before beneath before end to end, the lower tile's number, half 0 before half 1, then
+    outward, back, across left, across right; the order the candidates were listed in does
+    not matter, so ``best`` is the same from any enumeration."""
+    import random
+
+    from magdomino.studies.odds import WhatIfOdds
+    from magdomino.studies.scenario import scenario_from_dict, structure_poses
+
+    sc = scenario_from_dict({"preset": "standard", "structure": ["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-3 on #1 half 1, back"]})
+    poses = structure_poses(sc, np.asarray(sc.preset.tile.size, float))
+    settled = (np.array([p for p, _ in poses]), np.array([q for _, q in poses]))
+    found = enumerate_placements(sc, (3, 1), settled, rule="any")
+    assert len(found) > 4
+    tied = [whatif.RankedPlacement(c, WhatIfOdds(0, "", 10, 0, 0, 0, counted_shifts=0, median_shift_mm=None)) for c in found]
+    orders = []
+    for seed in range(3):
+        listing = tied[:]
+        random.Random(seed).shuffle(listing)
+        orders.append([r.candidate.describe() for r in sorted(listing, key=whatif._rank_key)])
+    assert orders[0] == orders[1] == orders[2]
+    expected = sorted(orders[0], key=lambda text: (
+        0 if " on #" in text else 1 if " beneath #" in text else 2,
+        int(text.split("#")[1].split()[0]), int(text.split(" half ")[1][0]),
+        next((k for k, d in enumerate(("back", "across left", "across right"), 1) if f", {d}" in text), 0)))
+    assert orders[0] == expected, orders[0]
 
 
 def test_a_placement_that_pushes_the_structure_ranks_after_one_that_does_not(tmp_path):
