@@ -8,7 +8,8 @@ and degrees::
 
 :class:`Construction`, :func:`load`, :func:`preset`, :func:`presets`, :func:`engines`,
 :func:`play`, :func:`tournament`, :func:`study`, :func:`calibrate` and :class:`InputError` are imported when first used, so
-``import magdomino`` stays light.
+``import magdomino`` stays light. :func:`env` is a game as a PettingZoo environment
+(:func:`magdomino.games.pettingzoo.env`, the ``pettingzoo`` extra).
 
 Layers, bottom to top (a module never imports from a layer above it): ``maths``, ``model``,
 ``physics``, ``studies``, ``games``, ``faces`` (README, "Where things live").
@@ -19,7 +20,7 @@ from magdomino.version import __version__  # noqa: F401
 _FACE = ("Construction", "load", "preset", "presets", "engines", "play", "tournament", "study",
          "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord", "Study", "calibrate", "Calibration")
 
-__all__ = ["InputError", "__version__", *_FACE]
+__all__ = ["InputError", "__version__", "env", *_FACE]
 
 
 def __getattr__(name):
@@ -35,6 +36,10 @@ def __getattr__(name):
         from magdomino.faces import api
 
         return getattr(api, name)
+    if name == "env":
+        from magdomino.games.pettingzoo import env
+
+        return env
     if name == "InputError":
         from magdomino.errors import InputError
 

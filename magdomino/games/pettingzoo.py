@@ -53,8 +53,8 @@ vingt                     7,590,762 (anchor × direction × rack
 The legal ids are ``observation["action_mask"] == 1`` (an ``int8`` vector of length ``n``,
 as PettingZoo's classic games give it; all zero for an agent whose turn it is not). A
 step with an id that is not legal raises :class:`~magdomino.errors.InputError` and leaves
-the game unchanged. ``info["moves"]`` maps each legal id to the move's text (only in the
-infos of the agent to move).
+the game unchanged. ``info["moves"]`` maps each legal id to the move's text, as the
+OpenSpiel face's history writes it (in the infos of the agent to move only).
 
 **Observations.** A ``gymnasium.spaces.Dict`` of fixed-shape ``Box`` arrays, for the
 observing agent. Fields indexed by seat list the observer first, then the seats after
@@ -188,10 +188,9 @@ def legal_ids(state, tiles: tuple) -> dict:
     rule = state.game.rule
     legal = state.legal_actions()
     if rule == "vingt":
-        from magdomino.games.openspiel import vingt
+        from magdomino.games.openspiel.vingt import encode as encode_vingt
 
-        halves = vingt._halves(state) if state.occ else None
-        return {vingt.encode(state, a, halves): a for a in legal}
+        return {encode_vingt(state, a): a for a in legal}
     from magdomino.games.openspiel.games import encode
 
     if rule in CHAIN_RULES:

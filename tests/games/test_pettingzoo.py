@@ -247,3 +247,12 @@ def test_a_short_game_judged_by_pybullet():
     state = env.position
     assert state.is_terminal() and state.placements > 2
     assert total == {f"player_{s}": r for s, r in enumerate(state.returns())}
+
+
+@needs_pettingzoo
+def test_the_python_face_offers_the_environments():
+    import magdomino as md
+
+    e = md.env("echanges", players=3, seed=2)
+    e.reset()
+    assert e.possible_agents == ["player_0", "player_1", "player_2"] and e.agent_selection in e.agents
