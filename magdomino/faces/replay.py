@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.chain.record import RECORD_VERSION as CHAIN_RECORD_VERSION
+from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
 from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip, named here too
     FALL_TAIL_S,
     FRAME_EVERY_S,
@@ -58,7 +60,8 @@ WIDTH, HEIGHT = 480, 360
 TOWER_RECORD_RULES = ("traditional", "defi", "quinconce")
 CHAIN_RULES = ("matador", "echanges")
 RULES = (*TOWER_RECORD_RULES, *CHAIN_RULES, "vingt")
-RECORD_VERSION = 1
+RECORD_VERSION = max(TOWER_RECORD_VERSION, CHAIN_RECORD_VERSION)
+"""The newest record format this version reads, of any rule."""
 
 
 @dataclass

@@ -42,7 +42,11 @@ from magdomino.games.actions import DEAL
 from magdomino.games.core import CHANCE, TERMINAL, Game
 from magdomino.games.players import players_of
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+"""The tower records' format. Format 1 named the halves of a tile placed on a double as the rules'
+grid numbers them, which is not always the half the double's own text writes first; format 2
+names them as the placement language reads them. Format 1 texts are rewritten on load
+(:func:`upgrade_placement_texts`); the recorded grid poses, which every replay uses, are unchanged."""
 MAX_ACTIONS = 200_000
 
 
@@ -271,6 +275,8 @@ def check_events(record: dict, source: str) -> None:
     if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
         raise InputError(source, "events", "a list of event objects")
     moves = [e for e in events if e.get("type") in ("place", "draw", "pass")]
+    if record.get("record_version", 1) < 2:
+        upgrade_placement_texts(record)
     adjudicator = recorded_verdicts(record, moves)
     try:
         game = Game(record["rule"], record["players"], record["seed"], game_options(record, adjudicator, source))
@@ -278,6 +284,35 @@ def check_events(record: dict, source: str) -> None:
         raise InputError(source, exc.key, exc.expected) from None
     for _ in replay_moves(game.new_initial_state(), moves, source):
         pass
+
+
+def upgrade_placement_texts(record: dict) -> None:
+    """Rewrite, in place, the placement texts of a format-1 tower record as format 2 writes them
+    (:data:`RECORD_VERSION`): the events' grid poses say where each tile went; the texts of
+    tiles on a double are derived again from them. A record whose poses are inconsistent is
+    left for :func:`check_events` to refuse."""
+    from magdomino.games.actions import Action
+    from magdomino.games.tower.grid import Grid
+    from magdomino.games.tower.state import placement_text
+
+    placed: list = []
+    grid = Grid()
+    try:
+        for ev in record["events"]:
+            if ev.get("type") in ("deal", "collapse"):
+                placed, grid = [], Grid()
+            if ev.get("type") != "place":
+                continue
+            x, y, level, d = ev["pose"]
+            slide = DIR_NAMES.index(ev["slide"]) if "slide" in ev else None
+            action = Action("place", tuple(ev["tile"]), x, y, level, d, ev["mode"], ev["motion"], slide, ev.get("parent"))
+            if ev.get("placement") and action.parent is not None and action.parent < len(placed):
+                ev["placement"] = placement_text(placed, grid, action, len(placed), None)
+            grid.add(action.grid, action.tile, action.parent)
+            placed.append(action)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return
+    record["record_version"] = RECORD_VERSION
 
 
 def _t(tile) -> str:

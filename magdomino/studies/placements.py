@@ -17,7 +17,10 @@ order they were placed, #0 first; a tile is written matching half first)::
 
 followed by any of these clauses, each after a comma: ``drop 2 mm`` (release height above
 rest), ``slid from (60, 0) mm`` (a slide starting there, from the rest pose), ``fixed`` (a
-structure tile that never moves). ``outward`` is the default direction and ``across left`` /
+structure tile that never moves; a structure tile, built at rest, reads the motion clauses and
+takes no motion from them, so a game's log reads back as a structure). A tile's half 0 is the
+half its text writes first, a double's too: ``1-1 on #3 half 0`` puts the double's half 0 on
+tile 3, and a later ``on #4 half 0`` names that square. ``outward`` is the default direction and ``across left`` /
 ``across right`` are left and right of the lower tile's half 0 → half 1 axis (as the rules'
 candidates say). Clauses the what-if ranking prints for information are read and checked or
 ignored: ``bridging to #3, #4`` (which other tiles it rests on), ``in line`` (end to end).
@@ -175,8 +178,12 @@ def expand_place(entry: dict, source: str, key: str, shown: list, allowed) -> di
     if others:
         raise InputError(source, f"{key}.{others[0]}", "expected either place = \"...\" or the keys it stands for, not both")
     said = {"drop_mm": "drop", "slide_mm": "slid from", "fixed": "fixed"}
+    for k in [k for k in ("drop_mm", "slide_mm") if k in parsed and k not in allowed]:
+        # how a structure tile arrived (as a game's log prints it): it is built at rest, so the
+        # motion is read and has no effect there
+        del parsed[k]
     for k in parsed:
-        if k not in allowed:  # a structure tile is neither dropped nor slid; a what-if is never fixed
+        if k not in allowed:  # a what-if is never fixed
             who = "a what-if" if k == "fixed" else "a structure tile"
             raise InputError(source, f"{key}.place", f"expected no '{said.get(k, k)}' here: {who} takes none")
     tied = next((k for k in TIED if k in parsed), None)

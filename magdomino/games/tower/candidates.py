@@ -378,7 +378,7 @@ def _candidate(grid: Grid, world: _World, t, k: int, found: tuple) -> Candidate:
     if motion == "slide":
         rest[2] = world.size[2] / 2
     kind = "on top" if lev > ppose.level else ("beneath" if lev < ppose.level else "end to end")
-    half, matched, direction = _relation(pose, t, ppose, grid.pips[parent], kind)
+    half, matched, direction = relation_of(pose, t, ppose, grid.pips[parent], kind)
     return Candidate(
         index=k,
         tile=t,
@@ -414,7 +414,7 @@ def placement_words(tile, grid: GridPose, parent: int, parent_pips, kind: str, s
     in the frame the placement is read in) unless it comes from where the free half points,
     as the language's ``beneath`` does by default.
     """
-    half, matched, direction = relation or _relation(grid, tile, parent_pose, parent_pips, kind)
+    half, matched, direction = relation or relation_of(grid, tile, parent_pose, parent_pips, kind)
     other = tile[1] if tile[0] == matched else tile[0]
     first, second = tile if as_shown else (matched, other)
     text = f"{first}-{second} {WORDS[kind]} #{parent} ({parent_pips[0]}-{parent_pips[1]}) half {half}"
@@ -433,8 +433,20 @@ def placement_words(tile, grid: GridPose, parent: int, parent_pips, kind: str, s
     return text
 
 
-def _relation(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int, int, str]:
-    """(parent's half, pips matched, direction of the other half) of a candidate."""
+def relation_of(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int, int, str]:
+    """(parent's grid half, pips matched, direction of the other half) of a placement on the grid."""
+    return _match(pose, t, ppose, ppips, kind)[1:]
+
+
+def matching_half(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> int:
+    """Which of a placed tile's grid halves (0 or 1) meets its parent: the half its placement
+    text writes first. For a double the grid's half numbering (:func:`~magdomino.games.tower.grid.canonical`)
+    may put it second; the placement language numbers a double's halves from that one."""
+    return _match(pose, t, ppose, ppips, kind)[0]
+
+
+def _match(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int, int, int, str]:
+    """(own half, parent's half, pips matched, direction of the other half) of a placement."""
     mine = pose.squares()
     theirs = ppose.squares()
     axis = DIRS[ppose.d]
@@ -446,7 +458,7 @@ def _relation(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int
             out = axis if k == 1 else DIRS[OPPOSITE[ppose.d]]  # away from the parent's other half
             if kind == "end to end":
                 if m[2] == s[2] and (m[0] - s[0], m[1] - s[1]) == out:
-                    return k, ppips[k], "in line, outward"
+                    return h, k, ppips[k], "in line, outward"
                 continue
             if (m[0], m[1]) != (s[0], s[1]):
                 continue
@@ -458,5 +470,5 @@ def _relation(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int
                 direction = "back"
             else:
                 direction = "across, left" if axis[0] * v[1] - axis[1] * v[0] > 0 else "across, right"
-            return k, ppips[k], direction
+            return h, k, ppips[k], direction
     raise AssertionError(f"candidate {pose} of {t} does not meet its parent {ppose}")  # the Grid said it does

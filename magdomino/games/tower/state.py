@@ -84,6 +84,49 @@ from it (besides the game, the random stream, the grid rebuilt from the placemen
 cached legal actions and the optional event log)."""
 
 
+
+def placement_text(placed, grid: Grid | None, action: Action, number: int, tile_size) -> str:
+    """``action`` in the placement language, as construction number ``number`` on ``placed``
+    (the actions of the construction so far; ``grid``, their grid, for the tiles a tile on top
+    also rests on): on, beneath or after its parent, or at its pose when it has none (mm,
+    degrees).
+
+    The parent's half is named as the parent's own text numbers it: a tile's half 0 is the half
+    its text writes first, so for a double placed on a tile, the half that meets that tile (the
+    grid may number it half 1, :func:`~magdomino.games.tower.grid.canonical`).
+    """
+    from magdomino.games.tower.candidates import matching_half, placement_words, relation_of
+    from magdomino.studies.aiming import SLIDE_START_MM
+
+    pose = geo.GridPose(action.x, action.y, action.level, action.d)
+    if action.parent is None or action.parent >= number:
+        centre, yaw = geo.physical_pose(pose, tile_size)
+        where = [centre[0] * 1000, centre[1] * 1000] + ([centre[2] * 1000] if action.level else [])
+        text = f"{action.tile[0]}-{action.tile[1]} at (" + ", ".join(f"{v:g}" for v in np.round(where, 3) + 0.0) + ") mm"
+        turn = round(float(np.degrees(yaw)), 3) + 0.0
+        return text + (f", yaw {turn:g}" if turn else "")
+    below = placed[action.parent]
+    ppose = geo.GridPose(below.x, below.y, below.level, below.d)
+    kind = _kind(action.level, below.level)
+    half, matched, direction = relation_of(pose, action.tile, ppose, below.tile, kind)
+    if below.tile[0] == below.tile[1] and below.parent is not None and below.parent < action.parent:
+        grand = placed[below.parent]
+        gpose = geo.GridPose(grand.x, grand.y, grand.level, grand.d)
+        if matching_half(ppose, below.tile, gpose, grand.tile, _kind(below.level, grand.level)) == 1:
+            # the text's half 0 -> half 1 axis is the grid's reversed: left and right swap too
+            half = 1 - half
+            direction = {"across, left": "across, right", "across, right": "across, left"}.get(direction, direction)
+    supports = grid.supports(pose) if kind == "on top" and grid is not None else ()
+    slide_mm = None if action.slide is None else tuple(-v * SLIDE_START_MM for v in DIRS[action.slide])  # the grid's frame is the world's
+    return placement_words(action.tile, pose, action.parent, below.tile, kind, supports, as_shown=True,
+                           slide=action.slide, slide_mm=slide_mm, relation=(half, matched, direction))
+
+
+def _kind(level: int, parent_level: int) -> str:
+    """How a tile at ``level`` meets its parent at ``parent_level``."""
+    return "on top" if level > parent_level else ("beneath" if level < parent_level else "end to end")
+
+
 class State(TurnState):
     """A position in a match. See the module docstring for the API and the rules' choices.
 
@@ -291,25 +334,8 @@ class State(TurnState):
             self.current = (cur + 1) % g.players
 
     def _words(self, action: Action, number: int) -> str:
-        """The placement in the placement language (before it joins the construction): on,
-        beneath or after its parent, or at its pose when it has none (mm, degrees)."""
-        from magdomino.games.tower.candidates import placement_words
-        from magdomino.studies.aiming import SLIDE_START_MM
-
-        pose = geo.GridPose(action.x, action.y, action.level, action.d)
-        if action.parent is None or action.parent >= number:
-            centre, yaw = geo.physical_pose(pose, self.game.tile_size)
-            where = [centre[0] * 1000, centre[1] * 1000] + ([centre[2] * 1000] if action.level else [])
-            text = f"{action.tile[0]}-{action.tile[1]} at (" + ", ".join(f"{v:g}" for v in np.round(where, 3) + 0.0) + ") mm"
-            turn = round(float(np.degrees(yaw)), 3) + 0.0
-            return text + (f", yaw {turn:g}" if turn else "")
-        below = self.placed[action.parent]
-        ppose = geo.GridPose(below.x, below.y, below.level, below.d)
-        kind = "on top" if action.level > below.level else ("beneath" if action.level < below.level else "end to end")
-        supports = self.grid.supports(pose) if kind == "on top" else ()
-        slide_mm = None if action.slide is None else tuple(-v * SLIDE_START_MM for v in DIRS[action.slide])  # the grid's frame is the world's
-        return placement_words(action.tile, pose, action.parent, below.tile, kind, supports, parent_pose=ppose, as_shown=True,
-                               slide=action.slide, slide_mm=slide_mm)
+        """The placement in the placement language (before it joins the construction)."""
+        return placement_text(self.placed, self.grid, action, number, self.game.tile_size)
 
     def _value(self, hand) -> int:
         return len(hand) if self.game.kids else sum(a + b for a, b in hand)
