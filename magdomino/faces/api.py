@@ -283,14 +283,14 @@ class _Result:
         return pandas.DataFrame(self.to_rows())
 
     def __repr__(self) -> str:
-        rows = [[_cell(v) for v in row] for row in self._rows()]
+        rows = [[_cell(v, h) for v, h in zip(row, self._header)] for row in self._rows()]
         widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(self._header)]
         lines = [self._title, "  " + "  ".join(h.ljust(w) for h, w in zip(self._header, widths))]
         lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        return _table(self._header, [[_cell(v) for v in r] for r in self._rows()], html.escape(self._title))
+        return _table(self._header, [[_cell(v, h) for v, h in zip(r, self._header)] for r in self._rows()], html.escape(self._title))
 
 
 class Simulation(_Result):
@@ -423,8 +423,9 @@ class GameRecord(_Result):
 
     def __init__(self, record: dict):
         self.record = record
-        winners = record.get("winners")
-        self._title = f"{record['rule']}, {record['players']} players, seed {record['seed']}: winners {winners}"
+        from magdomino.wording import winners
+
+        self._title = f"{record['rule']}, {record['players']} players, seed {record['seed']}: {winners(record.get('winners'))}"
 
     @property
     def winners(self):
@@ -520,10 +521,19 @@ def _round(value, digits: int):
     return None if value is None else round(float(value), digits) + 0.0
 
 
-def _cell(value) -> str:
+PROBABILITY_COLUMNS = {"p(collapse)", "shift share"}
+"""Columns that hold a probability: shown with three decimals, as the command line shows them."""
+
+
+def _cell(value, header: str = "") -> str:
+    """A table cell as text: a probability with three decimals, a boolean as a word, ``-`` for None."""
+    from magdomino.wording import as_words, probability
+
     if value is None:
         return "-"
-    return str(value)
+    if header in PROBABILITY_COLUMNS and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return probability(value)
+    return str(as_words(value))
 
 
 def _table(header, rows, caption: str = "") -> str:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.wording import counted
 from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
 from magdomino.faces.cli_games import add_play, add_tournament
 from magdomino.faces.cli_lab import add_lab
@@ -200,7 +201,8 @@ def _odds_line(r, width: int = 34) -> str:
     label = _odds_label(r)
     lo, hi = r.ci95
     p = "  -  " if r.p_collapse is None else f"{r.p_collapse:.3f}"
-    line = f"  {label:<{width}} p = {p}  [{lo:.3f}, {hi:.3f}]  {r.trials} trials, {r.collapses} collapses, {r.errors} errors, {r.undecided} undecided, {r.shifts} shifted"
+    counts = ", ".join(counted(n, noun) for n, noun in ((r.trials, "trial"), (r.collapses, "collapse"), (r.errors, "error")))
+    line = f"  {label:<{width}} p = {p}  [{lo:.3f}, {hi:.3f}]  {counts}, {r.undecided} undecided, {r.shifts} shifted"
     if r.median_shift_mm is not None:
         line += f", median shift {r.median_shift_mm:.2f} mm"
     if len(r.judged_by) > 1:

@@ -87,7 +87,10 @@ def figure(draw, caption: str, suffix: str = ".png") -> str:
 
 
 def _facts(doc: dict, keys=("name", "rule", "version", "seed", "preset", "preset_overrides", "magnets", "engine", "tile_size_mm")) -> str:
-    items = [f"{k} <b>{_e(doc[k])}</b>" for k in keys if doc.get(k) not in (None, {})]
+    from magdomino.wording import as_words, on_off
+
+    shown = {**doc, "magnets": on_off(doc["magnets"])} if isinstance(doc.get("magnets"), bool) else doc
+    items = [f"{k} <b>{_e(as_words(shown[k]))}</b>" for k in keys if shown.get(k) not in (None, {})]
     return f'<p class="facts">{", ".join(items)}</p>'
 
 

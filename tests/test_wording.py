@@ -1,0 +1,45 @@
+"""One way to print each thing (magdomino.wording), and the faces that print with it."""
+
+from types import SimpleNamespace
+
+from magdomino import wording
+
+
+def test_winners_counts_probabilities_and_booleans_have_one_form():
+    assert wording.winners([0]) == "winners: 0"
+    assert wording.winners([0, 2]) == "winners: 0, 2"
+    assert wording.winners([]) == wording.winners(None) == "winners: none"
+    assert [wording.counted(n, "collapse") for n in (0, 1, 2)] == ["0 collapses", "1 collapse", "2 collapses"]
+    assert wording.counted(1, "deal", "deals") == "1 deal"
+    assert wording.probability(0) == "0.000" and wording.probability(0.07) == "0.070" and wording.probability(None) == "-"
+    assert (wording.on_off(True), wording.on_off(False), wording.yes_no(True), wording.as_words(False)) == ("on", "off", "yes", "no")
+
+
+def test_the_command_lines_odds_line_says_one_collapse_in_the_singular():
+    from magdomino.faces.cli import _odds_line
+
+    r = SimpleNamespace(what_if=0, placement="6-3 on #0 (6-6) half 1", ci95=(0.0, 0.9), p_collapse=1.0, trials=1, collapses=1,
+                        errors=1, undecided=0, shifts=0, median_shift_mm=None, judged_by={"statics": 1}, stopped_by=None,
+                        error_messages=[])
+    assert "p = 1.000  [0.000, 0.900]  1 trial, 1 collapse, 1 error, 0 undecided, 0 shifted" in _odds_line(r)
+
+
+def test_python_tables_show_probabilities_with_three_decimals_and_games_their_winners_in_words():
+    import magdomino as md
+    from magdomino.faces.api import GameRecord
+
+    odds = md.Construction(["6-6 at (0, 0) mm", "6-3 on #0 half 1"], preset="standard").odds("3-1 on #1 half 1", trials=5,
+                                                                                              engine="statics", progress=False)
+    assert odds.to_rows()[0]["p(collapse)"] in (0.0, 1.0)  # rows keep numbers
+    shown = repr(odds).splitlines()[-1]
+    assert " 0.000 " in shown or " 1.000 " in shown, shown
+    assert "<td>0.000</td>" in odds._repr_html_() or "<td>1.000</td>" in odds._repr_html_()
+    record = {"rule": "vingt", "players": 3, "seed": 1, "winners": [0, 2], "scores": [], "events": [], "target": None,
+              "player_kinds": ["random"] * 3}
+    assert GameRecord(record)._title == "vingt, 3 players, seed 1: winners: 0, 2"
+
+
+def test_the_report_says_magnets_on_not_true():
+    from magdomino.faces.report import _facts
+
+    assert "magnets <b>on</b>" in _facts({"magnets": True}) and "magnets <b>off</b>" in _facts({"magnets": False})
