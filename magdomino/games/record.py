@@ -34,27 +34,17 @@ The record is a contract::
 
 from __future__ import annotations
 
-import numpy as np
-
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.geometry import DIR_NAMES
 from magdomino.games.actions import DEAL
 from magdomino.games.core import CHANCE, TERMINAL, Game
-from magdomino.games.players import players_of
+from magdomino.games.session import GameSession, default_player
 
 RECORD_VERSION = 2
 """The tower records' format. Format 1 named the halves of a tile placed on a double as the rules'
 grid numbers them, which is not always the half the double's own text writes first; format 2
 names them as the placement language reads them. Format 1 texts are rewritten on load
 (:func:`upgrade_placement_texts`); the recorded grid poses, which every replay uses, are unchanged."""
-MAX_ACTIONS = 200_000
-
-
-def default_player(game) -> str:
-    """Every seat's player when none is named: ``careful`` in a game whose collapses physics
-    judges (random seats rebuild a Défi tower dozens of times a deal, so a newcomer's first game
-    would be abandoned by the runaway guard), ``random`` elsewhere."""
-    return "careful" if not game.trivial and getattr(game.rules, "can_collapse", False) else "random"
 
 
 def play_game(
@@ -85,8 +75,6 @@ def play_game(
         seat, or one name for all seats; default :func:`default_player` at every seat.
         Random players are seeded from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
-    from magdomino.version import __version__
-
     options = dict(
         variant=variant, kids=kids, deals=deals, adjudicator=physics, parallel_only=parallel_only,
         second_parallel=second_parallel, max_placements=max_placements,
@@ -102,25 +90,13 @@ def play_game(
     player_kinds = tuple(player_kinds)
     if len(player_kinds) != n:
         raise InputError(ARGUMENTS, "player_kinds", f"one player kind per seat ({n}), got {len(player_kinds)}")
-    seeds = np.random.SeedSequence(game.seed).spawn(n)
-    make_player = players_of(game.rule)
-    agents = [make_player(k, seeds[i]) if isinstance(k, str) else k for i, k in enumerate(player_kinds)]
-    kinds = [k if isinstance(k, str) else getattr(k, "kind", type(k).__name__) for k in player_kinds]
+    return GameSession.of_game(game, player_kinds, key="player_kinds").record
 
-    state = game.new_initial_state()
-    state.log = events = []
-    steps = 0
-    while True:
-        cur = state.current
-        if cur == TERMINAL:
-            break
-        if cur == CHANCE:
-            state.apply_action(DEAL)
-        else:
-            state.apply_action(agents[cur].choose(state))
-        steps += 1
-        if steps > MAX_ACTIONS:
-            raise RuntimeError(f"no end after {MAX_ACTIONS} actions (an adjudicator collapsing every time?)")
+
+def tower_record(game, state, kinds: list, events: list) -> dict:
+    """The JSON record (module docstring) of a tower match at ``state`` (its end, or where it
+    stands), played by the seats ``kinds`` (names), with the log ``events``."""
+    from magdomino.version import __version__
 
     adj = game.adjudicator
     preset = getattr(adj, "preset", None)
@@ -130,8 +106,8 @@ def play_game(
         "record_version": RECORD_VERSION,
         "seed": game.seed,
         "rule": game.rule,
-        "players": n,
-        "player_kinds": kinds,
+        "players": game.players,
+        "player_kinds": list(kinds),
         "variant": game.variant,
         "kids": game.kids,
         "parallel_only": game.parallel_only,
@@ -149,7 +125,7 @@ def play_game(
         "deals": [dict(r) for r in state.results],
         "abandoned": state.abandoned(),
         "collapses": sum(1 for e in events if e["type"] == "collapse"),
-        "events": events,
+        "events": list(events),
         "final": {
             "hands": [[[a, b] for a, b in h] for h in state.hands],
             "stock": [[a, b] for a, b in state.stock],
@@ -319,6 +295,60 @@ def _t(tile) -> str:
     return f"{tile[0]}-{tile[1]}"
 
 
+def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
+    """The lines :func:`format_record` prints for one event of a tower record (a deal: its
+    hands too; ``n_deals``: the match's number of deals)."""
+    lines: list[str] = []
+    kind = ev["type"]
+    p = ev.get("player")
+    state = f"hands {'/'.join(str(s) for s in ev['hand_sizes'])} stock {ev['stock_size']} built {ev['construction_size']}"
+    if kind == "deal":
+        lines.append(f"deal {ev['deal'] + 1}/{n_deals}: seat {p} starts")
+        for s, h in enumerate(ev["hands"]):
+            lines.append(f"  seat {s}: " + " ".join(_t(t) for t in h))
+        return lines
+    if kind == "place":
+        a, b = ev["tile"]
+        x, y, lev, d = ev["pose"]
+        where = f"({x},{y}) L{lev} {DIR_NAMES[d]}"
+        how = ev["motion"] + (f" {ev['slide']}" if "slide" in ev else "")
+        on = "" if ev.get("parent") is None else f" on #{ev['parent']}"
+        tag = " [start]" if ev.get("start") else (" [restart]" if ev.get("restart") else "")
+        verdict = ev.get("verdict")
+        v = ""
+        if verdict is not None:
+            v = " verdict: " + ("COLLAPSE" if verdict.get("collapsed") else "stands")
+            if verdict.get("reason"):
+                v += f" ({verdict['reason']})"
+        if ev.get("error"):
+            v += f" error: {ev['error']}"
+        said = ev.get("placement")  # the placement language (records of 0.1 before it: the grid pose)
+        text = f"place {said}, {ev['motion']}{tag}{v}" if said else f"place {a}-{b} {ev['mode']} {where} {how}{on}{tag}{v}"
+    elif kind == "draw":
+        text = f"draws {_t(ev['tile'])}"
+    elif kind == "pass":
+        text = "passes"
+    elif kind == "collapse":
+        text = f"COLLAPSE: takes back {len(ev['tiles'])} tiles"
+    elif kind == "restart":
+        text = f"restarts a construction with {_t(ev['tile'])}"
+    elif kind == "end":
+        if ev["reason"] == "abandoned":
+            lines.append(
+                f"end of deal {ev['deal'] + 1}: ABANDONED by the runaway guard ({ev.get('max_placements')} "
+                f"placements, --max-placements), not scored: no winner; totals {ev['totals']}"
+            )
+            return lines
+        why = {"domino": "placed all tiles", "blocked": "blocked game"}.get(ev["reason"], ev["reason"])
+        who = ", ".join(str(w) for w in ev["winners"])
+        lines.append(f"end of deal {ev['deal'] + 1}: {why}; winner(s) {who}; scores {ev['scores']}; totals {ev['totals']}")
+        return lines
+    else:
+        text = kind
+    lines.append(f"  P{p} {text:<52} | {state}")
+    return lines
+
+
 def format_record(record: dict) -> str:
     """A readable account of a record: a header, one compact line per event, the result."""
     head = f"{record['rule']}, {record['players']} players, seed {record['seed']}"
@@ -337,53 +367,7 @@ def format_record(record: dict) -> str:
     lines = [head + " (" + "; ".join(extras) + ")"]
     n_deals = len(record.get("deals", [])) or 1
     for ev in record["events"]:
-        kind = ev["type"]
-        p = ev.get("player")
-        state = f"hands {'/'.join(str(s) for s in ev['hand_sizes'])} stock {ev['stock_size']} built {ev['construction_size']}"
-        if kind == "deal":
-            lines.append(f"deal {ev['deal'] + 1}/{n_deals}: seat {p} starts")
-            for s, h in enumerate(ev["hands"]):
-                lines.append(f"  seat {s}: " + " ".join(_t(t) for t in h))
-            continue
-        if kind == "place":
-            a, b = ev["tile"]
-            x, y, lev, d = ev["pose"]
-            where = f"({x},{y}) L{lev} {DIR_NAMES[d]}"
-            how = ev["motion"] + (f" {ev['slide']}" if "slide" in ev else "")
-            on = "" if ev.get("parent") is None else f" on #{ev['parent']}"
-            tag = " [start]" if ev.get("start") else (" [restart]" if ev.get("restart") else "")
-            verdict = ev.get("verdict")
-            v = ""
-            if verdict is not None:
-                v = " verdict: " + ("COLLAPSE" if verdict.get("collapsed") else "stands")
-                if verdict.get("reason"):
-                    v += f" ({verdict['reason']})"
-            if ev.get("error"):
-                v += f" error: {ev['error']}"
-            said = ev.get("placement")  # the placement language (records of 0.1 before it: the grid pose)
-            text = f"place {said}, {ev['motion']}{tag}{v}" if said else f"place {a}-{b} {ev['mode']} {where} {how}{on}{tag}{v}"
-        elif kind == "draw":
-            text = f"draws {_t(ev['tile'])}"
-        elif kind == "pass":
-            text = "passes"
-        elif kind == "collapse":
-            text = f"COLLAPSE: takes back {len(ev['tiles'])} tiles"
-        elif kind == "restart":
-            text = f"restarts a construction with {_t(ev['tile'])}"
-        elif kind == "end":
-            if ev["reason"] == "abandoned":
-                lines.append(
-                    f"end of deal {ev['deal'] + 1}: ABANDONED by the runaway guard ({ev.get('max_placements')} "
-                    f"placements, --max-placements), not scored: no winner; totals {ev['totals']}"
-                )
-                continue
-            why = {"domino": "placed all tiles", "blocked": "blocked game"}.get(ev["reason"], ev["reason"])
-            who = ", ".join(str(w) for w in ev["winners"])
-            lines.append(f"end of deal {ev['deal'] + 1}: {why}; winner(s) {who}; scores {ev['scores']}; totals {ev['totals']}")
-            continue
-        else:
-            text = kind
-        lines.append(f"  P{p} {text:<52} | {state}")
+        lines.extend(event_lines(ev, n_deals))
     w = ", ".join(str(s) for s in record["winners"]) or "none"
     tail = f"; collapses: {record['collapses']}" if record.get("collapses") else ""
     if record.get("abandoned"):

@@ -11,18 +11,10 @@ what the game adds: ``target`` for Le Matador, ``sun`` and ``rain`` for Le jeu d
 
 from __future__ import annotations
 
-import numpy as np
-
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.chain.players import make_echanges_player, make_matador_player
 
 RECORD_VERSION = 1
 CHAIN_RULES = ("matador", "echanges")
-MAX_ACTIONS = 1_000_000
-
-
-def _players(rule: str):
-    return make_matador_player if rule == "matador" else make_echanges_player
 
 
 def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = None, player_kinds=None) -> dict:
@@ -36,30 +28,27 @@ def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = No
     player_kinds : one name for every seat, or one per seat; default all ``"random"``.
         Seeded from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
-    from magdomino.version import __version__
-    from magdomino.games.core import CHANCE, Game
+    from magdomino.games.core import Game
+    from magdomino.games.session import GameSession
 
     game = Game(rule, players, seed, dict(options or {}))
     n = game.players
     kinds = (player_kinds,) * n if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * n)
     if len(kinds) != n:
         raise InputError(ARGUMENTS, "player_kinds", f"one player kind per seat ({n}), got {len(kinds)}")
-    seeds = np.random.SeedSequence(game.seed).spawn(n)
-    agents = [_players(rule)(k, seeds[i]) for i, k in enumerate(kinds)]
-    state = game.new_initial_state()
-    state.log = events = []
-    for _ in range(MAX_ACTIONS):
-        if state.is_terminal():
-            break
-        cur = state.current_player()
-        state.apply_action(state.legal_actions()[0] if cur == CHANCE else agents[cur].choose(state))
-    else:
-        raise RuntimeError(f"{rule}: no end after {MAX_ACTIONS} actions")
+    return GameSession.of_game(game, kinds, key="player_kinds").record
+
+
+def chain_record(game, state, kinds: list, events: list) -> dict:
+    """The JSON record (module docstring) of a chain match at ``state`` (its end, or where it
+    stands), played by the seats ``kinds`` (names), with the log ``events``."""
+    from magdomino.version import __version__
+
     return {
-        "version": __version__, "record_version": RECORD_VERSION, "seed": game.seed, "rule": rule, "players": n,
+        "version": __version__, "record_version": RECORD_VERSION, "seed": game.seed, "rule": game.rule, "players": game.players,
         "player_kinds": list(kinds), "variant": game.variant, "set": game.top, "options": game.options(),
         "winners": state.winners(), "scores": list(state.totals), "returns": state.returns(),
-        "deals": [dict(r) for r in state.results], "events": events, "final": state.final(),
+        "deals": [dict(r) for r in state.results], "events": list(events), "final": state.final(),
     }
 
 
@@ -78,7 +67,8 @@ def _t(t) -> str:
     return f"{t[0]}-{t[1]}"
 
 
-def _event_line(ev: dict) -> str | None:
+def event_line(ev: dict) -> str | None:
+    """The line :func:`format_chain_record` prints for one event (None: an event it does not print)."""
     kind, p = ev["type"], ev.get("player")
     side = {0: "left", 1: "right", "centre": "centre", None: ""}
     if kind == "deal":
@@ -106,6 +96,9 @@ def format_chain_record(record: dict) -> str:
     """A readable account of a record: one line per event, then the result."""
     opts = ", ".join(f"{k} {v}" for k, v in record["options"].items() if v is not None)
     lines = [f"{record['rule']}, {record['players']} players, seed {record['seed']} ({opts}; players {', '.join(record['player_kinds'])})"]
-    lines += [line for line in map(_event_line, record["events"]) if line is not None]
+    lines += [line for line in map(event_line, record["events"]) if line is not None]
     lines.append(f"winners: {', '.join(map(str, record['winners'])) or 'none'}; scores: {record['scores']}; returns: {record['returns']}")
     return "\n".join(lines)
+
+
+_event_line = event_line  # the name faces/replay_flat.py imports

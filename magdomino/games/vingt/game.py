@@ -51,6 +51,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, TERMINAL, TurnState
+from magdomino.games.core import IllegalActionError as _IllegalAction
 from magdomino.games.vingt.moves import (
     MAX_TILES,
     STEPS,
@@ -60,7 +61,6 @@ from magdomino.games.vingt.moves import (
     key,
     legal_moves,
 )
-from magdomino.games.vingt.players import make_player
 from magdomino.model.tiles import double_set
 
 RULE = "vingt"
@@ -77,7 +77,7 @@ DRAW = ("draw",)
 _TILE_SET = frozenset(TILES)
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(_IllegalAction):
     """An action that is not in ``legal_actions()`` was applied."""
 
 
@@ -503,23 +503,24 @@ def play_vingt(players: int, seed: int = 0, target: int | None = None, player_ki
     """Play a whole match and return its JSON record: ``rule``, ``players``, ``seed``,
     ``target``, ``player_kinds``, ``winners``, ``scores`` (competition totals), ``rounds``
     (one result per round), ``events`` and ``final`` (see :meth:`VingtState.final`)."""
-    from magdomino.version import __version__
+    from magdomino.games.session import GameSession
 
     game = VingtGame(players, seed, target=target)
     kinds = (player_kinds,) * game.players if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * game.players)
     if len(kinds) != game.players:
         raise InputError(ARGUMENTS, "player_kinds", f"one player kind per seat ({game.players}), got {len(kinds)}")
-    seeds = np.random.SeedSequence(game.seed).spawn(game.players)
-    agents = [make_player(k, seeds[i]) for i, k in enumerate(kinds)]
-    state = game.new_initial_state()
-    state.log = events = []
-    while not state.is_terminal():
-        cur = state.current
-        state.apply_action(state.legal_actions()[0] if cur == CHANCE else agents[cur].choose(state))
+    return GameSession.of_game(game, kinds, key="player_kinds").record
+
+
+def vingt_record(game, state, kinds: list, events: list) -> dict:
+    """The JSON record (:func:`play_vingt`) of a match at ``state`` (its end, or where it
+    stands), played by the seats ``kinds`` (names), with the log ``events``."""
+    from magdomino.version import __version__
+
     return {
         "version": __version__, "rule": RULE, "players": game.players, "seed": game.seed, "target": game.target,
         "player_kinds": list(kinds), "winners": state.winners(), "scores": list(state.totals),
-        "rounds": [dict(r) for r in state.results], "events": events, "final": state.final(),
+        "rounds": [dict(r) for r in state.results], "events": list(events), "final": state.final(),
     }
 
 
@@ -538,19 +539,24 @@ def format_record(record: dict) -> str:
     """A readable account of a record: one line per move, pass and round end."""
     lines = [f"vingt, {record['players']} players, seed {record['seed']}, target {record['target']} "
              f"(players {', '.join(record['player_kinds'])})"]
-    for ev in record["events"]:
-        kind, p = ev["type"], ev["player"]
-        if kind == "deal":
-            lines.append(f"round {ev['round'] + 1}: seat {p} starts")
-        elif kind == "place":
-            tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
-            again = " (again)" if ev["replay"] else ""
-            lines.append(f"  P{p} {tiles} along {ev['dir']} at {tuple(ev['tiles'][0][:2])}{again}: {ev['total']}, "
-                         f"{len(ev['markers'])} marker(s); left {ev['markers_left']}")
-        elif kind == "pass":
-            lines.append(f"  P{p} passes")
-        elif kind == "end":
-            lines.append(f"end of round {ev['round'] + 1} ({ev['reason']}): winner(s) {ev['winners']}, "
-                         f"points {ev['points']}, totals {ev['totals']}")
+    lines += [line for line in map(event_line, record["events"]) if line is not None]
     lines.append(f"winners: {record['winners']}; scores: {record['scores']}")
     return "\n".join(lines)
+
+
+def event_line(ev: dict) -> str | None:
+    """The line :func:`format_record` prints for one event (None: an event it does not print)."""
+    kind, p = ev["type"], ev["player"]
+    if kind == "deal":
+        return f"round {ev['round'] + 1}: seat {p} starts"
+    if kind == "place":
+        tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
+        again = " (again)" if ev["replay"] else ""
+        return (f"  P{p} {tiles} along {ev['dir']} at {tuple(ev['tiles'][0][:2])}{again}: {ev['total']}, "
+                f"{len(ev['markers'])} marker(s); left {ev['markers_left']}")
+    if kind == "pass":
+        return f"  P{p} passes"
+    if kind == "end":
+        return (f"end of round {ev['round'] + 1} ({ev['reason']}): winner(s) {ev['winners']}, "
+                f"points {ev['points']}, totals {ev['totals']}")
+    return None

@@ -1,0 +1,176 @@
+"""Moves as the games' logs print them, and what a move did: :func:`move_texts`,
+:func:`find_move`, :class:`Happened` (for :class:`~magdomino.games.session.GameSession`).
+
+The texts: the placement language for the tower rules (as a record's ``placement``), the
+log's words for the others (Le Matador ``"3-4 line right"``, ``"6-1 cross left"``; Le jeu
+des échanges ``"2-5 left"``, ``"swap"``, ``"exchange with seat 2"``; 20 sur 20 ``"3-9 8-0
+along x at (0, 0)"``), and ``"draw"``, ``"pass"``, ``"stop"``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from magdomino.errors import ARGUMENTS, InputError
+
+_SIDE = {0: "left", 1: "right", "centre": "centre"}
+_PIPS = re.compile(r"\(\d+-\d+\)")
+
+
+def _tile(t) -> str:
+    return f"{t[0]}-{t[1]}"
+
+
+def _normal(text: str) -> str:
+    text = " ".join(str(text).lower().replace(",", " , ").split()).replace(" , ", ", ")
+    for prefix in ("places ", "place "):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return text.rstrip(". ")
+
+
+def find_move(legal, texts: list, move) -> int:
+    """The index in ``legal`` (whose texts are ``texts``) of ``move``: an index, one of the
+    actions, or a text (case and spacing free, pips in brackets optional, or the start of
+    a single text). InputError otherwise."""
+    n = len(legal)
+    if isinstance(move, (int, np.integer)) and not isinstance(move, bool):
+        if not 0 <= move < n:
+            raise InputError(ARGUMENTS, "move", f"a move number 0..{n - 1} (legal()), got {move}")
+        return int(move)
+    if not isinstance(move, str):
+        for k, a in enumerate(legal):
+            if a is move:
+                return k
+        for k, a in enumerate(legal):
+            if a == move:
+                return k
+        raise InputError(ARGUMENTS, "move", f"a legal move (text, index or action), got {move!r}"[:200])
+    want = _normal(move)
+    normal = [_normal(t) for t in texts]
+    for candidates, wanted in ((normal, want), ([_PIPS.sub("", t).replace("  ", " ") for t in normal],
+                                                _PIPS.sub("", want).replace("  ", " "))):
+        hits = [k for k, t in enumerate(candidates) if t == wanted]
+        if len(hits) == 1:
+            return hits[0]
+        starts = [k for k, t in enumerate(candidates) if wanted and t.startswith(wanted)
+                  and (len(t) == len(wanted) or t[len(wanted)] in " ,")]
+        if len(starts) == 1:
+            return starts[0]
+    raise InputError(ARGUMENTS, "move", f"one of the {n} legal moves (legal()), got {move!r}"[:200])
+
+
+def move_texts(family: str, rule: str, state, legal) -> list[str]:
+    """The legal actions ``legal`` of ``state`` as text (:mod:`magdomino.games.session`):
+    the log's words, made longer (then numbered) where two would read alike."""
+    texts = [move_text(family, rule, state, a) for a in legal]
+    if len(set(texts)) < len(texts):
+        seen: dict = {}
+        for t in texts:
+            seen[t] = seen.get(t, 0) + 1
+        texts = [move_text(family, rule, state, a, long=True) if seen[t] > 1 else t for t, a in zip(texts, legal)]
+        count: dict = {}
+        for k, t in enumerate(texts):  # still alike: numbered
+            if texts.count(t) > 1:
+                count[t] = count.get(t, 0) + 1
+                texts[k] = f"{t} [{count[t]}]"
+    return texts
+
+
+def move_text(family: str, rule: str, state, action, long: bool = False) -> str:
+    """One legal action of ``state`` as text (``long``: with its grid pose or every tile's cell)."""
+    s = state
+    if family == "tower":
+        if action.kind != "place":
+            return action.kind
+        text = s._words(action, len(s.placed))
+        return f"{text} [{action}]" if long else text
+    kind = action[0]
+    if family == "vingt":
+        if kind != "place":
+            return kind
+        d, placed = action[1], action[2]
+        if long:
+            return " ".join(f"{p}-{q} at ({x}, {y})" for x, y, p, q in placed) + f" along {'xy'[d]}"
+        return " ".join(f"{p}-{q}" for _, _, p, q in placed) + f" along {'xy'[d]} at {tuple(placed[0][:2])}"
+    if rule == "matador":
+        if kind == "start":
+            return f"{_tile(action[1])} start"
+        if kind in ("line", "cross"):
+            text = f"{_tile(action[2])} {kind} {_SIDE[action[1]]}"
+            return text + (f" showing {action[3]}" if kind == "cross" and len(action) > 3 else "")
+        return kind
+    if kind == "place":
+        return f"{_tile(s.hands[s.current][0])} {_SIDE[action[1]]}"
+    if kind == "exchange":
+        return f"exchange with seat {action[1]}"
+    return kind
+
+
+class Happened:
+    """What one :meth:`~magdomino.games.session.GameSession.play` did: the log's events in order, each with the line
+    the log prints (``lines``), and the state after them.
+
+    Attributes
+    ----------
+    events : list of dict
+        The record's events (``place``, ``draw``, ``pass``, ``collapse``, ``restart``,
+        ``deal``, ``end``, and the game's own: ``exchange``, ``stop``...).
+    lines : list of str
+        The events as the game's log prints them.
+    over : bool
+    scores : list
+        The match totals after these events (the record's ``scores``).
+    winners : list of int
+        The winners once the game is over, else [].
+    """
+
+    __slots__ = ("events", "lines", "over", "scores", "winners")
+
+    def __init__(self, events: list, lines: list, over: bool, scores: list, winners: list):
+        self.events, self.lines, self.over, self.scores, self.winners = events, lines, over, scores, winners
+
+    def _of(self, *kinds: str) -> list:
+        return [e for e in self.events if e["type"] in kinds]
+
+    @property
+    def placements(self) -> list:
+        """The ``place`` events (tower rules: with ``placement``, and ``verdict`` under physics)."""
+        return self._of("place")
+
+    @property
+    def verdicts(self) -> list:
+        """The physics' verdicts of the placements (tower rules judged by physics), in order."""
+        return [e["verdict"] for e in self._of("place") if "verdict" in e]
+
+    @property
+    def collapses(self) -> list:
+        """The ``collapse`` events (each with the ``tiles`` the placer takes back)."""
+        return self._of("collapse")
+
+    @property
+    def draws(self) -> list:
+        return self._of("draw")
+
+    @property
+    def passes(self) -> list:
+        return self._of("pass")
+
+    @property
+    def ends(self) -> list:
+        """The ``end`` events (of a deal or a round; the match's last one when ``over``)."""
+        return self._of("end")
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __iter__(self):
+        return iter(self.events)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
+
+    def __repr__(self) -> str:
+        return f"<Happened: {len(self.events)} events{', over' if self.over else ''}>"
