@@ -89,6 +89,7 @@ def _cmd_play_vingt(args) -> int:
             write_json(args.json, record)
     if args.png:
         vingt_figure(record["final"], args.png, f"20 sur 20, {record['players']} players, seed {record['seed']}")
+        print(f"wrote {args.png}")
     return _film(args, record)
 
 
@@ -114,6 +115,7 @@ def _cmd_play_chain(args) -> int:
             write_json(args.json, record)
     if args.png:
         chain_figure(record["final"], args.png, f"{record['rule']}, {record['players']} players, seed {record['seed']}")
+        print(f"wrote {args.png}")
     return _film(args, record)
 
 

@@ -123,7 +123,8 @@ def check_outputs(args, *flags: str) -> None:
 
 
 def write_json(path: str, document: dict) -> None:
-    """Write ``document`` as indented JSON to ``path`` (``-``: stdout, see :func:`json_stdout`)."""
+    """Write ``document`` as indented JSON to ``path`` and say ``wrote PATH`` (``-``: the
+    JSON alone on stdout, see :func:`json_stdout`)."""
     text = json.dumps(document, indent=2) + "\n"
     if path == "-":
         json_stdout().write(text)
@@ -132,3 +133,4 @@ def write_json(path: str, document: dict) -> None:
         Path(path).write_text(text)
     except OSError as exc:
         raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
+    print(f"wrote {path}")

@@ -119,8 +119,22 @@ def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
             bbox={"boxstyle": "round,pad=0.12", "facecolor": "white", "edgecolor": "#888888", "linewidth": 0.4},
         )
     left = final.get("markers", {}).get("left")
-    ax.set_title((title + "\n" if title else "") + (f"markers left per seat: {left}" if left is not None else ""), fontsize=8)
+    ax.set_title((title + "\n" if title else "") + (f"markers left per seat: {', '.join(map(str, left))}" if left is not None else ""),
+                 fontsize=8)
+    _vingt_legend(fig, max(len(placed), len(left or [])))
     return save(fig, path, "png")
+
+
+def _vingt_legend(fig, seats: int) -> None:
+    """The board's key: each seat's marker colour, and what the small numbers are (a line's
+    total; bold green when it is exactly 20)."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", linestyle="", markersize=7, markerfacecolor=_SEAT_COLOURS[seat % len(_SEAT_COLOURS)],
+                      markeredgecolor="black", label=f"seat {seat}'s \"20\" markers") for seat in range(seats)]
+    handles += [Line2D([], [], marker="$12$", linestyle="", markersize=9, color="#555555", label="a line's total"),
+                Line2D([], [], marker="$20$", linestyle="", markersize=9, color="#006400", label="a line worth exactly 20")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 3), fontsize=6, frameon=False)
 
 
 # -- chain games (Le Matador, Le jeu des échanges) ------------------------------------------

@@ -210,3 +210,34 @@ def test_report_names_an_unknown_preset_as_the_documents_key(tmp_path):
     record.write_text(json.dumps(data))
     _refused(_run("report", record, "--out", tmp_path / "r.html", "--no-renders", "--no-replays"),
              "g.json: preset: unknown preset 'nosuch'")
+
+
+def test_every_file_a_command_writes_is_said_with_wrote(tmp_path, capsys, monkeypatch):
+    """``wrote PATH`` after each file: a JSON, a board picture, a plot (``--json -`` stays the
+    JSON alone on stdout)."""
+    from magdomino.faces.cli import main
+
+    board, record = tmp_path / "board.png", tmp_path / "game.json"
+    assert main(["play", "--rule", "vingt", "--players", "3", "--seed", "1", "--png", str(board), "--json", str(record)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert f"wrote {board}" in out and f"wrote {record}" in out and board.is_file()
+    assert main(["play", "--rule", "vingt", "--record", str(record), "--png", str(tmp_path / "again.png")]) == 0
+    assert f"wrote {tmp_path / 'again.png'}" in capsys.readouterr().out.splitlines()
+    odds = tmp_path / "odds.json"
+    assert main(["odds", str(ROOT / "scenarios" / "cantilever.toml"), "--trials", "3", "--engine", "statics", "--json", str(odds)]) == 0
+    assert f"wrote {odds}" in capsys.readouterr().out.splitlines()
+    assert main(["odds", str(ROOT / "scenarios" / "cantilever.toml"), "--trials", "3", "--engine", "statics", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]
+
+
+def test_the_twenty_board_has_a_legend_for_the_seats_colours_and_the_small_numbers(monkeypatch, tmp_path):
+    from magdomino.faces import plots
+    from magdomino.faces.tables import vingt_figure
+    from magdomino.games.vingt import game as vingt
+
+    drawn = []
+    monkeypatch.setattr(plots, "save", lambda fig, path, fmt: drawn.append(fig) or Path(path))
+    vingt_figure(vingt.play_vingt(3, 1, None, "random")["final"], tmp_path / "b.png")
+    labels = [t.get_text() for legend in drawn[0].legends for t in legend.get_texts()]
+    assert labels == ['seat 0\'s "20" markers', 'seat 1\'s "20" markers', 'seat 2\'s "20" markers',
+                      "a line's total", "a line worth exactly 20"]
