@@ -328,6 +328,8 @@ def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
         text = f"draws {_t(ev['tile'])}"
     elif kind == "pass":
         text = "passes"
+    elif kind == "unplayable":
+        text = f"cannot place {ev['placement']} ({ev['error']}); chooses again"
     elif kind == "collapse":
         text = f"COLLAPSE: takes back {len(ev['tiles'])} tiles"
     elif kind == "restart":

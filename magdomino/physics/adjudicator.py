@@ -20,7 +20,13 @@ How the rules use an :class:`Outcome`:
   collapse: there the verdict is only recorded.
 - ``error`` set: the physics could not judge (numerical blow-up); never counted as a
   collapse, the placement stands and the error is recorded.
+- ``unplayable=True`` (with ``error`` saying why): the placement cannot be made at all (no
+  motion starts clear of the construction: a neighbour lies where the tile goes). It is not a
+  move: the adjudicator leaves its construction exactly as it was, and the rules give the
+  tile back to the seat, which chooses again without that placement.
 - ``verdict``: a JSON-ready dict recorded in the game record's ``place`` event.
+- ``unsure``: the adjudicator could not be sure (the statics; :class:`Outcome`): its
+  ``collapsed`` stands, the verdict says ``"unsure": true``.
 
 Optional risk assessment, for players that weigh their candidates
 (:class:`magdomino.games.tower.players.CarefulPlayer`, ``BoldPlayer``): ``assess(views) -> list[float]``
@@ -29,9 +35,11 @@ takes the :class:`PlacementView` of each candidate placement on the current cons
 [0, 1], 0 the safest. The scale, shared by every adjudicator
 (:func:`magdomino.physics.statics_adjudicator.statics_risk`):
 
-- 1: the statics says the construction plus the tile falls (or a dynamic preview fell);
-- 0.5 (``UNKNOWN_RISK``): the statics cannot judge this pose (a tilted tile...): unknown,
-  never taken as safe;
+- 1: the statics says the construction plus the tile falls, at rest or in an unstable
+  balance (no tilt margin at all), or a dynamic preview fell;
+- 0.5 (``UNKNOWN_RISK``): the statics cannot judge this pose (a tilted tile...), or is
+  unsure of it (:func:`magdomino.physics.statics_screen.sure_verdict`): unknown, never taken
+  as safe;
 - below 0.5 when the statics says it stands: ``0.45 * max(tilt term, load term)`` with tilt
   term ``clip(1 - margin / 20°, 0, 1)`` (the table tilt it survives) and load term
   ``clip((3 - load factor) / 2, 0, 1)`` (how many times its weight the placed tile could
@@ -60,11 +68,19 @@ from magdomino.model.tiles import Tile
 
 @dataclass(frozen=True)
 class Outcome:
-    """What an adjudicator says about one placement."""
+    """What an adjudicator says about one placement.
+
+    ``unsure``: the adjudicator could not be sure of ``collapsed`` (the statics near a tipping
+    point or under a landing it may not carry: :mod:`magdomino.physics.statics_adjudicator`);
+    ``collapsed`` is then its best answer, or the answer of the engine it asked. A game takes
+    ``collapsed`` as it is; the verdict records ``unsure``.
+    """
 
     collapsed: bool = False
     verdict: dict | None = None
     error: str | None = None
+    unsure: bool = False
+    unplayable: bool = False
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ settled a little off the nominal grid), from :attr:`PlacementView.relative_pose`
 
 A numerical blow-up gives an error verdict, never a collapse; the rules keep the placement,
 so the world, whose poses are then garbage, is rebuilt from the construction's grid poses.
-So does a placement with no clear motion: the construction has drifted off the rules' grid
-(tiles pushed without falling) until a neighbour lies where the tile should go, and no
-hand could start it there. Spawning it inside the neighbour would let the engine push them
-apart; the physics does not judge it (an error naming the neighbour) and the world is
-rebuilt from the grid poses, which leave every tile room.
+A placement with no clear motion is another matter: the construction has drifted off the
+rules' grid (tiles pushed without falling) until a neighbour lies where the tile should go,
+and no hand could start it there. Spawning it inside the neighbour would let the engine push
+them apart; it is not a move at all (an ``unplayable`` outcome whose error names the
+neighbour), the world is left exactly as it was, and the seat chooses again.
 """
 
 from __future__ import annotations
@@ -112,17 +112,14 @@ class PybulletAdjudicator:
         return Outcome(collapsed=verdict.collapsed, verdict=record, error=verdict.error)
 
     def _no_clear_motion(self, view: PlacementView, exc: NoClearMotion) -> Outcome:
-        """The outcome of a placement the physics cannot start clear of the construction: an
-        error (never a collapse), the world rebuilt from the grid poses with the tile in it."""
+        """The outcome of a placement the physics cannot start clear of the construction:
+        unplayable, the world untouched (nothing was added to it)."""
         number = {b: n for n, b in enumerate(self._bodies)}.get(exc.tile, exc.tile)
         a, b = self.world.tiles[exc.tile].pips
         error = f"no clear motion: {exc.phrase(f'tile {number} ({a}-{b})')}"
         verdict = Verdict(collapsed=False, reason="error", settled=False, max_shift_mm=float("nan"), max_tilt_deg=float("nan"),
                           sim_time_s=0.0, wall_time_s=0.0, error=error)
-        self._rebuild([*view.construction, view])
-        record = verdict.to_dict()
-        record["world_rebuilt"] = True
-        return Outcome(collapsed=False, verdict=record, error=error)
+        return Outcome(collapsed=False, verdict=verdict.to_dict(), error=error, unplayable=True)
 
     def aim(self, view: PlacementView) -> tuple[np.ndarray, float, Drop | Slide]:
         """Where the tile should come to rest (position (3,) m, yaw rad) and how it gets there,

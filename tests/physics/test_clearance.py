@@ -178,11 +178,12 @@ def test_the_games_adjudicator_drops_under_an_overhang_clear_of_the_tile_above(m
     assert kind == "drop" and deepest(start, yaw, before_p, before_q) <= TINY, height
 
 
-def test_a_physics_game_starts_every_placement_clear_or_does_not_judge_it(monkeypatch):
+def test_a_physics_game_starts_every_placement_clear_or_does_not_make_it(monkeypatch):
     # A real En quinconce game whose construction drifts off the grid (seed 2028, the
     # validation set's): every tile the adjudicator drops or slides starts clear of every
-    # tile; a placement whose place is taken by a drifted neighbour is not judged (an error,
-    # never a collapse) and the world is rebuilt from the grid.
+    # tile; a placement whose place is taken by a drifted neighbour is not a move: the seat
+    # keeps its tile and chooses again, the world untouched, and the placement is never in
+    # the construction (nor scored).
     from magdomino.games import play_game
     from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 
@@ -193,10 +194,14 @@ def test_a_physics_game_starts_every_placement_clear_or_does_not_judge_it(monkey
     assert spy.starts
     for kind, start, yaw, positions, quats, height in spy.starts:
         assert deepest(start, yaw, positions, quats) <= TINY, (kind, start, height)
-    places = [e for e in record["events"] if e["type"] == "place"]
-    refused = [e for e in places if e.get("error")]
-    assert refused and all("no clear motion" in e["error"] and e["verdict"]["world_rebuilt"] for e in refused)
-    assert all(not e["verdict"]["collapsed"] for e in refused)
+    events = record["events"]
+    refused = [k for k, e in enumerate(events) if e["type"] == "unplayable"]
+    assert refused and all("no clear motion" in events[k]["error"] for k in refused)
+    assert not any(e.get("error") for e in events if e["type"] == "place")
+    for k in refused:  # the same seat moves next, with its hand as it was, another move
+        tried, after = events[k], next(e for e in events[k + 1:] if e["type"] in ("place", "draw", "pass"))
+        assert after["player"] == tried["player"] and after.get("placement") != tried["placement"]
+        assert tried["hand_sizes"] == events[k - 1]["hand_sizes"] and tried["construction_size"] == events[k - 1]["construction_size"]
 
 
 # -- resting on what is below ---------------------------------------------------------------

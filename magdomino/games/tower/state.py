@@ -47,13 +47,15 @@ def _tiles(v):
 
 
 class _Field(NamedTuple):
-    """One field of a State: its attribute, its JSON key, and how it is copied and stored."""
+    """One field of a State: its attribute, its JSON key, how it is copied and stored, and the
+    JSON value a copy without the key holds (None: the key is required)."""
 
     attr: str
     key: str
     copy: Callable = _same
     to_json: Callable = _same
     from_json: Callable = _same
+    missing: object = None
 
 
 def _result(r: dict) -> dict:
@@ -78,6 +80,7 @@ _FIELDS = (
     _Field("placements", "placements"),
     _Field("constructions", "constructions"),
     _Field("collapses", "collapses"),
+    _Field("unplayable", "unplayable", list, lambda v: [a.to_json() for a in v], lambda v: [Action.from_json(a) for a in v], []),
 )
 """The state's fields in one place: slots, :meth:`State.clone` and the JSON copy derive
 from it (besides the game, the random stream, the grid rebuilt from the placements, the
@@ -136,6 +139,8 @@ class State(TurnState):
     dict per finished deal: winners, scores, reason: ``"domino"``, ``"blocked"`` or
     ``"abandoned"``, the runaway guard's end, with no winners and every score 0: not
     scored), ``owed`` (quinconce modes per seat),
+    ``unplayable`` (the placements the current seat tried this turn that the physics found
+    impossible to make: not offered again until the next move),
     ``log`` (set it to a list to receive the game-record events).
     """
 
@@ -161,6 +166,7 @@ class State(TurnState):
         self.placements = 0
         self.constructions = 0
         self.collapses = 0
+        self.unplayable: list[Action] = []
         self._legal = None
         self.log: list | None = None
 
@@ -179,6 +185,8 @@ class State(TurnState):
         if self.forced is not None:
             return (self.forced,)
         out = self.game.rules.legal(self, self.hands[cur], self.mode(cur))
+        if self.unplayable:  # tried this turn and found impossible by the physics: not moves
+            out = [a for a in out if a not in self.unplayable]
         if out:
             return tuple(out)
         return (DRAW,) if self.stock else (PASS,)
@@ -202,8 +210,9 @@ class State(TurnState):
                 action = legal[legal.index(action)]
         self._legal = None
         kind = action.kind
+        tried, self.unplayable = self.unplayable, []
         if kind == "place":
-            self._place(self.current, action)
+            self._place(self.current, action, tried)
         elif kind == "draw":
             cur = self.current
             t = self.stock.pop()
@@ -277,7 +286,7 @@ class State(TurnState):
             else:
                 self._event({"type": "restart", "player": seat, "tile": list(t)})
 
-    def _place(self, cur: int, action: Action) -> None:
+    def _place(self, cur: int, action: Action, tried: list) -> None:
         g = self.game
         hand = self.hands[cur]
         hand.remove(action.tile)
@@ -288,6 +297,9 @@ class State(TurnState):
         if not g.trivial:
             view = self._view(cur, action, number)
             outcome = g.adjudicator.place(view, action)
+            if outcome.unplayable:
+                self._refuse(cur, action, number, outcome, tried)
+                return
             collapsed = bool(outcome.collapsed) and outcome.error is None and number > 0 and g.rules.can_collapse
         self.placed.append(action)
         g.rules.placed(self, cur, action, number)
@@ -332,6 +344,16 @@ class State(TurnState):
             self._end_deal([], ABANDONED, cur)
         else:
             self.current = (cur + 1) % g.players
+
+    def _refuse(self, cur: int, action: Action, number: int, outcome, tried: list) -> None:
+        """A placement the physics cannot make: not a move. The tile goes back to the hand, the
+        placement is not counted, the seat chooses again without it (:attr:`unplayable`)."""
+        insort(self.hands[cur], action.tile)
+        self.placements -= 1
+        self.unplayable = [*tried, action]
+        if self.log is not None:
+            self._event({"type": "unplayable", "player": cur, "tile": list(action.tile),
+                         "placement": self._words(action, number), "error": outcome.error})
 
     def _words(self, action: Action, number: int) -> str:
         """The placement in the placement language (before it joins the construction)."""
@@ -500,7 +522,7 @@ class State(TurnState):
         rng.bit_generator.state = data["rng"]
         s.rng = rng
         for f in _FIELDS:
-            setattr(s, f.attr, f.from_json(data[f.key]))
+            setattr(s, f.attr, f.from_json(data[f.key] if f.missing is None or f.key in data else f.missing))
         s.grid = None
         if game.rules.uses_grid and s.deal_no >= 0:
             s.grid = Grid()
