@@ -7,7 +7,7 @@ and degrees::
     tower.simulate("3-1 on #1 half 1")
 
 :class:`Construction`, :func:`load`, :func:`preset`, :func:`presets`, :func:`engines`,
-:func:`play`, :func:`tournament`, :func:`study`, :func:`calibrate` and :class:`InputError` are imported when first used, so
+:func:`play`, :func:`game` (a game driven move by move), :func:`resume`, :func:`tournament`, :func:`study`, :func:`calibrate` and :class:`InputError` are imported when first used, so
 ``import magdomino`` stays light. :func:`env` is a game as a PettingZoo environment
 (:func:`magdomino.games.pettingzoo.env`, the ``pettingzoo`` extra).
 
@@ -18,7 +18,8 @@ Layers, bottom to top (a module never imports from a layer above it): ``maths``,
 from magdomino.version import __version__  # noqa: F401
 
 _FACE = ("Construction", "load", "preset", "presets", "engines", "play", "tournament", "study",
-         "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord", "Study", "calibrate", "Calibration")
+         "Simulation", "Odds", "Ranking", "Sweep", "Picture", "GameRecord", "Study", "calibrate", "Calibration",
+         "game", "resume")
 
 __all__ = ["InputError", "__version__", "env", *_FACE]
 
@@ -28,6 +29,10 @@ def __getattr__(name):
         from magdomino.faces.calibration import Calibration
 
         return Calibration
+    if name in ("game", "resume"):
+        from magdomino.faces import api_game
+
+        return getattr(api_game, name)
     if name in ("study", "Study"):
         from magdomino.faces import api_study
 

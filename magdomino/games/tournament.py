@@ -101,6 +101,8 @@ class TournamentJob:
     max_placements: int | None = None
     overrides: tuple = ()
     """The preset's overrides, ``((key, value), ...)`` (:func:`magdomino.model.presets.with_overrides`)."""
+    objects: tuple = ()
+    """The player objects that sit, ``((name, object), ...)``: ``seats`` names them."""
 
 
 def job_preset(job: TournamentJob):
@@ -130,22 +132,23 @@ def play_deal_record(job: TournamentJob, deal: int) -> tuple:
     the game's record and its per-deal results (what :func:`deal_row` sums up)."""
     kinds = seating(job.seats, deal)
     game_seed = _deal_seed(job.seed, deal)
+    players = [dict(job.objects).get(k, k) for k in kinds] if job.objects else list(kinds)
     if job.rule in ("matador", "echanges"):
         from magdomino.games.chain.record import play_chain
 
-        record = play_chain(job.rule, len(kinds), game_seed, {}, list(kinds))
+        record = play_chain(job.rule, len(kinds), game_seed, {}, players)
         results = record["deals"]
     elif job.rule == "vingt":
         from magdomino.games.vingt.game import play_vingt
 
-        record = play_vingt(len(kinds), game_seed, None, list(kinds))
+        record = play_vingt(len(kinds), game_seed, None, players)
         results = record["rounds"]
     else:
         from magdomino.games.record import play_game
 
         physics = _adjudicator(job)
         try:
-            record = play_game(job.rule, len(kinds), seed=game_seed, physics=physics, player_kinds=list(kinds),
+            record = play_game(job.rule, len(kinds), seed=game_seed, physics=physics, player_kinds=players,
                                max_placements=job.max_placements)
         finally:
             if physics is not None:
@@ -207,11 +210,22 @@ def run_deals(job: TournamentJob, what_if, deals: list[int]) -> list[dict]:
     return [{"what_if": what_if, "trial": d, **play_deal(job, d)} for d in deals]
 
 
-def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
-    """Refuse a bad tournament before anything runs (one-line InputErrors, library names)."""
+def check_tournament(rule: str, seats, deals: int, physics: str, objects: bool = False) -> tuple:
+    """Refuse a bad tournament before anything runs (one-line InputErrors, library names).
+    ``objects``: player objects may sit (the player protocol, :mod:`magdomino.games.session`);
+    else only player kinds. A seat a person drives (``human``, ``me``) is refused."""
+    from magdomino.games.session import CALLER_SEATS
+
     if rule not in RULES:
         raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
-    seats = tuple(str(s).strip() for s in seats)
+    seats = tuple(s.strip() if isinstance(s, str) else s if objects else str(s).strip() for s in seats)
+    for i, s in enumerate(seats):
+        if isinstance(s, str) and s in CALLER_SEATS:
+            raise InputError(ARGUMENTS, "seats", f"player kinds that play by themselves; {s!r} is a person's seat "
+                             "(play against the players with magdomino play --seats, or md.game)")
+        if not isinstance(s, str) and not callable(getattr(s, "choose", None)):
+            raise InputError(ARGUMENTS, "seats", f"seat {i}: a player kind or an object with choose(state) "
+                             f"(the player protocol), got {type(s).__name__}")
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise InputError(ARGUMENTS, "deals", f"a whole number of deals > 0, got {deals!r}")
     if physics not in physics_names():
@@ -219,7 +233,7 @@ def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
     if physics != "none" and rule not in ("traditional", *TOWER_RULES):
         raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
     make = seat_players(rule)
-    for kind in dict.fromkeys(seats):
+    for kind in dict.fromkeys(s for s in seats if isinstance(s, str)):
         if kind == "ismcts" and not _has_pyspiel():  # said before any player module is asked
             raise InputError(ARGUMENTS, "seats", "ismcts needs OpenSpiel: pip install 'magdomino[openspiel]'")
         try:
@@ -228,6 +242,29 @@ def check_tournament(rule: str, seats, deals: int, physics: str) -> tuple:
             raise InputError(ARGUMENTS, "seats", f"{rule} player kinds: {exc.expected}") from None
     _check_seat_count(rule, len(seats))
     return seats
+
+
+def seat_names(seats: tuple) -> tuple:
+    """``(names, objects)``: each seat's name (a kind; an object's ``kind`` or class name, made
+    unique) and the objects by name, ``((name, object), ...)``."""
+    names, objects = [], []
+    taken = {s for s in seats if isinstance(s, str)}
+    for s in seats:
+        if isinstance(s, str):
+            names.append(s)
+            continue
+        known = [n for n, o in objects if o is s]
+        if known:
+            names.append(known[0])
+            continue
+        base = str(getattr(s, "kind", None) or type(s).__name__)
+        name, k = base, 1
+        while name in taken or name in names:
+            k += 1
+            name = f"{base} {k}"
+        objects.append((name, s))
+        names.append(name)
+    return tuple(names), tuple(objects)
 
 
 def _check_seat_count(rule: str, n: int) -> None:
@@ -256,7 +293,9 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     Parameters
     ----------
     rule : one of :data:`RULES`
-    seats : sequence of player kinds, one per seat (its length is the number of players)
+    seats : sequence of player kinds or player objects (``choose(state)``, the player
+        protocol of :mod:`magdomino.games.session`; named by their ``kind`` or class, and
+        played in this process), one per seat (its length is the number of players)
     deals : int > 0
     seed : int >= 0
     physics : ``"pybullet"``, ``"statics"`` or ``"none"`` (tower rules and traditional only)
@@ -288,7 +327,11 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     from magdomino.version import __version__
     from magdomino.studies.runner import TrialLog, capped_jobs
 
-    seats = check_tournament(rule, seats, deals, physics)
+    seats, objects = seat_names(check_tournament(rule, seats, deals, physics, objects=True))
+    if objects and (jobs not in (None, 1) or scheduler is not None):
+        raise InputError(ARGUMENTS, "jobs", "1 with player objects (they play in this process)")
+    if objects and executor is None:
+        executor = "serial"
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InputError(ARGUMENTS, "seed", f"a whole number >= 0, got {seed!r}")
     if max_placements is not None and max_placements < 1:
@@ -301,7 +344,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     if physics != "none" and max_placements is None:
         max_placements = 300  # as `play`: a physics game must end
     job = TournamentJob(rule, seats, int(seed), int(deals), physics, preset if physics != "none" else None,
-                        bool(magnets), max_placements, tuple(overrides.items()))
+                        bool(magnets), max_placements, tuple(overrides.items()), objects)
     described = job_preset(job) if physics != "none" else None  # an unknown name, a bad file or override refused before any deal
     header = {"kind": "header", "format": "magdomino tournament log 1", "rule": rule, "seats": list(seats),
               "seed": job.seed, "deals": job.deals, "physics": physics, "preset": job.preset,
