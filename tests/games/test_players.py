@@ -298,3 +298,33 @@ def test_the_seats_are_careful_by_default_only_where_physics_judges_collapses():
     assert flat["player_kinds"] == ["random", "random"]  # a flat game never collapses
     assert play_game("defi", 2, seed=1, physics=StaticsAdjudicator("toy"), max_placements=3,
                      player_kinds="greedy")["player_kinds"] == ["greedy", "greedy"]
+
+
+def test_careful_seats_do_not_replay_one_collapse_for_ever():
+    # En quinconce, 2 careful seats, seed 4, judged by the statics on the default toy: the two
+    # seats used to repeat one four-move collapse until the runaway guard abandoned the deal
+    # (75 collapses). A seat that has led the construction into a state twice plays another
+    # move when it has one: the deal ends.
+    from magdomino.games import play_game
+    from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+    record = play_game("quinconce", 2, seed=4, physics=StaticsAdjudicator("toy"), player_kinds="careful", max_placements=300)
+    assert not record["abandoned"] and record["collapses"] < 10
+    assert record["deals"][0]["reason"] in ("domino", "blocked")
+
+
+def test_repeats_count_the_constructions_a_seat_leads_to():
+    from magdomino.games.tower.players import REPEATS, Repeats
+
+    from magdomino.games.core import Game
+
+    game = Game("defi", 2, seed=1)
+    state = game.new_initial_state()
+    state.apply_action(state.legal_actions()[0])  # the deal
+    state.apply_action(state.legal_actions()[0])  # the forced double
+    places = [a for a in state.legal_actions() if a.kind == "place"]
+    repeats = Repeats()
+    for _ in range(REPEATS):
+        assert repeats.fresh(state, places[:2]) == [True, True]
+        repeats.made(state, places[0])
+    assert repeats.fresh(state, places[:2]) == [False, True]

@@ -13,7 +13,8 @@ its threshold (default :data:`BOLD_THRESHOLD` = 0.3), else the safest. Both draw
 only when no placement is legal, and both play as :class:`GreedyPlayer` when there is
 nothing to assess: an adjudicator without ``assess``, or a game that is not a tower game
 (traditional, matador, échanges, vingt: no collapse). Their decisions are deterministic
-(the adjudicators' assessments are).
+(the adjudicators' assessments are). Neither leads the construction into one state more than
+:data:`REPEATS` times in a deal while it has another move (:class:`Repeats`).
 """
 
 from __future__ import annotations
@@ -139,6 +140,46 @@ def trap_share(state, action, statics) -> float:
     return traps / len(unseen)
 
 
+REPEATS = 2
+"""How many times a seat leads the construction into one state before it prefers another move."""
+
+
+class Repeats:
+    """The constructions a seat's own moves have led to in this deal, counted: a careful seat
+    that sees its move about to repeat one it has made :data:`REPEATS` times chooses another
+    move when one exists, so that two seats cannot replay one collapse for ever."""
+
+    def __init__(self):
+        self.seen: dict = {}
+
+    @staticmethod
+    def key(state, action) -> tuple:
+        """The construction ``action`` would lead to (the deal, every tile and its grid pose)."""
+        placed = tuple((a.tile, a.x, a.y, a.level, a.d) for a in state.placed)
+        return (state.deal_no, placed, (action.tile, action.x, action.y, action.level, action.d))
+
+    def fresh(self, state, places: list) -> list[bool]:
+        """For each of ``places``: not yet made :data:`REPEATS` times from this construction."""
+        return [self.seen.get(self.key(state, a), 0) < REPEATS for a in places]
+
+    def made(self, state, action) -> None:
+        if action.kind == "place":
+            key = self.key(state, action)
+            self.seen[key] = self.seen.get(key, 0) + 1
+
+
+def _avoid_repeats(repeats: Repeats, state, places: list, risks: list) -> tuple[list, list]:
+    """``places`` and ``risks`` without the moves ``repeats`` has seen too often, unless every
+    move has been (then all of them)."""
+    if not hasattr(state, "placed"):  # a position that is not a tower game's: nothing to compare
+        return places, risks
+    fresh = repeats.fresh(state, places)
+    if any(fresh) and not all(fresh):
+        kept = [k for k, f in enumerate(fresh) if f]
+        return [places[k] for k in kept], [risks[k] for k in kept]
+    return places, risks
+
+
 class CarefulPlayer:
     """The safest legal placement by the adjudicator's risk, ties to the heaviest tile, then
     the stable order of legal actions; as :class:`GreedyPlayer` when nothing is assessed.
@@ -155,11 +196,19 @@ class CarefulPlayer:
     def __init__(self, seed=None, lookahead: int = LOOKAHEAD):
         self.lookahead = int(lookahead)
         self._statics = None
+        self.repeats = Repeats()
 
     def choose(self, state):
+        action = self._choose(state)
+        if hasattr(state, "placed"):
+            self.repeats.made(state, action)
+        return action
+
+    def _choose(self, state):
         places, risks = _assessed(state)
         if risks is None:
             return _heaviest(places) if places[0].kind == "place" else places[0]
+        places, risks = _avoid_repeats(self.repeats, state, places, risks)
         standing = sorted((r, -_weight(a), k) for k, (a, r) in enumerate(zip(places, risks)) if r < 1.0)
         if self.lookahead <= 0 or len(standing) < 2 or not hasattr(state, "clone"):  # nothing to weigh, or no copy to weigh it on
             return _safest(places, risks)
@@ -194,11 +243,19 @@ class BoldPlayer:
 
     def __init__(self, seed=None, threshold: float = BOLD_THRESHOLD):
         self.threshold = float(threshold)
+        self.repeats = Repeats()
 
     def choose(self, state):
+        action = self._choose(state)
+        if hasattr(state, "placed"):
+            self.repeats.made(state, action)
+        return action
+
+    def _choose(self, state):
         places, risks = _assessed(state)
         if risks is None:
             return _heaviest(places) if places[0].kind == "place" else places[0]
+        places, risks = _avoid_repeats(self.repeats, state, places, risks)
         ok = [(a, r) for a, r in zip(places, risks) if r <= self.threshold]
         if not ok:
             return _safest(places, risks)
