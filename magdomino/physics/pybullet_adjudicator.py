@@ -33,7 +33,7 @@ from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.physics.placement import Drop, NoClearMotion, Slide, build, clear_motion, place
-from magdomino.physics.verdict import Verdict
+from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
 
 
@@ -209,6 +209,28 @@ class PybulletAdjudicator:
         finally:
             copy.close()
         return None if verdict.error else bool(verdict.collapsed)
+
+    def settle_construction(self, construction) -> Verdict:
+        """A fresh world holding ``construction`` (PlacedTile) at its grid poses, settled as a
+        scenario's structure is (:func:`~magdomino.physics.verdict.settle`, every tile
+        watched); its verdict says whether the construction stands by itself. The world is
+        kept: a :meth:`place` then judges the next placement on it."""
+        self.close()
+        self.world = World(self.preset, magnets=self.magnets)
+        self._bodies = [self.world.add_tile(t.tile, *physical_pose(t.grid, self.tile_size)) for t in construction]
+        return settle(self.world, list(self._bodies))
+
+    def judge_view(self, view: PlacementView) -> tuple[Verdict, Outcome | None]:
+        """The construction of ``view`` and ``view``'s placement on it, judged from scratch:
+        :meth:`settle_construction`, then :meth:`place` when it settled standing (else None).
+        Stateless for the caller: the world is closed afterwards."""
+        try:
+            tower = self.settle_construction(view.construction)
+            if tower.collapsed or tower.error or not tower.settled:
+                return tower, None
+            return tower, self.place(view, None)
+        finally:
+            self.close()
 
     def _rebuild(self, tiles) -> None:
         """A fresh world holding ``tiles`` (PlacedTile or PlacementView) at their grid poses."""

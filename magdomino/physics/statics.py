@@ -347,10 +347,9 @@ class Structure:
         else:
             self.mf, self.mt = np.zeros((n, 3)), np.zeros((n, 3))
 
-    def judge(self, position, quaternion, *, margin: bool = False, fixed: bool = False) -> StaticVerdict:
-        """:func:`judge` of the structure plus one tile at ``position`` (3,) m,
-        ``quaternion`` (4,), the new tile being ``placed`` (the last index)."""
-        start = time.perf_counter()
+    def _with(self, position, quaternion, fixed: bool = False):
+        """The structure plus one tile: positions (n+1, 3), quaternions (n+1, 4), fixed flags,
+        contacts, magnet forces and torques (n+1, 3) with every pair."""
         n = len(self.P)
         P = np.vstack([self.P, np.asarray(position, float).reshape(1, 3)])
         Q = np.vstack([self.Q, np.asarray(quaternion, float).reshape(1, 4)])
@@ -370,7 +369,26 @@ class Structure:
                 mt[n] += Tj.sum(axis=0)
                 mf[others] -= Fj
                 mt[others] += Ti
-        return _judge(self.preset, P, contacts, all_fixed, mf, mt, self.use_magnets, n, margin, start)
+        return P, Q, all_fixed, contacts, mf, mt
+
+    def judge(self, position, quaternion, *, margin: bool = False, fixed: bool = False) -> StaticVerdict:
+        """:func:`judge` of the structure plus one tile at ``position`` (3,) m,
+        ``quaternion`` (4,), the new tile being ``placed`` (the last index)."""
+        start = time.perf_counter()
+        P, Q, all_fixed, contacts, mf, mt = self._with(position, quaternion, fixed)
+        return _judge(self.preset, P, contacts, all_fixed, mf, mt, self.use_magnets, len(self.P), margin, start)
+
+    def with_tile(self, position, quaternion):
+        """The structure plus one tile at ``position`` (3,) m, ``quaternion`` (4,), as
+        :meth:`judge` sees it: positions (n+1, 3) m, quaternions (n+1, 4), contacts, and the
+        magnet wrenches (force N, torque about each centre N·m; shape (n+1, 6)) with every
+        pair and without the new tile's pairs (:class:`magdomino.physics.statics_screen.Stressed`
+        takes them)."""
+        P, Q, _, contacts, mf, mt = self._with(position, quaternion)
+        rest = np.vstack([np.hstack([self.mf, self.mt]), np.zeros((1, 6))])
+        if self._free:  # free magnets turn with the whole field: the structure's own field without the tile
+            rest[:-1] = np.hstack(magnet_wrenches(self.preset, self.P, self.Q))
+        return P, Q, contacts, np.hstack([mf, mt]), rest
 
 
 BATCH_SPACING_M = 1.0

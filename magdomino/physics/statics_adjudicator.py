@@ -3,16 +3,35 @@
 No simulation: each placement is judged by :class:`magdomino.physics.statics.Structure` on
 the construction as the grid lays it out (:func:`magdomino.maths.geometry.physical_pose` of
 every tile's grid pose, as :attr:`PlacementView.pose` gives it) plus the new tile at its
-nominal rest pose. The construction falls when the statics finds no contact forces that hold
-every tile ("collapsed"); a pose the statics cannot model (it raises "statics cannot judge
-this: ...") is an :class:`Outcome` with ``error`` set, never a collapse.
+nominal rest pose. Stateless: everything comes from the :class:`PlacementView` (its
+``construction``), so cloned game states can share one adjudicator.
 
-Stateless: everything comes from the :class:`PlacementView` (its ``construction``), so
-cloned game states can share one adjudicator. Deterministic and cheap (one prepared
-structure and one linear programme per placement, a few ms).
+The answer has three values (:func:`magdomino.physics.statics_screen.screen`): **stands**
+(it stands at rest with a tilt margin and carries the tile's landing), **falls** (it cannot
+stand at rest even with more friction, or it stands only in an unstable balance: no tilt
+margin at all), or **unsure** (a small margin, a structure that carries the tile's weight
+but maybe not its landing, a rest pose refused only for want of friction). On the default
+toy preset the sure answers equal PyBullet's on every one of the validation's positions
+(``docs/validation/statics_toy.md``). What an unsure placement does is the adjudicator's
+``on_unsure``:
+
+- ``"rigid"`` (default): the plain equilibrium check decides (stands when contact forces
+  exist that hold every tile at rest), the outcome marked ``unsure``;
+- ``"collapse"``: an unsure placement counts as a fall (a risk not taken: the OpenSpiel
+  face's searches learn to avoid it);
+- ``fallback``: an adjudicator with ``judge_view(view)``
+  (:meth:`~magdomino.physics.pybullet_adjudicator.PybulletAdjudicator.judge_view`: the
+  construction built at its grid poses, settled, and the tile placed on it) is asked, and
+  its verdict is the outcome's (about half a second a question).
+
+The outcome's ``verdict`` is the one :class:`~magdomino.physics.verdict.Verdict` JSON of
+every engine (``engine`` "statics", what only a simulation knows null), its ``unsure`` field
+set. A pose the statics cannot model (it raises "statics cannot judge this: ...") is an
+:class:`Outcome` with ``error`` set, never a collapse.
 
 :func:`statics_risk` is the risk scale of ``assess`` shared with the PyBullet adjudicator
-(documented in :mod:`magdomino.physics.adjudicator`).
+(documented in :mod:`magdomino.physics.adjudicator`); an unsure pose is never safe
+(:data:`UNKNOWN_RISK`).
 """
 
 from __future__ import annotations
@@ -81,20 +100,63 @@ stand get :data:`STANDING_MAX` ("stands, margin not measured"). Margins cost 5-5
 
 def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
     """Risk of each distinct pose: ``poses`` is an ordered dict ``key -> (position (3,) m,
-    quaternion (4,))``; a yes/no statics check of every pose, then the margin and load
-    factor of the first ``margins`` that stand (see :data:`MARGINS`)."""
+    quaternion (4,))``; a yes/no statics check of every pose, the stress tests of those that
+    stand (:func:`magdomino.physics.statics_screen.screen`: an unstable balance is 1, an
+    unsure pose :data:`UNKNOWN_RISK`), then the margin and load factor of the first
+    ``margins`` that stand for sure."""
     risks = {}
     measured = 0
     for key, (position, quat) in poses.items():
         verdict = judge(structure, position, quat, False)
         if verdict is None or not verdict.stands:
             risks[key] = statics_risk(verdict)
+            continue
+        answer = sure_answer(structure, position, quat)
+        if answer != "stands":
+            risks[key] = 1.0 if answer == "falls" else UNKNOWN_RISK
         elif measured < margins:
             measured += 1
             risks[key] = statics_risk(judge(structure, position, quat, True))
         else:
             risks[key] = STANDING_MAX
     return risks
+
+
+def sure_answer(structure, position, quaternion) -> str | None:
+    """:func:`magdomino.physics.statics_screen.screen` of one more tile on a prepared
+    ``structure`` ("stands", "falls", "unsure"); None when the statics cannot judge it."""
+    from magdomino.physics.statics_screen import Stressed, run_screen, sure_verdict
+
+    if structure is None:
+        return None
+    try:
+        stressed = Stressed.on(structure, position, quaternion)
+    except (InputError, ValueError):
+        return None
+    return sure_verdict(run_screen(stressed))
+
+
+def _every_test(preset, P, Q, tests, placed: bool, magnets: bool) -> dict:
+    """Every one of ``tests`` on these poses (the raw data of a validation), with
+    :data:`~magdomino.physics.statics_screen.TABLE_TIE` when a hair tilt fails."""
+    from magdomino.physics.statics_screen import HAIR_TILTS, TABLE_TIE, Stressed
+
+    stressed = Stressed(preset, P, Q, placed=placed, magnets=magnets)
+    results = {test: stressed.stands(test) for test in tests}
+    failed = [t for t in HAIR_TILTS if not results[t]]
+    if failed:
+        results[TABLE_TIE] = stressed.tips_on_table(failed[0])
+    return results
+
+
+def _named(results: dict) -> dict:
+    """Stress-test results keyed by their numbers as text (JSON keys)."""
+    return {test if isinstance(test, str) else ",".join(f"{v:g}" for v in test): bool(ok) for test, ok in results.items()}
+
+
+ON_UNSURE = ("rigid", "collapse")
+"""What a :class:`StaticsAdjudicator` without a fallback does with an unsure placement (the
+module docstring)."""
 
 
 class StaticsAdjudicator:
@@ -108,15 +170,29 @@ class StaticsAdjudicator:
         False switches the magnets off.
     margins : int
         :data:`MARGINS`: standing poses ``assess`` measures the margin of.
+    on_unsure : {"rigid", "collapse"}
+        An unsure placement without a fallback: the plain equilibrium check decides, or it
+        counts as a fall (the module docstring).
+    fallback : object with ``judge_view(view)``, optional
+        Asked for every unsure placement (a
+        :class:`~magdomino.physics.pybullet_adjudicator.PybulletAdjudicator`); its verdict is
+        the outcome. Closed by :meth:`close`.
     """
 
     name = "statics"
     trivial = False
 
-    def __init__(self, preset: Preset | str = DEFAULT_PRESET, *, magnets: bool = True, margins: int = MARGINS):
+    def __init__(self, preset: Preset | str = DEFAULT_PRESET, *, magnets: bool = True, margins: int = MARGINS,
+                 on_unsure: str = "rigid", fallback=None):
+        if on_unsure not in ON_UNSURE:
+            raise InputError("options", "on_unsure", f"one of {', '.join(ON_UNSURE)}, got {on_unsure!r}")
+        if fallback is not None and not callable(getattr(fallback, "judge_view", None)):
+            raise InputError("options", "fallback", "an adjudicator with judge_view(view) (the pybullet adjudicator)")
         self.preset = load_preset(preset) if isinstance(preset, str) else preset
         self.magnets = magnets
         self.margins = int(margins)
+        self.on_unsure = on_unsure
+        self.fallback = fallback
         self.tile_size = tuple(float(v) for v in self.preset.tile.size)
 
     def start(self, construction: ConstructionInfo) -> None:
@@ -124,19 +200,52 @@ class StaticsAdjudicator:
         return None
 
     def place(self, view: PlacementView, action) -> Outcome:
+        """The statics' outcome of ``view`` (the module docstring): ``collapsed`` when it falls
+        for sure (or, unsure, as ``on_unsure`` or the fallback says), ``unsure`` set when the
+        statics could not be sure."""
+        from magdomino.physics.verdict import Verdict
+
         if view.first or not view.construction:
-            return Outcome(False, {"engine": "statics", "stands": True, "first": True}, None)
+            return Outcome(False, Verdict(collapsed=False, reason="stood", settled=None, max_shift_mm=None, max_tilt_deg=None,
+                                          sim_time_s=None, wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None,
+                                          engine="statics", unsure=False).to_dict(), None)
         from magdomino.physics.statics import Structure
 
         centre, yaw = view.pose
+        position, quat = np.asarray(centre, float), yaw_quaternion(yaw)
         try:
             structure = Structure(self.preset, *self._nominal(view.construction), magnets=self.magnets)
-            verdict = structure.judge(np.asarray(centre, float), yaw_quaternion(yaw))
+            rigid = structure.judge(position, quat)
+            answer = sure_answer(structure, position, quat)
         except InputError as exc:
-            return Outcome(False, {"engine": "statics", "stands": None, "error": str(exc)}, str(exc))
-        record = {"engine": "statics", "stands": bool(verdict.stands), "collapsed": not verdict.stands,
-                  "tiles": int(verdict.tiles), "contacts": int(verdict.contacts), "magnets": bool(verdict.magnets)}
-        return Outcome(collapsed=not verdict.stands, verdict=record, error=None)
+            record = Verdict(collapsed=False, reason="error", settled=None, max_shift_mm=None, max_tilt_deg=None, sim_time_s=None,
+                             wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None, error=str(exc), engine="statics",
+                             unsure=None).to_dict()
+            return Outcome(False, record, str(exc))
+        if answer == "unsure" and self.fallback is not None:
+            return self._ask_fallback(view)
+        unsure = answer != "falls" and answer != "stands"
+        if unsure:
+            collapsed = (not rigid.stands) if self.on_unsure == "rigid" else True
+        else:
+            collapsed = answer == "falls"
+        verdict = rigid.verdict()
+        verdict.collapsed = collapsed
+        verdict.reason = "falls" if collapsed else "stood"
+        verdict.unsure = unsure
+        return Outcome(collapsed=collapsed, verdict=verdict.to_dict(), error=None, unsure=unsure)
+
+    def _ask_fallback(self, view: PlacementView) -> Outcome:
+        """The fallback's outcome of an unsure placement: its verdict of the placement, or of
+        the construction when that did not stand by itself; ``unsure`` set (the statics was)."""
+        tower, outcome = self.fallback.judge_view(view)
+        if outcome is None:
+            record = tower.to_dict()
+            record["unsure"] = True
+            return Outcome(collapsed=bool(tower.collapsed) and not tower.error, verdict=record, error=tower.error, unsure=True)
+        record = dict(outcome.verdict or {})
+        record["unsure"] = True
+        return Outcome(collapsed=outcome.collapsed, verdict=record, error=outcome.error, unsure=True)
 
     def _nominal(self, construction) -> tuple[np.ndarray, np.ndarray]:
         """Nominal positions (n, 3) m and quaternions (n, 4) of ``construction`` (PlacedTile)."""
@@ -144,6 +253,48 @@ class StaticsAdjudicator:
         positions = np.array([c for c, _ in poses], dtype=float).reshape(-1, 3)
         quats = np.array([yaw_quaternion(y) for _, y in poses], dtype=float).reshape(-1, 4)
         return positions, quats
+
+    def tower_answer(self, construction, *, margin: bool = True) -> dict:
+        """The statics' answer on ``construction`` (PlacedTile, at their grid poses) alone:
+        ``verdict`` ("stands", "falls", "unsure": :func:`~magdomino.physics.statics_screen.sure_verdict`,
+        or "refused": a pose the statics cannot model, with ``error``), ``rigid`` (the plain
+        equilibrium check at rest), ``margin_deg`` (with ``margin``)."""
+        from magdomino.physics.statics import judge
+        from magdomino.physics.statics_screen import AT_REST, TOWER_TESTS, sure_verdict
+
+        P, Q = self._nominal(construction)
+        try:
+            results = _every_test(self.preset, P, Q, TOWER_TESTS, False, self.magnets)
+            m = judge(self.preset, P, Q, magnets=self.magnets, margin=True).margin if margin else None
+        except InputError as exc:
+            return {"verdict": "refused", "rigid": None, "margin_deg": None, "error": exc.expected}
+        return {"verdict": sure_verdict(results, placed=False), "rigid": results[AT_REST],
+                "margin_deg": None if m is None else round(float(m), 4), "tests": _named(results)}
+
+    def answer(self, view: PlacementView, *, margin: bool = True) -> dict:
+        """The statics' answer on ``view``'s placement at its nominal rest pose on the
+        construction at its grid poses: ``verdict`` ("stands", "falls", "unsure":
+        :func:`~magdomino.physics.statics_screen.sure_verdict`, or "refused" with ``error``),
+        ``rigid`` (the plain equilibrium check at rest), ``margin_deg`` and ``load_factor``
+        (with ``margin``). The first tile of a construction stands."""
+        from magdomino.physics.statics import Structure
+        from magdomino.physics.statics_screen import AT_REST, PLACEMENT_TESTS, sure_verdict
+
+        if view.first or not view.construction:
+            return {"verdict": "stands", "rigid": True, "margin_deg": None, "load_factor": None}
+        P, Q = self._nominal(view.construction)
+        centre, yaw = view.pose
+        P = np.vstack([P, np.asarray(centre, float)])
+        Q = np.vstack([Q, yaw_quaternion(yaw)])
+        try:
+            results = _every_test(self.preset, P, Q, PLACEMENT_TESTS, True, self.magnets)
+            v = Structure(self.preset, P[:-1], Q[:-1], magnets=self.magnets).judge(P[-1], Q[-1], margin=True) if margin else None
+        except InputError as exc:
+            return {"verdict": "refused", "rigid": None, "margin_deg": None, "load_factor": None, "error": exc.expected}
+        return {"verdict": sure_verdict(results, placed=True), "rigid": results[AT_REST],
+                "margin_deg": None if v is None else round(float(v.margin), 4),
+                "load_factor": None if v is None or v.load_factor is None else round(float(v.load_factor), 4),
+                "tests": _named(results)}
 
     def structure(self, construction):
         """The prepared :class:`~magdomino.physics.statics.Structure` of ``construction``
@@ -178,4 +329,5 @@ class StaticsAdjudicator:
         return risks
 
     def close(self) -> None:
-        return None
+        if self.fallback is not None:
+            self.fallback.close()

@@ -113,6 +113,11 @@ class Verdict:
         Who answered (``"dynamics"``, ``"statics"``, ...): every engine returns this one
         type, with what it does not know left None (a dynamic verdict has no margin, a
         static one no settle time, shift or tilt).
+    unsure : bool or None
+        The statics adjudicator could not be sure of this answer
+        (:mod:`magdomino.physics.statics_adjudicator`): True on its unsure answers, and on
+        the verdict of the engine it then asked; False on its sure ones; None from an
+        engine that does not grade its answers.
     """
 
     collapsed: bool
@@ -133,6 +138,7 @@ class Verdict:
     load_factor: float | None = None
     contacts: int | None = None
     engine: str = "dynamics"
+    unsure: bool | None = None
 
     @property
     def stands(self) -> bool:

@@ -1,0 +1,254 @@
+"""How sure the statics is: stressed variants of one equilibrium check, and a three-way answer.
+
+:func:`magdomino.physics.statics.judge` says whether rigid tiles at given poses *can* stand.
+A game's question is whether the construction *does* stand once the tile is dropped onto it
+(PyBullet: a drop from 1 mm, magnets pulling the tile in, then a settle in which a tile
+tipped by more than ``max_tilt`` is a fall). The answers part where the rigid one hangs on a
+hair: a tile balanced with no tilt margin, a structure that carries the tile's weight but
+not the impulse of its landing, a rest pose refused only for want of friction that the
+magnets pull into line. :func:`stress_tests` asks the statics the same question under loads,
+tilts and frictions that bracket those effects; :func:`sure_verdict` turns the answers into
+``"stands"``, ``"falls"`` or ``"unsure"``; :func:`screen` runs only the tests it needs (a
+dozen by-parts checks, about a millisecond on a game's towers).
+
+A test is ``(load, own, every, tilt_deg, direction_deg, grip)``: the placed (last) tile
+weighs ``load`` times its weight, the magnet forces between it and the others are ``own``
+times as strong, every magnet force is ``every`` times as strong on top of that, the table
+is tilted by ``tilt_deg`` towards ``direction_deg`` (a sideways load of ``tan(tilt)`` tile
+weights on every tile, gravity's vertical part unchanged), and every friction coefficient is
+``grip`` times as large. The thresholds were chosen on the positions of
+``scripts/statics_toy_validation.py`` (seeded games on the default toy preset, each position
+also judged by PyBullet; ``docs/validation/statics_toy.md``).
+
+Units: SI inside (m, N, N·m); angles in degrees in the tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from magdomino.model.presets import Preset
+
+AT_REST = (1.0, 1.0, 1.0, 0.0, 0.0, 1.0)
+"""The pose as it is: the tile's weight, every magnet, no tilt, the preset's friction."""
+DIRECTIONS_DEG = tuple(45.0 * k for k in range(8))
+"""Downhill directions of the tilt tests (as the statics' margin searches them)."""
+HAIR_DEG = 0.05
+"""A structure that survives no tilt of this much in some direction has a tilt margin of
+zero: a tie, the resultant of the tiles above a contact passing exactly through that
+contact's edge, as the grid's half-tile steps often make it. Rigid blocks there stand in an
+unstable balance, and the contact model decides. :data:`TABLE_TIE`: where the part that
+tips stands on the table (a tower's centre of mass right above its base tile's edge, the
+tiles above held to it by their magnets), the statics says it **falls**: PyBullet dropped
+every one of those of the validation (``docs/validation/statics_toy.md``, 25 towers and
+placements of toy games). Where it is a tile over another tile's edge, **unsure**: PyBullet
+kept a dropped tile there (magnets off: ``tests/physics/test_statics_screen.py``) and
+toppled a tower spawned so."""
+TABLE_TIE = "table_tie"
+"""The key of :func:`sure_verdict`'s results that says whether a failed hair tilt tips a part
+standing on the table (:meth:`Stressed.tips_on_table`)."""
+HAIR_TILTS = tuple((1.0, 1.0, 1.0, HAIR_DEG, d, 1.0) for d in DIRECTIONS_DEG)
+NEAR_DEG = 2.0
+"""A structure that survives the hair tilts but not this one in some direction (a margin
+between :data:`HAIR_DEG` and this) is **unsure**: there the dynamics' contact penetration,
+its four-point manifolds and the settle rule decide (the statics docstring, class 4)."""
+NEAR_TILTS = tuple((1.0, 1.0, 1.0, NEAR_DEG, d, 1.0) for d in DIRECTIONS_DEG)
+LANDING_LOAD = 2.0
+"""A placed tile stands for sure only if the structure carries it at this many times its
+weight (every magnet as it is): a load put on at once, even released at rest on its support,
+momentarily loads an elastic support with twice its weight (the classical sudden-load
+factor), and the magnets speed the tile up as it lands. Below it, **unsure**: on the toy's
+1.2 T magnets PyBullet dropped placements that carried up to 1.58 times the tile's weight
+(a tile hanging half on half by its magnets, or a magnet-held cantilever below it, rocked
+over by the landing), and kept others at 1.4."""
+LANDING = (LANDING_LOAD, 1.0, 1.0, 0.0, 0.0, 1.0)
+GRIP = 3.0
+TIPS = (1.0, 1.0, 1.0, 0.0, 0.0, GRIP)
+"""A rest pose falls for sure only if it cannot stand even with every friction three times
+as large (a pose refused only for want of friction is a slide that the magnets may stop:
+they pull a tile into line with the magnet below)..."""
+TIPS_BARE = (1.0, 0.0, 1.0, 0.0, 0.0, GRIP)
+"""... and not with the placed tile's own magnets off either (its own pull can tip it at the
+aimed pose and then snap it into line). The same two tests as the hybrid engine's rest falls
+(:mod:`magdomino.studies.hybrid_engine`)."""
+
+
+class Stressed:
+    """One set of poses prepared for many :func:`stress_tests`: contacts and magnet wrenches
+    found once, one equilibrium per friction factor.
+
+    Parameters
+    ----------
+    preset : Preset
+    positions : array_like, shape (n, 3), m
+        The tiles; the last one is the placed tile when ``placed``.
+    quaternions : array_like, shape (n, 4), x, y, z, w
+    placed : bool
+        Whether the last tile is the one being placed (a test's ``load`` and ``own`` apply
+        to it); False: a structure alone (``load`` and ``own`` are ignored).
+    magnets : bool
+    contacts : list of Contact, optional
+        The contacts of these poses, when the caller has them
+        (:meth:`Stressed.on`).
+    wrenches : (ndarray, ndarray), shapes (n, 6), N and N·m, optional
+        The magnet force and torque on every tile (columns 0-2 force, 3-5 torque about its
+        centre) with every pair, and without the placed tile's pairs, when the caller has them.
+
+    Raises
+    ------
+    InputError
+        A pose the statics cannot model (:func:`~magdomino.physics.contact_polygons.find_contacts`).
+    """
+
+    def __init__(self, preset: Preset, positions, quaternions, *, placed: bool = True, magnets: bool = True, contacts=None,
+                 wrenches=None):
+        from magdomino.physics.contact_polygons import find_contacts
+        from magdomino.physics.statics import magnet_wrenches
+
+        self.preset = preset
+        self.P = np.asarray(positions, float).reshape(-1, 3)
+        Q = np.asarray(quaternions, float).reshape(-1, 4)
+        n = len(self.P)
+        self.placed = bool(placed)
+        self.size = np.asarray(preset.tile.size, float)
+        self.contacts = find_contacts(self.P, Q, self.size) if contacts is None else contacts
+        weight = float(preset.tile.mass) * float(preset.solver.gravity)
+        self.magnets = bool(magnets) and len(preset.tile.magnets) > 0 and n > 1
+        self.full = self.rest = None
+        if self.magnets and wrenches is not None:
+            self.full, self.rest = (np.asarray(w, float) / weight for w in wrenches)
+        elif self.magnets:  # (n, 6): force and torque (N·m / N = m) in tile weights
+            self.full = np.hstack(magnet_wrenches(preset, self.P, Q)) / weight
+            self.rest = self.full
+            if self.placed:  # the pairs without the placed tile
+                self.rest = np.zeros_like(self.full)
+                if n > 2:
+                    self.rest[:-1] = np.hstack(magnet_wrenches(preset, self.P[:-1], Q[:-1])) / weight
+        self._equilibria: dict = {}
+
+    @classmethod
+    def on(cls, structure, position, quaternion) -> "Stressed":
+        """A :class:`~magdomino.physics.statics.Structure` (no fixed tiles) plus one placed
+        tile at ``position`` (3,) m, ``quaternion`` (4,), its contacts and magnet wrenches
+        reused (:meth:`~magdomino.physics.statics.Structure.with_tile`)."""
+        if structure.fixed.any():
+            raise ValueError("the stress tests take no fixed tiles")
+        P, Q, contacts, full, rest = structure.with_tile(position, quaternion)
+        return cls(structure.preset, P, Q, placed=True, magnets=structure.use_magnets, contacts=contacts, wrenches=(full, rest))
+
+    def stands(self, test) -> bool:
+        """Whether the tiles stand under ``test`` ``(load, own, every, tilt_deg, direction_deg, grip)``."""
+        eq, w = self._equations(test)
+        return True if eq is None else bool(eq.stands(w))
+
+    def tips_on_table(self, test) -> bool:
+        """Whether a part that cannot stand under ``test`` holds a tile that touches the table
+        (:meth:`~magdomino.physics.equilibrium.Equilibrium.stands_each`)."""
+        eq, w = self._equations(test)
+        if eq is None:
+            return False
+        on_table = {c.b for c in self.contacts if c.a < 0}
+        return any(int(t) in on_table for t in np.flatnonzero(~eq.stands_each(w)))
+
+    def _equations(self, test):
+        """The equilibrium (None without a movable tile) and its loads (in tile weights) under ``test``."""
+        from magdomino.physics.equilibrium import Equilibrium
+
+        load, own, every, tilt, direction, grip = test
+        n = len(self.P)
+        eq = self._equilibria.get(grip)
+        if eq is None:
+            tile = self.preset.tile
+            eq = self._equilibria[grip] = Equilibrium(self.P, self.contacts, np.ones(n, bool), grip * float(tile.friction),
+                                                      float(self.size[0]), grip * float(tile.table_mu))
+        if eq.m == 0:
+            return None, None
+        down = np.zeros((n, 3))
+        down[:, 2] = -1.0
+        if self.placed:
+            down[-1, 2] = -float(load)
+        if tilt:
+            t = math.tan(math.radians(tilt))
+            down[:, 0] = t * math.cos(math.radians(direction))
+            down[:, 1] = t * math.sin(math.radians(direction))
+        w = eq.load(down, np.zeros((n, 3)))
+        if self.magnets:
+            mag = every * (self.rest + (own if self.placed else 1.0) * (self.full - self.rest))
+            w = w + eq.load(mag[:, :3], mag[:, 3:])
+        return eq, w
+
+
+def stress_tests(preset: Preset, positions, quaternions, tests, *, placed: bool = True, magnets: bool = True) -> dict:
+    """Whether the tiles stand under each test (see the module docstring): test -> bool.
+
+    Parameters and errors: as :class:`Stressed`; ``tests``: an iterable of
+    ``(load, own, every, tilt_deg, direction_deg, grip)``.
+    """
+    stressed = Stressed(preset, positions, quaternions, placed=placed, magnets=magnets)
+    return {test: stressed.stands(test) for test in tests}
+
+
+PLACEMENT_TESTS = (AT_REST, *HAIR_TILTS, *NEAR_TILTS, LANDING, TIPS, TIPS_BARE)
+"""What :func:`sure_verdict` reads of a placement (the structure plus the placed tile)."""
+TOWER_TESTS = (AT_REST, *HAIR_TILTS, *NEAR_TILTS, TIPS)
+"""What :func:`sure_verdict` reads of a structure alone."""
+
+SURE = ("stands", "falls")
+"""The answers of :func:`sure_verdict` the statics is sure of (the other is ``"unsure"``)."""
+
+
+def tests_needed(results: dict, *, placed: bool = True) -> tuple:
+    """The tests of :func:`sure_verdict` that can still change its answer, given ``results``
+    so far (AT_REST first): a structure that stands at rest needs the tilts (and, placed, the
+    landing), one that does not needs the rest-fall tests."""
+    if AT_REST not in results:
+        return (AT_REST,)
+    if results[AT_REST]:
+        return (*HAIR_TILTS, *NEAR_TILTS, *((LANDING,) if placed else ()))
+    return (TIPS, TIPS_BARE) if placed else (TIPS,)
+
+
+def sure_verdict(results: dict, *, placed: bool = True) -> str:
+    """``"stands"``, ``"falls"`` or ``"unsure"`` from :func:`stress_tests` results.
+
+    Standing at rest: when some hair tilt (:data:`HAIR_TILTS`) fails (an unstable balance),
+    **falls** if the part that tips stands on the table (``results[TABLE_TIE]``, see
+    :data:`HAIR_DEG`), else **unsure**; **unsure** when some tilt of :data:`NEAR_TILTS` fails, or, for a placed tile,
+    when the structure cannot carry it at :data:`LANDING_LOAD` times its weight; else
+    **stands**. Not standing at rest: **falls** when more friction does not save it either
+    (:data:`TIPS`, and for a placed tile :data:`TIPS_BARE` too), else **unsure**.
+    """
+    if results[AT_REST]:
+        if not all(results[t] for t in HAIR_TILTS):
+            return "falls" if results.get(TABLE_TIE) else "unsure"
+        if not all(results[t] for t in NEAR_TILTS) or (placed and not results[LANDING]):
+            return "unsure"
+        return "stands"
+    if results[TIPS] or (placed and results[TIPS_BARE]):
+        return "unsure"
+    return "falls"
+
+
+def run_screen(stressed: "Stressed") -> dict:
+    """The results :func:`sure_verdict` needs of ``stressed`` (:func:`tests_needed`, and
+    :data:`TABLE_TIE` when a hair tilt fails)."""
+    results = {AT_REST: stressed.stands(AT_REST)}
+    for test in tests_needed(results, placed=stressed.placed):
+        results[test] = stressed.stands(test)
+    failed = [t for t in HAIR_TILTS if t in results and not results[t]]
+    if failed:
+        results[TABLE_TIE] = stressed.tips_on_table(failed[0])
+    return results
+
+
+def screen(preset: Preset, positions, quaternions, *, placed: bool = True, magnets: bool = True) -> tuple[str, dict]:
+    """:func:`sure_verdict` of these poses, running only the tests it needs
+    (:func:`tests_needed`): ``(answer, results)``.
+
+    Parameters and errors: as :func:`stress_tests`.
+    """
+    stressed = Stressed(preset, positions, quaternions, placed=placed, magnets=magnets)
+    results = run_screen(stressed)
+    return sure_verdict(results, placed=placed), results
