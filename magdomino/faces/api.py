@@ -15,13 +15,13 @@ notebook does not).
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from dataclasses import replace
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.faces.notebook import (  # noqa: F401 - Picture: md.Picture
+    Picture, View3D, _cell, _construction_png, _png_bytes, _table, figure_png, simulation_picture)
 from magdomino.model.presets import DEFAULT_PRESET
 
 PYTHON = "arguments"
@@ -181,7 +181,8 @@ class Construction:
         from magdomino.studies.engines import get_engine
 
         sc = self.with_what_ifs(what_ifs)
-        return Simulation(get_engine(engine, source=PYTHON).simulate(sc), self)
+        chosen = get_engine(engine, source=PYTHON)
+        return Simulation(chosen.simulate(sc, trace=chosen.moves), self)
 
     def odds(self, *what_ifs: str, trials: int = 100, seed: int | None = None, jobs: int | None = None, engine="hybrid",
              noise: dict | None = None, progress: bool = True, **settings) -> "Odds":
@@ -204,7 +205,11 @@ class Construction:
         ranked = rank_placements(self.scenario, tile, trials, candidates=enumerate_placements, rule=rule, seed=seed, jobs=jobs,
                                  screen=screen, parallel_only=parallel_only, second_parallel=second_parallel,
                                  progress=progress, **_executor(jobs, settings))
-        return Ranking(ranked, typed if isinstance(typed, str) else f"{tile[0]}-{tile[1]}")
+        from magdomino.studies.whatif import whatif_document
+
+        document = whatif_document(self.scenario, tile, ranked, seed=seed, rule=rule, parallel_only=parallel_only,
+                                   second_parallel=second_parallel, screen=screen, engine=settings.get("engine", "hybrid"))
+        return Ranking(ranked, typed if isinstance(typed, str) else f"{tile[0]}-{tile[1]}", document)
 
     def sweep(self, param: str, values, *what_ifs: str, trials: int = 50, seed: int | None = None, jobs: int | None = None,
               progress: bool = True, **settings):
@@ -226,20 +231,22 @@ class Construction:
         return Picture(_construction_png(sc, poses))
 
     def view3d(self, what_if: str | None = None, *, labels: bool = True):
-        """An interactive 3D view (rotate, zoom; a ``plotly`` Figure, which shows itself in a
-        notebook): the settled structure, or a what-if's outcome (where the tiles ended, and
-        faint where the ones that moved were). Needs ``pip install 'magdomino[view]'``."""
-        from magdomino.faces.render import what_if_outcome
-        from magdomino.faces.view3d import construction_figure3d, outcome_figure3d
+        """An interactive 3D view (rotate, zoom): the settled structure, or a what-if's
+        outcome at rest (where the tiles ended, faint where the ones that moved were, and a
+        slider through the motion). A :class:`View3D`: it shows itself in a notebook, and
+        in a saved notebook read outside Jupyter (HTML with plotly.js; a PNG too where a
+        static renderer is installed). Needs ``pip install 'magdomino[view]'``."""
+        from magdomino.faces.view3d import construction_figure3d, outcome_figure3d, what_if_motion
         from magdomino.studies.engines import get_engine
 
         sc = self.with_what_ifs([what_if] if what_if else [])
         settled = get_engine("dynamics").starting_structure(sc, before="a 3D view")
         pips = [pl.pips for pl in sc.structure]
         if what_if is None:
-            return construction_figure3d(*settled, pips, sc.preset, title=self.name, labels=labels)
-        after = what_if_outcome(sc, 0, settled=settled)
-        return outcome_figure3d((pips, *settled), after, sc.preset, title=f"{self.name}: {sc.describe(sc.what_if[0])}", labels=labels)
+            return View3D(construction_figure3d(*settled, pips, sc.preset, title=self.name, labels=labels))
+        after, motion, _ = what_if_motion(sc, 0, settled=settled)
+        return View3D(outcome_figure3d((pips, *settled), after, sc.preset, title=f"{self.name}: {sc.describe(sc.what_if[0])}",
+                                       labels=labels, motion=motion))
 
     def render(self, what_if: str | None = None, size=(800, 600)) -> "Picture":
         """A photo-like picture from PyBullet's renderer (the structure settled, or a what-if's end)."""
@@ -293,7 +300,20 @@ class _Result:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        return _table(self._header, [[_cell(v, h) for v, h in zip(r, self._header)] for r in self._rows()], html.escape(self._title))
+        picture = self.figure()
+        table = _table(self._header, [[_cell(v, h) for v, h in zip(r, self._header)] for r in self._rows()], html.escape(self._title))
+        return (picture.html() if picture is not None else "") + table
+
+    def figure(self) -> Picture | None:
+        """The result's picture (the command line's ``--plot``), or None when it has none."""
+        return None
+
+    def plot(self, path=None) -> Picture | None:
+        """The result's picture, as the command line's ``--plot`` draws it; written to ``path`` when given."""
+        picture = self.figure()
+        if picture is not None and path is not None:
+            picture.save(path)
+        return picture
 
 
 class Simulation(_Result):
@@ -331,10 +351,9 @@ class Simulation(_Result):
     def to_dict(self) -> dict:
         return self.result.to_dict()
 
-    def _repr_html_(self) -> str:
-        sc = self.result.scenario
-        poses = self.result.settled_poses
-        return Picture(_construction_png(sc, poses)).html() + super()._repr_html_()
+    def figure(self) -> Picture:
+        """The command line's ``simulate --plot``: the structure, each what-if's shift and tilt over time."""
+        return simulation_picture(self.result, self.construction.name)
 
 
 class Odds(_Result):
@@ -357,14 +376,20 @@ class Odds(_Result):
     def to_dict(self) -> dict:
         return self.result.to_dict()
 
+    def figure(self) -> Picture:
+        """The command line's ``odds --plot``: each p(collapse) with its 95 % interval."""
+        from magdomino.faces.plots import odds_figure
+
+        return figure_png(odds_figure, self.to_dict())
+
 
 class Ranking(_Result):
     """Every legal placement of a tile, safest first (``ranked``: the library's RankedPlacement)."""
 
     _header = ["rank", "placement", "p(collapse)", "95 % interval", "shift share", "median shift (mm)", "trials", "engine"]
 
-    def __init__(self, ranked, tile: str):
-        self.ranked, self.tile = ranked, tile
+    def __init__(self, ranked, tile: str, document: dict | None = None):
+        self.ranked, self.tile, self.document = ranked, tile, document
         self._title = f"where to put {tile}: {len(ranked)} legal placements, safest first"
 
     @property
@@ -379,6 +404,16 @@ class Ranking(_Result):
             rows.append([k, r.candidate.describe(), _round(r.p_collapse, 3), None if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
                          _round(getattr(r, "shift_share", None), 3), _round(getattr(r, "median_shift_mm", None), 2), r.trials, r.engine])
         return rows
+
+    def to_dict(self) -> dict | None:
+        """The JSON document of ``magdomino whatif`` (None for a ranking made without one)."""
+        return self.document
+
+    def figure(self) -> Picture | None:
+        """The command line's ``whatif --plot``: every placement, safest first, with its interval."""
+        from magdomino.faces.plots import whatif_figure
+
+        return None if self.document is None else figure_png(whatif_figure, self.document)
 
 
 class Sweep(_Result):
@@ -397,23 +432,11 @@ class Sweep(_Result):
     def to_dict(self) -> dict:
         return self.result.to_dict()
 
+    def figure(self) -> Picture:
+        """The command line's ``sweep --plot``: p(collapse) against the parameter, the intervals as bands."""
+        from magdomino.faces.plots import sweep_figure
 
-class Picture:
-    """A PNG picture: shows itself in a notebook, ``save(path)`` writes it."""
-
-    def __init__(self, png: bytes):
-        self.png = png
-
-    def _repr_png_(self) -> bytes:
-        return self.png
-
-    def html(self) -> str:
-        return f'<img src="data:image/png;base64,{base64.b64encode(self.png).decode()}"/>'
-
-    def save(self, path) -> Path:
-        path = Path(path)
-        path.write_bytes(self.png)
-        return path
+        return figure_png(sweep_figure, self.to_dict())
 
 
 # -- games ----------------------------------------------------------------------------------
@@ -574,47 +597,3 @@ def _toml(value) -> str:
 
 def _round(value, digits: int):
     return None if value is None else round(float(value), digits) + 0.0
-
-
-PROBABILITY_COLUMNS = {"p(collapse)", "shift share"}
-"""Columns that hold a probability: shown with three decimals, as the command line shows them."""
-
-
-def _cell(value, header: str = "") -> str:
-    """A table cell as text: a probability with three decimals, a boolean as a word, ``-`` for None."""
-    from magdomino.wording import as_words, probability
-
-    if value is None:
-        return "-"
-    if header in PROBABILITY_COLUMNS and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return probability(value)
-    return str(as_words(value))
-
-
-def _table(header, rows, caption: str = "") -> str:
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _png_bytes(image) -> bytes:
-    from matplotlib.image import imsave
-
-    buffer = io.BytesIO()
-    imsave(buffer, image, format="png")
-    return buffer.getvalue()
-
-
-def _construction_png(sc, poses) -> bytes:
-    """Side and top views of the structure (nominal or ``poses``), each tile and half labelled."""
-    import numpy as np
-
-    from magdomino.faces.plots import construction_figure
-    from magdomino.studies.scenario import structure_poses
-
-    if poses is None:
-        used = structure_poses(sc, np.asarray(sc.preset.tile.size, float))
-        poses = (np.array([p for p, _ in used]), np.array([q for _, q in used]))
-    buffer = io.BytesIO()
-    construction_figure(poses[0], poses[1], [pl.pips for pl in sc.structure], sc.preset, buffer, title=sc.name, labels=True)
-    return buffer.getvalue()

@@ -182,8 +182,8 @@ def _renders(scenario, placements, labels, animate: bool, limit: int, view3d: bo
     ``view3d``, each followed by its interactive 3D view (each what-if is run once more)."""
     import dataclasses
 
-    from magdomino.faces.render import render_gif, render_png, what_if_outcome
-    from magdomino.faces.view3d import construction_figure3d, outcome_figure3d
+    from magdomino.faces.render import render_gif, render_png
+    from magdomino.faces.view3d import construction_figure3d, outcome_figure3d, what_if_motion
     from magdomino.studies.engines import check_structure_settled
     from magdomino.studies.scenario import settle_structure
 
@@ -208,7 +208,7 @@ def _renders(scenario, placements, labels, animate: bool, limit: int, view3d: bo
         else:
             parts.append(figure(lambda p, i=i: render_png(sc, p, 360, 270, settled=settled, what_if=i), f"{label}: where it came to rest"))
         if view3d:
-            parts.append(view3d_figure(lambda i=i, label=label: outcome_figure3d(before, what_if_outcome(sc, i, settled), scenario.preset,
+            parts.append(view3d_figure(lambda i=i, label=label: outcome_figure3d(before, what_if_motion(sc, i, settled)[0], scenario.preset,
                                                                                  title=label),
                                        f"{label}: where it came to rest, in 3D (faint: where the tiles that moved were)"))
     if len(placements) > limit:

@@ -1,7 +1,7 @@
 """An interactive 3D view (rotate, zoom, hover) of a construction and of a what-if's outcome.
 
 Drawn with plotly (as magpylib draws its magnets): each tile is a box (a ``Mesh3d`` of its 8
-corners) in its colour, outlined, with its number and its halves written above it; the table
+corners) in its colour, outlined, with its number and its halves written on its upper face; the table
 is a grey rectangle at z = 0; lengths are in mm and the axes keep their proportions.
 
 :func:`figure_html` turns a figure into an HTML fragment that carries plotly.js inline, so a
@@ -119,22 +119,27 @@ def _edges(go, boxes_mm: list[np.ndarray], *, opacity=1.0, name="edges"):
                         opacity=opacity, hoverinfo="skip", showlegend=False, name=name)
 
 
+LABEL_LIFT_M = 0.0003
+"""Labels are written 0.3 mm off a tile's upper face, so that the face does not hide them."""
+
+
 def _labels(go, p, q, pips, indices, size):
-    """``#k`` above each tile, ``h0`` / ``h1`` above each half (mm)."""
-    from magdomino.maths.poses import box_corners, quaternion_matrices
+    """``#k`` on each tile's upper face, at its centre, and ``h0`` / ``h1`` on each half (mm):
+    the face of the tile's y or z axis that looks most upwards, whatever the tile's tilt."""
+    from magdomino.maths.poses import quaternion_matrices
 
     numbers, halves = ([], [], [], [], []), ([], [], [], [], [])
-    lift = max(size[2], 0.002)
     for k in indices:
-        corners = box_corners(p[k], q[k], size)
-        top = corners[:, 2].max()
         R = quaternion_matrices(q[k])
-        x, y, _ = p[k]
-        for seq, v in zip(numbers, (x, y, top + lift, f"#{k}", f"#{k} {pips[k][0]}-{pips[k][1]}")):
+        axis = 1 if abs(R[2, 1]) > abs(R[2, 2]) else 2
+        up = np.zeros(3)
+        up[axis] = math.copysign(size[axis] / 2 + LABEL_LIFT_M, R[2, axis])
+        at = p[k] + R @ up
+        for seq, v in zip(numbers, (at[0], at[1], at[2], f"#{k}", f"#{k} {pips[k][0]}-{pips[k][1]}")):
             seq.append(v)
         for h, sign in ((0, -1), (1, 1)):
-            at = p[k] + R @ np.array([sign * size[0] / 4, 0.0, 0.0])
-            for seq, v in zip(halves, (at[0], at[1], top + lift * 0.3, f"h{h}", f"#{k} h{h}: {pips[k][h]} pips")):
+            at = p[k] + R @ (up + np.array([sign * size[0] / 4, 0.0, 0.0]))
+            for seq, v in zip(halves, (at[0], at[1], at[2], f"h{h}", f"#{k} h{h}: {pips[k][h]} pips")):
                 seq.append(v)
     traces = []
     for (x, y, z, text, hover), name, font in ((numbers, "tile numbers", {"size": 13, "color": "black"}),
@@ -201,8 +206,8 @@ def construction_figure3d(positions, quaternions, pips, preset, *, title: str | 
         Tile size (``preset.tile.size``, m) and colours (``preset.tile.colours``).
     title : str, optional
     labels : bool
-        Write ``#k`` (the tile's number, as the placement language names it) above each
-        tile and ``h0`` / ``h1`` above each half.
+        Write ``#k`` (the tile's number, as the placement language names it) on each
+        tile's upper face and ``h0`` / ``h1`` on each half.
 
     Returns
     -------
@@ -250,9 +255,10 @@ def _figure(go, layers, preset, title, labelled):
     return _layout(fig, title)
 
 
-def outcome_figure3d(before, after, preset, *, title: str | None = None, labels: bool = True):
+def outcome_figure3d(before, after, preset, *, title: str | None = None, labels: bool = True, motion=None):
     """An interactive 3D figure of a what-if's outcome: where the tiles came to rest, and,
-    faint, where the tiles that moved were before.
+    faint, where the tiles that moved were before; with ``motion``, a slider (and a play
+    button) that shows the tiles at each moment of the way.
 
     Parameters
     ----------
@@ -267,6 +273,10 @@ def outcome_figure3d(before, after, preset, *, title: str | None = None, labels:
     title : str, optional
     labels : bool
         Label the tiles at the end (``#k``, ``h0`` / ``h1``), as :func:`construction_figure3d`.
+    motion : list of (t s, positions (m, 3) m, quaternions (m, 4)), optional
+        The poses on the way (:func:`what_if_motion`), the tiles in ``after``'s order; at
+        most :data:`MOTION_FRAMES` of them become the slider's frames, the last one shown
+        first (the end).
 
     Returns
     -------
@@ -287,7 +297,98 @@ def outcome_figure3d(before, after, preset, *, title: str | None = None, labels:
     placed = " (placed)"
     layers = [(pa, qa, pips_a, range(n), 1.0, ""), (pa, qa, pips_a, range(n, len(pa)), 1.0, placed),
               (pb, qb, pips_b, moved, GHOST_OPACITY, " before")]
-    return _figure(go, layers, preset, title, (pa, qa, pips_a) if labels else None)
+    fig = _figure(go, layers, preset, title, (pa, qa, pips_a) if labels else None)
+    if motion:
+        _add_motion(go, fig, pips_a, motion, preset, labels)
+    return fig
+
+
+MOTION_FRAMES = 40
+"""At most this many moments of a what-if's motion on the slider of :func:`outcome_figure3d`."""
+
+
+def _add_motion(go, fig, pips, motion, preset, labels: bool) -> None:
+    """Frames of ``motion`` (each moving the opaque tiles, their edges and labels) with a
+    slider and a play button; the slider starts at the end, as the figure shows it."""
+    from magdomino.maths.poses import box_corners
+
+    size = np.asarray(preset.tile.size, dtype=float)
+    picks = np.unique(np.linspace(0, len(motion) - 1, min(len(motion), MOTION_FRAMES)).round().astype(int))
+    tiles = [(i, t.meta["tile"]) for i, t in enumerate(fig.data) if isinstance(t.meta, dict) and "tile" in t.meta and not t.meta["ghost"]]
+    edges = [i for i, t in enumerate(fig.data) if t.name == "edges"]
+    texts = [i for i, t in enumerate(fig.data) if t.name in ("tile numbers", "halves")]
+    frames = []
+    last = None
+    for j in picks:
+        t, p, q = motion[j]
+        p, q = np.asarray(p, float), np.asarray(q, float)
+        live = _live(p, q)
+        if last is not None:  # a tile removed on the way stays where it was last seen
+            p, q = np.where(live[:, None], p, last[0]), np.where(live[:, None], q, last[1])
+        last = (p, q)
+        data, boxes = [], []
+        for _, k in tiles:
+            corners = np.round(box_corners(p[k], q[k], size) * 1000, DECIMALS_MM)
+            boxes.append(corners)
+            data.append(go.Mesh3d(x=corners[:, 0], y=corners[:, 1], z=corners[:, 2]))
+        data += [_edges(go, boxes if m == 0 else []) for m in range(len(edges))]
+        if labels and texts:
+            data += _labels(go, p, q, pips, [k for _, k in tiles], size)[:len(texts)]
+        frames.append(go.Frame(name=f"{t:.2f} s", data=data, traces=[i for i, _ in tiles] + edges + (texts if labels else [])))
+    fig.frames = frames
+    step = [{"method": "animate", "label": f.name,
+             "args": [[f.name], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}]}
+            for f in frames]
+    fig.update_layout(
+        sliders=[{"active": len(frames) - 1, "currentvalue": {"prefix": "after release: "}, "steps": step, "pad": {"t": 10}}],
+        updatemenus=[{"type": "buttons", "showactive": False, "x": 0, "y": 0, "xanchor": "left", "yanchor": "top",
+                      "buttons": [{"label": "play", "method": "animate",
+                                   "args": [None, {"frame": {"duration": 80, "redraw": True}, "fromcurrent": False, "transition": {"duration": 0}}]}]}],
+    )
+
+
+def what_if_motion(scenario, what_if: int, settled=None, *, tail_s: float | None = None, every_s: float | None = None):
+    """One what-if from release until its tiles lie still: where they ended and the motion
+    on the way (:func:`outcome_figure3d` draws both). A collapse is decided when a tile tips
+    past ``max_tilt_deg``, long before the tiles lie still; this goes on after the verdict
+    while something moves, at most ``tail_s`` (:data:`REST_TAIL_S`).
+
+    Parameters
+    ----------
+    scenario : Scenario
+    what_if : int
+        The what-if's number in ``scenario.what_if``.
+    settled : (positions (n, 3) m, quaternions (n, 4)) or None
+        As :func:`magdomino.faces.render.what_if_outcome`.
+    tail_s, every_s : float, s
+        At most this long after the verdict (default :data:`REST_TAIL_S`); the poses kept
+        this often (default :data:`MOTION_EVERY_S`).
+
+    Returns
+    -------
+    end : (pips, positions (n + 1, 3) m, quaternions (n + 1, 4))
+        As :func:`~magdomino.faces.render.what_if_outcome`, at the end of the motion.
+    motion : list of (t s, positions (n + 1, 3) m, quaternions (n + 1, 4))
+        The poses from release to the end; the last is ``end``'s.
+    at_rest : bool
+        Nothing moved any more at the end (False: ``tail_s`` ran out first).
+    """
+    from magdomino.faces.render import _Recorder, _settled, _what_if
+    from magdomino.studies.scenario import try_placement
+
+    placement = _what_if(scenario, what_if)
+    _, settled = _settled(scenario, settled)
+    recorder = _Recorder(None, None, 0.0, REST_TAIL_S if tail_s is None else tail_s,
+                         poses_every_s=MOTION_EVERY_S if every_s is None else every_s)
+    try_placement(scenario, settled, placement, world_hook=recorder)
+    return recorder.final, recorder.motion, bool(recorder.at_rest)
+
+
+REST_TAIL_S = 5.0
+"""How long :func:`what_if_motion` goes on after a verdict while something moves."""
+
+MOTION_EVERY_S = 0.05
+""":func:`what_if_motion` keeps the poses every 1/20 s of simulated time."""
 
 
 def _moved(p0, q0, p1, q1) -> bool:

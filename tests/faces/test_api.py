@@ -39,10 +39,10 @@ def test_a_construction_is_checked_as_a_file_is_one_line_naming_the_argument():
 
 def test_simulate_answers_does_it_stand_and_what_if(tmp_path):
     tower = md.Construction(TOWER)
-    result = tower.simulate("3-1 on #2 half 1", "6-4 on #1 half 0", engine="statics")
+    result = tower.simulate("3-1 on #2 half 1", "6-4 on #0 half 0", engine="statics")
     assert result.stands
     rows = result.to_rows()
-    assert [r["placement"] for r in rows] == ["3 tiles", "3-1 on #2 (3-3) half 1", "6-4 on #1 (6-3) half 0"]
+    assert [r["placement"] for r in rows] == ["3 tiles", "3-1 on #2 (3-3) half 1", "6-4 on #0 (6-6) half 0"]
     assert rows[0]["engine"] == "statics" and rows[1]["margin (deg)"] > 0
     text = repr(result)
     assert "what-if 0" in text and "3-1 on #2 (3-3) half 1" in text
