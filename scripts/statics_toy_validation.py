@@ -11,10 +11,11 @@ the next placement, by the statics (stands / falls / unsure) and by PyBullet.
 Writes the raw data to ``data/statics_toy_validation.json`` and prints the table of
 ``docs/validation/statics_toy.md``. One process, one worker; resumable: the judged positions
 are appended to ``<out>.partial.jsonl`` as they come and skipped when the run starts again
-(``--fresh`` starts over). About 5-8 minutes on one core.
+(``--fresh`` starts over). About 6 minutes on one core.
 
-    .venv/bin/python scripts/statics_toy_validation.py            # the full run (>= 300 positions)
-    .venv/bin/python scripts/statics_toy_validation.py --quick    # a slice: one game per kind, a few positions
+    .venv/bin/python scripts/statics_toy_validation.py                 # held-out games (340 positions)
+    .venv/bin/python scripts/statics_toy_validation.py --set chosen --out data/statics_toy_chosen.json
+    .venv/bin/python scripts/statics_toy_validation.py --quick         # a slice: one game per kind, 3 positions each
 """
 
 from __future__ import annotations
@@ -28,21 +29,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import magdomino.games  # noqa: E402,F401  (registers the rules' players)
-from magdomino.games.actions import DEAL  # noqa: E402
-from magdomino.games.core import CHANCE, TERMINAL, Game  # noqa: E402
-from magdomino.games.players import players_of  # noqa: E402
-from magdomino.model.presets import load_preset  # noqa: E402
-from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator  # noqa: E402
-from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # noqa: E402
-from magdomino.studies.statics_validation import (  # noqa: E402
+import magdomino.games  # noqa: F401  (registers the rules' players)
+from magdomino.games.actions import DEAL
+from magdomino.games.core import CHANCE, TERMINAL, Game
+from magdomino.games.players import players_of
+from magdomino.model.presets import load_preset
+from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+from magdomino.studies.statics_validation import (
     agreement,
     judge_pybullet,
     judge_statics,
     position_key,
-    view_from_dict,
     view_to_dict,
 )
 
@@ -51,7 +51,7 @@ MAX_PLACEMENTS = 60
 """The runaway guard of every game (PyBullet-judged games cost about 0.3 s a placement)."""
 
 # (rule, seats, physics, seeds, positions kept per game)
-GAMES = [
+CHOSEN = [
     ("defi", "random", "statics", range(1000, 1006), 14),
     ("defi", "careful", "statics", range(2000, 2004), 14),
     ("quinconce", "random", "statics", range(3000, 3006), 14),
@@ -61,7 +61,11 @@ GAMES = [
     ("quinconce", "random", "pybullet", range(7000, 7002), 14),
     ("quinconce", "careful", "pybullet", range(8000, 8001), 14),
 ]
-QUICK = [(rule, seats, physics, seeds[:1], 3) for rule, seats, physics, seeds, _ in GAMES]
+"""The games the thresholds of :mod:`magdomino.physics.statics_screen` were chosen on."""
+HELD_OUT = [(rule, seats, physics, range(s.start + 100, s.stop + 100), keep) for rule, seats, physics, s, keep in CHOSEN]
+"""The same kinds of games on other seeds (the default run: the thresholds never saw them)."""
+SETS = {"held-out": HELD_OUT, "chosen": CHOSEN}
+QUICK = [(rule, seats, physics, seeds[:1], 3) for rule, seats, physics, seeds, _ in HELD_OUT]
 
 
 class Recorder:
@@ -122,7 +126,7 @@ def table(rows, wall_s) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for part, name in (("tower", "towers"), ("placement", "placements")):
         c = a[part]
-        pct = lambda k, d: f"{100 * k / d:.1f} %" if d else "-"  # noqa: E731
+        pct = lambda k, d: f"{100 * k / d:.1f} %" if d else "-"
         lines.append(f"| {name} | {c['judged']} | {c['sure']} | {c['agree']} ({pct(c['agree'], c['sure'])}) | "
                      f"{c['unsure']} ({pct(c['unsure'], c['judged'])}) | {c['sure_stands_fell']} | {c['sure_falls_stood']} | "
                      f"{c['rigid_agree']} ({pct(c['rigid_agree'], c['judged'])}) |")
@@ -139,6 +143,8 @@ def table(rows, wall_s) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "data" / "statics_toy_validation.json"))
+    parser.add_argument("--set", choices=sorted(SETS), default="held-out",
+                        help="the games: held-out (default) or chosen (those the thresholds were chosen on)")
     parser.add_argument("--quick", action="store_true", help="one game of each kind, 3 positions each")
     parser.add_argument("--fresh", action="store_true", help="forget the positions judged by an interrupted run")
     args = parser.parse_args(argv)
@@ -157,7 +163,7 @@ def main(argv=None) -> int:
     statics = StaticsAdjudicator(preset)
     pybullet = PybulletAdjudicator(preset)
     rows = []
-    games = QUICK if args.quick else GAMES
+    games = QUICK if args.quick else SETS[args.set]
     with partial.open("a") as log:
         for rule, seats, physics, seeds, keep in games:
             for seed in seeds:
@@ -170,7 +176,7 @@ def main(argv=None) -> int:
                         rows.append(done[pid])
                         continue
                     row = {"id": pid, "rule": rule, "seats": seats, "physics": physics, "seed": seed,
-                           "placement_number": view.number, "game_s": round(game_s, 3), "view": view_to_dict(view_from_dict(view_to_dict(view))),
+                           "placement_number": view.number, "game_s": round(game_s, 3), "view": view_to_dict(view),
                            "statics": judge_statics(statics, view), "pybullet": judge_pybullet(pybullet, view)}
                     rows.append(row)
                     log.write(json.dumps(row) + "\n")
@@ -179,12 +185,13 @@ def main(argv=None) -> int:
                       f"{len(rows)} so far, {time.perf_counter() - start:.0f} s", flush=True)
     wall = time.perf_counter() - start
     text = table(rows, wall)
-    command = "python scripts/statics_toy_validation.py" + (" --quick" if args.quick else "")
-    out.write_text(json.dumps({"version": 1, "preset": PRESET, "tile_size_mm": [v * 1000 for v in preset.tile.size],
-                               "command": command, "max_placements": MAX_PLACEMENTS, "seed": None,
-                               "games": [[r, s, p, list(seeds), keep] for r, s, p, seeds, keep in games],
-                               "summary": agreement(rows), "wall_time_s": round(wall, 1), "table": text, "positions": rows},
-                              indent=1) + "\n")
+    command = "python scripts/statics_toy_validation.py" + (" --quick" if args.quick else f" --set {args.set}")
+    head = {"version": 1, "preset": PRESET, "tile_size_mm": [round(v * 1000, 6) for v in preset.tile.size], "command": command,
+            "set": "quick" if args.quick else args.set, "max_placements": MAX_PLACEMENTS, "seed": None,
+            "games": [[r, s, p, list(seeds), keep] for r, s, p, seeds, keep in games], "summary": agreement(rows),
+            "wall_time_s": round(wall, 1), "table": text}
+    body = ",\n".join(json.dumps(row, separators=(",", ":")) for row in rows)  # one position a line
+    out.write_text(json.dumps(head, indent=1)[:-2] + ',\n "positions": [\n' + body + "\n]}\n")
     partial.unlink()
     print(text)
     return 0

@@ -375,7 +375,7 @@ class Structure:
         """:func:`judge` of the structure plus one tile at ``position`` (3,) m,
         ``quaternion`` (4,), the new tile being ``placed`` (the last index)."""
         start = time.perf_counter()
-        P, Q, all_fixed, contacts, mf, mt = self._with(position, quaternion, fixed)
+        P, _, all_fixed, contacts, mf, mt = self._with(position, quaternion, fixed)
         return _judge(self.preset, P, contacts, all_fixed, mf, mt, self.use_magnets, len(self.P), margin, start)
 
     def with_tile(self, position, quaternion):

@@ -9,7 +9,7 @@ nominal rest pose. Stateless: everything comes from the :class:`PlacementView` (
 The answer has three values (:func:`magdomino.physics.statics_screen.screen`): **stands**
 (it stands at rest with a tilt margin and carries the tile's landing), **falls** (it cannot
 stand at rest even with more friction, or it stands only in an unstable balance: no tilt
-margin at all), or **unsure** (a small margin, a structure that carries the tile's weight
+margin at all, a tie), or **unsure** (a small margin, a structure that carries the tile's weight
 but maybe not its landing, a rest pose refused only for want of friction). On the default
 toy preset the sure answers equal PyBullet's on every one of the validation's positions
 (``docs/validation/statics_toy.md``). What an unsure placement does is the adjudicator's
@@ -137,21 +137,16 @@ def sure_answer(structure, position, quaternion) -> str | None:
 
 
 def _every_test(preset, P, Q, tests, placed: bool, magnets: bool) -> dict:
-    """Every one of ``tests`` on these poses (the raw data of a validation), with
-    :data:`~magdomino.physics.statics_screen.TABLE_TIE` when a hair tilt fails."""
-    from magdomino.physics.statics_screen import HAIR_TILTS, TABLE_TIE, Stressed
+    """Every one of ``tests`` on these poses (the raw data of a validation)."""
+    from magdomino.physics.statics_screen import Stressed
 
     stressed = Stressed(preset, P, Q, placed=placed, magnets=magnets)
-    results = {test: stressed.stands(test) for test in tests}
-    failed = [t for t in HAIR_TILTS if not results[t]]
-    if failed:
-        results[TABLE_TIE] = stressed.tips_on_table(failed[0])
-    return results
+    return {test: stressed.stands(test) for test in tests}
 
 
 def _named(results: dict) -> dict:
     """Stress-test results keyed by their numbers as text (JSON keys)."""
-    return {test if isinstance(test, str) else ",".join(f"{v:g}" for v in test): bool(ok) for test, ok in results.items()}
+    return {",".join(f"{v:g}" for v in test): bool(ok) for test, ok in results.items()}
 
 
 ON_UNSURE = ("rigid", "collapse")

@@ -38,17 +38,12 @@ DIRECTIONS_DEG = tuple(45.0 * k for k in range(8))
 HAIR_DEG = 0.05
 """A structure that survives no tilt of this much in some direction has a tilt margin of
 zero: a tie, the resultant of the tiles above a contact passing exactly through that
-contact's edge, as the grid's half-tile steps often make it. Rigid blocks there stand in an
-unstable balance, and the contact model decides. :data:`TABLE_TIE`: where the part that
-tips stands on the table (a tower's centre of mass right above its base tile's edge, the
-tiles above held to it by their magnets), the statics says it **falls**: PyBullet dropped
-every one of those of the validation (``docs/validation/statics_toy.md``, 25 towers and
-placements of toy games). Where it is a tile over another tile's edge, **unsure**: PyBullet
-kept a dropped tile there (magnets off: ``tests/physics/test_statics_screen.py``) and
-toppled a tower spawned so."""
-TABLE_TIE = "table_tie"
-"""The key of :func:`sure_verdict`'s results that says whether a failed hair tilt tips a part
-standing on the table (:meth:`Stressed.tips_on_table`)."""
+contact's edge, as the grid's half-tile steps often make it (a tile half off the one below,
+its centre of mass right above that tile's end; a tower's centre of mass right above its
+base tile's edge, the tiles above held to it by their magnets). Rigid blocks there stand in
+an unstable balance: the first disturbance tips them. The statics says it **falls**:
+PyBullet toppled every tie of the validation's toy games (``docs/validation/statics_toy.md``)
+and every one of ``tests/physics/test_statics_screen.py`` (dropped 1 mm, magnets off)."""
 HAIR_TILTS = tuple((1.0, 1.0, 1.0, HAIR_DEG, d, 1.0) for d in DIRECTIONS_DEG)
 NEAR_DEG = 2.0
 """A structure that survives the hair tilts but not this one in some direction (a margin
@@ -129,7 +124,7 @@ class Stressed:
         self._equilibria: dict = {}
 
     @classmethod
-    def on(cls, structure, position, quaternion) -> "Stressed":
+    def on(cls, structure, position, quaternion) -> Stressed:
         """A :class:`~magdomino.physics.statics.Structure` (no fixed tiles) plus one placed
         tile at ``position`` (3,) m, ``quaternion`` (4,), its contacts and magnet wrenches
         reused (:meth:`~magdomino.physics.statics.Structure.with_tile`)."""
@@ -142,15 +137,6 @@ class Stressed:
         """Whether the tiles stand under ``test`` ``(load, own, every, tilt_deg, direction_deg, grip)``."""
         eq, w = self._equations(test)
         return True if eq is None else bool(eq.stands(w))
-
-    def tips_on_table(self, test) -> bool:
-        """Whether a part that cannot stand under ``test`` holds a tile that touches the table
-        (:meth:`~magdomino.physics.equilibrium.Equilibrium.stands_each`)."""
-        eq, w = self._equations(test)
-        if eq is None:
-            return False
-        on_table = {c.b for c in self.contacts if c.a < 0}
-        return any(int(t) in on_table for t in np.flatnonzero(~eq.stands_each(w)))
 
     def _equations(self, test):
         """The equilibrium (None without a movable tile) and its loads (in tile weights) under ``test``."""
@@ -213,16 +199,15 @@ def tests_needed(results: dict, *, placed: bool = True) -> tuple:
 def sure_verdict(results: dict, *, placed: bool = True) -> str:
     """``"stands"``, ``"falls"`` or ``"unsure"`` from :func:`stress_tests` results.
 
-    Standing at rest: when some hair tilt (:data:`HAIR_TILTS`) fails (an unstable balance),
-    **falls** if the part that tips stands on the table (``results[TABLE_TIE]``, see
-    :data:`HAIR_DEG`), else **unsure**; **unsure** when some tilt of :data:`NEAR_TILTS` fails, or, for a placed tile,
+    Standing at rest: **falls** when some hair tilt (:data:`HAIR_TILTS`) fails (an unstable
+    balance, :data:`HAIR_DEG`); **unsure** when some tilt of :data:`NEAR_TILTS` fails, or, for a placed tile,
     when the structure cannot carry it at :data:`LANDING_LOAD` times its weight; else
     **stands**. Not standing at rest: **falls** when more friction does not save it either
     (:data:`TIPS`, and for a placed tile :data:`TIPS_BARE` too), else **unsure**.
     """
     if results[AT_REST]:
         if not all(results[t] for t in HAIR_TILTS):
-            return "falls" if results.get(TABLE_TIE) else "unsure"
+            return "falls"
         if not all(results[t] for t in NEAR_TILTS) or (placed and not results[LANDING]):
             return "unsure"
         return "stands"
@@ -231,15 +216,11 @@ def sure_verdict(results: dict, *, placed: bool = True) -> str:
     return "falls"
 
 
-def run_screen(stressed: "Stressed") -> dict:
-    """The results :func:`sure_verdict` needs of ``stressed`` (:func:`tests_needed`, and
-    :data:`TABLE_TIE` when a hair tilt fails)."""
+def run_screen(stressed: Stressed) -> dict:
+    """The results :func:`sure_verdict` needs of ``stressed`` (:func:`tests_needed`)."""
     results = {AT_REST: stressed.stands(AT_REST)}
     for test in tests_needed(results, placed=stressed.placed):
         results[test] = stressed.stands(test)
-    failed = [t for t in HAIR_TILTS if t in results and not results[t]]
-    if failed:
-        results[TABLE_TIE] = stressed.tips_on_table(failed[0])
     return results
 
 

@@ -85,16 +85,17 @@ def _edge_candidates(previews):
         adj.close()
 
 
-def test_assess_at_the_edge_the_statics_margin_is_zero_and_the_preview_tips():
+def test_assess_at_the_edge_the_statics_margin_is_zero_a_tie_that_falls():
     # The pips do not matter to the physics: one risk per pose. The statics: the centre of
-    # mass right over the edge of the tile below stands with a tilt margin of 0, a tie the
-    # contact model decides: unsure, risk UNKNOWN_RISK. Placed for real (a preview in a copy
-    # of the world), dropped 1 mm, it tips over that edge: risk 1. The live world is not touched.
+    # mass right over the edge of the tile below is a tie (a tilt margin of 0), an unstable
+    # balance: it falls, risk 1 (dropped 1 mm in PyBullet, such a tile tips over that edge:
+    # tests/physics/test_statics_screen.py). With previews allowed none is made: previews go
+    # to poses the statics does not condemn. The live world is not touched.
     import numpy as np
 
     views, risks, before, after = _edge_candidates(previews=0)
     assert len(views) == 4 and len({v.grid for v in views}) == 2
-    assert risks == [pytest.approx(UNKNOWN_RISK)] * 4
+    assert risks == [1.0] * 4
     views, risks, before, after = _edge_candidates(previews=2)
     assert risks == [1.0] * 4
     assert all(np.array_equal(b, a) for b, a in zip(before, after))
