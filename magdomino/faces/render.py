@@ -265,28 +265,22 @@ def _save_png(image: np.ndarray, path) -> None:
 class _Recorder:
     """The ``world_hook`` of a run: records frames and runs the tail before the world closes."""
 
-    def __init__(self, scene: Scene | None, camera_for, frame_every_s: float, tail_s, poses_every_s: float | None = None):
+    def __init__(self, scene: Scene | None, camera_for, frame_every_s: float, tail_s):
         self.scene = scene
         self.camera_for = camera_for  # callable(positions, quaternions) -> Camera, called once
         self.camera = None
         self.frame_every_s = frame_every_s
         self.tail_s = tail_s  # at most this long after the verdict, while something moves
-        self.poses_every_s = poses_every_s  # record the poses this often (no picture): the motion
         self.frames: list[np.ndarray] = []
         self.frame_times: list[float] = []
-        self.motion: list[tuple[float, np.ndarray, np.ndarray]] = []  # (t s, positions, quaternions)
         self.final = None  # (pips, positions, quaternions) at the end of the tail
         self.verdict_time = None
-        self.at_rest = None  # nothing moved any more at the end of the tail
 
     def __call__(self, world) -> None:
         self.start = world.time
         if self.scene is not None:  # the first frame comes once the placed tile is there
             world.on_step_every = max(1, int(round(self.frame_every_s / world.time_step)))
             world.on_step = self.snap
-        elif self.poses_every_s is not None:
-            world.on_step_every = max(1, int(round(self.poses_every_s / world.time_step)))
-            world.on_step = self.keep_poses
         world.on_close = self.run_tail
 
     def run_tail(self, world) -> None:
@@ -296,15 +290,8 @@ class _Recorder:
         end = world.time + self.tail_s - 1e-9
         while world.time < end and _moving(world):
             world.step(min(chunk, max(1, int(round((end - world.time) / world.time_step)))))
-        self.at_rest = not _moving(world)
         positions, quats = world.poses()
         self.final = ([t.pips for t in world.tiles], positions, quats)
-        if self.poses_every_s is not None and (not self.motion or self.motion[-1][0] < world.time - self.start):
-            self.keep_poses(world)
-
-    def keep_poses(self, world) -> None:
-        positions, quats = world.poses()
-        self.motion.append((world.time - self.start, positions.copy(), quats.copy()))
 
     def snap(self, world) -> None:
         positions, quats = world.poses()

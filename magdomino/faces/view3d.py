@@ -350,8 +350,10 @@ def _add_motion(go, fig, pips, motion, preset, labels: bool) -> None:
 def what_if_motion(scenario, what_if: int, settled=None, *, tail_s: float | None = None, every_s: float | None = None):
     """One what-if from release until its tiles lie still: where they ended and the motion
     on the way (:func:`outcome_figure3d` draws both). A collapse is decided when a tile tips
-    past ``max_tilt_deg``, long before the tiles lie still; this goes on after the verdict
-    while something moves, at most ``tail_s`` (:data:`REST_TAIL_S`).
+    past ``max_tilt_deg``, long before the tiles lie still (and a tile tipping from a balance
+    starts too slowly for a speed to tell); this goes on after the verdict until no tile has
+    moved more than :data:`REST_MM` nor turned more than :data:`REST_DEG` for
+    :data:`REST_HOLD_S`, at most ``tail_s`` (:data:`REST_TAIL_S`).
 
     Parameters
     ----------
@@ -369,26 +371,73 @@ def what_if_motion(scenario, what_if: int, settled=None, *, tail_s: float | None
     end : (pips, positions (n + 1, 3) m, quaternions (n + 1, 4))
         As :func:`~magdomino.faces.render.what_if_outcome`, at the end of the motion.
     motion : list of (t s, positions (n + 1, 3) m, quaternions (n + 1, 4))
-        The poses from release to the end; the last is ``end``'s.
+        The poses from release to the end, every ``every_s``; the last is ``end``'s.
     at_rest : bool
-        Nothing moved any more at the end (False: ``tail_s`` ran out first).
+        The tiles lay still at the end (False: ``tail_s`` ran out first).
     """
-    from magdomino.faces.render import _Recorder, _settled, _what_if
+    from magdomino.faces.render import _settled, _what_if
     from magdomino.studies.scenario import try_placement
 
     placement = _what_if(scenario, what_if)
     _, settled = _settled(scenario, settled)
-    recorder = _Recorder(None, None, 0.0, REST_TAIL_S if tail_s is None else tail_s,
-                         poses_every_s=MOTION_EVERY_S if every_s is None else every_s)
+    recorder = _MotionRecorder(REST_TAIL_S if tail_s is None else tail_s, MOTION_EVERY_S if every_s is None else every_s)
     try_placement(scenario, settled, placement, world_hook=recorder)
-    return recorder.final, recorder.motion, bool(recorder.at_rest)
+    return recorder.end, recorder.motion, recorder.at_rest
+
+
+class _MotionRecorder:
+    """The ``world_hook`` of :func:`what_if_motion`: keeps the poses as the world steps, and
+    before the world closes goes on until the tiles lie still."""
+
+    def __init__(self, tail_s: float, every_s: float):
+        self.tail_s, self.every_s = tail_s, every_s
+        self.motion: list = []
+        self.end = None
+        self.at_rest = False
+
+    def __call__(self, world) -> None:
+        self.start = world.time
+        world.on_step_every = max(1, int(round(self.every_s / world.time_step)))
+        world.on_step = self.keep
+        world.on_close = self.until_rest
+
+    def keep(self, world) -> None:
+        positions, quaternions = world.poses()
+        self.motion.append((world.time - self.start, positions.copy(), quaternions.copy()))
+
+    def until_rest(self, world) -> None:
+        hold = max(1, int(round(REST_HOLD_S / self.every_s)))
+        end = world.time + self.tail_s - 1e-9
+        self.keep(world)
+        while world.time < end and not self.at_rest:
+            world.step(world.on_step_every)  # the hook keeps the poses
+            if len(self.motion) > hold:
+                self.at_rest = _still(self.motion[-hold - 1], self.motion[-1])
+        world.on_step = None
+        self.end = ([t.pips for t in world.tiles], *self.motion[-1][1:])
+
+
+def _still(a, b) -> bool:
+    """Has no tile (of those still in the world in both) moved more than :data:`REST_MM` or
+    turned more than :data:`REST_DEG` from ``a`` to ``b`` (each (t, positions, quaternions))?"""
+    pa, qa, pb, qb = np.asarray(a[1]), np.asarray(a[2]), np.asarray(b[1]), np.asarray(b[2])
+    n = min(len(pa), len(pb))
+    live = _live(pa[:n], qa[:n]) & _live(pb[:n], qb[:n])
+    if not live.any():
+        return True
+    moved = np.linalg.norm(pb[:n][live] - pa[:n][live], axis=1).max() * 1000
+    dots = np.clip(np.abs(np.sum(qa[:n][live] * qb[:n][live], axis=1)), 0.0, 1.0)
+    return moved <= REST_MM and math.degrees(2 * math.acos(dots.min())) <= REST_DEG
 
 
 REST_TAIL_S = 5.0
-"""How long :func:`what_if_motion` goes on after a verdict while something moves."""
+"""How long :func:`what_if_motion` goes on after a verdict, at most, for the tiles to lie still."""
 
-MOTION_EVERY_S = 0.05
-""":func:`what_if_motion` keeps the poses every 1/20 s of simulated time."""
+REST_HOLD_S, REST_MM, REST_DEG = 0.3, 0.1, 0.2
+"""The tiles lie still when for 0.3 s none moved more than 0.1 mm nor turned more than 0.2°."""
+
+MOTION_EVERY_S = 0.02
+""":func:`what_if_motion` keeps the poses every 1/50 s of simulated time."""
 
 
 def _moved(p0, q0, p1, q1) -> bool:

@@ -97,7 +97,7 @@ def test_hover_names_the_tiles_and_labels_the_tiles_and_halves():
     assert texts(fig, "tile numbers") == ["#0", "#1", "#2"]
     assert texts(fig, "halves") == ["h0", "h1"] * 3
     numbers = next(t for t in fig.data if t.name == "tile numbers")
-    for k in range(3):  # each number above its tile
+    for k in range(3):  # each number on its tile's upper face
         assert numbers.x[k] == pytest.approx(POSITIONS[k, 0] * 1000) and numbers.z[k] > (POSITIONS[k, 2] + T / 2) * 1000
     halves = next(t for t in fig.data if t.name == "halves")
     # half 0 towards the tile's -x: along -x for tile 0, along -y for tile 1 (turned 90°)
@@ -151,6 +151,52 @@ def test_outcome_of_a_scenario_what_if():
     assert positions.shape == (n + 1, 3) and quaternions.shape == (n + 1, 4)
     fig = outcome_figure3d(([pl.pips for pl in scenario.structure], *settled), (pips, positions, quaternions), scenario.preset)
     assert sum(not m.meta["ghost"] for m in tiles(fig)) == n + 1
+
+
+def test_labels_lie_on_each_tiles_upper_face_whatever_its_tilt():
+    from magdomino.maths.poses import quaternion_matrices
+
+    tilt = math.radians(30)
+    tilted = [math.sin(tilt / 2), 0.0, 0.0, math.cos(tilt / 2)]  # 30 deg about the tile's length
+    upside_down = [1.0, 0.0, 0.0, 0.0]
+    quaternions = np.array([FLAT, tilted, upside_down])
+    fig = construction_figure3d(POSITIONS, quaternions, PIPS, PRESET)
+    numbers = next(t for t in fig.data if t.name == "tile numbers")
+    halves = next(t for t in fig.data if t.name == "halves")
+    for k in range(3):
+        R = quaternion_matrices(np.array(quaternions[k]))
+        up = 1 if R[2, 2] > 0 else -1
+        face = (POSITIONS[k] + R @ [0, 0, up * T / 2]) * 1000
+        at = np.array([numbers.x[k], numbers.y[k], numbers.z[k]])
+        assert 0 < np.dot(at - face, R @ [0, 0, up]) < 0.5 and np.linalg.norm(at - face) < 0.5, (k, at, face)
+        for h, sign in ((0, -1), (1, 1)):
+            half = (POSITIONS[k] + R @ [sign * L / 4, 0, up * T / 2]) * 1000
+            assert np.linalg.norm(np.array([halves.x[2 * k + h], halves.y[2 * k + h], halves.z[2 * k + h]]) - half) < 0.5
+
+
+def test_a_collapse_is_shown_at_rest_with_a_slider_through_its_motion():
+    from magdomino.faces.view3d import what_if_motion
+    from magdomino.studies.scenario import load_scenario, settle_structure
+
+    scenario = load_scenario(SCENARIOS / "staircase_edge.toml")  # what-if 0: a third step falls
+    _, settled = settle_structure(scenario)
+    end, motion, at_rest = what_if_motion(scenario, 0, settled)
+    assert at_rest and len(motion) > 5
+    t_last, p_last, q_last = motion[-1]
+    assert np.allclose(p_last, end[1], equal_nan=True) and np.allclose(q_last, end[2], equal_nan=True)
+    assert np.nanmax(np.linalg.norm(motion[-1][1] - motion[-2][1], axis=1)) < 1e-4  # nothing moves any more
+    before = ([pl.pips for pl in scenario.structure], *settled)
+    fig = outcome_figure3d(before, end, scenario.preset, motion=motion)
+    assert 5 < len(fig.frames) <= view3d.MOTION_FRAMES and fig.frames[-1].name == f"{t_last:.2f} s"
+    (slider,) = fig.layout.sliders
+    assert slider.active == len(fig.frames) - 1 and [s.label for s in slider.steps] == [f.name for f in fig.frames]
+    shown = {i: t for i, t in enumerate(fig.data) if t.type == "mesh3d" and t.meta and not t.meta["ghost"]}
+    last = dict(zip(fig.frames[-1].traces, fig.frames[-1].data))
+    for i, mesh in shown.items():  # the figure shows the last frame: the end
+        assert np.allclose(last[i].z, mesh.z) and np.allclose(last[i].x, mesh.x)
+    first = dict(zip(fig.frames[0].traces, fig.frames[0].data))
+    placed = next(i for i, t in shown.items() if "(placed)" in t.name)
+    assert not np.allclose(first[placed].z, shown[placed].z)  # it moved on the way
 
 
 PLOTLYJS = re.compile(r"plotly\.js v\d+\.\d+\.\d+")
