@@ -25,8 +25,9 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
   (:func:`from_package_state`) starts its public history with a snapshot of the public
   part of that position.
 - **Physics.** Tower games take ``physics`` = ``"none"`` (rules only, nothing collapses) or
-  ``"statics"`` (:class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, standard
-  preset, magnets on; ``max_placements`` 0 means :data:`STATICS_GUARD`).
+  ``"statics"`` (:class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, default
+  preset, magnets on, a placement it is unsure of counted as a fall: a risk the searches
+  learn to avoid; ``max_placements`` 0 means :data:`STATICS_GUARD`).
 - **Resampling** (for information-set MCTS): the tiles a seat cannot see (the other hands
   and the stock) are dealt again at random, hand sizes kept. It ignores what a draw or a
   pass revealed about a hand (a common determinisation shortcut).
@@ -104,7 +105,8 @@ def package_game(rule: str, params: dict):
         if physics == "statics":
             from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
-            opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET)
+            # a placement the statics is unsure of counts as a fall: a risk the search avoids
+            opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET, on_unsure="collapse")
             # collapses can go on for ever: the runaway guard ends such a deal, not scored
             opts.setdefault("max_placements", STATICS_GUARD)
         return Game(rule, p["players"], 0, opts)
