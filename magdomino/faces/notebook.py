@@ -91,7 +91,7 @@ class View3D:
         self.figure = figure
 
     def __getattr__(self, name):
-        if name == "figure":  # not set yet (unpickling): no recursion
+        if name.startswith("_"):  # how it shows itself is its own (not the figure's _ipython_display_); no recursion
             raise AttributeError(name)
         return getattr(self.figure, name)
 

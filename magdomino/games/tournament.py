@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -404,10 +403,9 @@ def play_missing(run_chunk, job, wanted: list[tuple], log=None, *, jobs: int | N
     missing = [k for k in wanted if k not in rows]
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from magdomino.studies.progress import progress_bar
 
-        bar = tqdm(total=len(wanted), initial=len(wanted) - len(missing), file=sys.stderr, unit="deal", dynamic_ncols=True,
-                   leave=False)
+        bar = progress_bar(len(wanted), "deal", initial=len(wanted) - len(missing))
 
     def on_record(record: dict) -> None:
         key = record["what_if"], record["trial"]

@@ -414,9 +414,9 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
     records: dict[tuple, dict] = dict(log.records) if log else {}
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from magdomino.studies.progress import progress_bar
 
-        bar = tqdm(total=trials * len(labels), file=sys.stderr, unit="trial", dynamic_ncols=True, leave=False)
+        bar = progress_bar(trials * len(labels), "trial")
         bar.update(sum(1 for (w, i) in records if w in labels and i < trials))
     running: dict = {w: Counter() for w in labels}
     for (w, i), r in records.items():
