@@ -72,7 +72,7 @@ class Replay:
     ----------
     frames : list of ndarray, shape (height, width, 3), uint8
     captions : list of str
-        The caption strip's text of each frame (lines joined by `` | ``).
+        The caption strip's text of each frame (lines joined by ``" | "``).
     durations_ms : list of int
         Display time of each frame.
     placements : list of dict

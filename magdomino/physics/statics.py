@@ -38,7 +38,7 @@ The model
   (a ratio; :data:`LOAD_CAP` means "at least that").
 
 Where it disagrees with the dynamics (:func:`magdomino.physics.verdict.settle`)
-------------------------------------------------------------------------------
+-------------------------------------------------------------------------------
 The statics judges the *rest pose* of a placement; the dynamics drops the tile from 1 mm
 above it and watches what happens. Measured by ``scripts/bench_statics.py`` (full run,
 dynamics of commit bd49d76: contact μ = the preset's μ, falls apart from pushes, 1/2500 s

@@ -8,6 +8,7 @@ RULES.md "Le jeu des échanges", point by point (the French text: ``seeds/003_*.
   set). The highest pip total starts (ties: the higher half; two tiles never tie on both)
   and places it alone in the centre.
 - **A turn** of player P, next player N (seat P + 1):
+
   1. P's tile fits an end of the chain (matching halves, as in the traditional rule; any
      tile fits the empty table): P places it, ``("place", end)`` (end 0 left, 1 right, or
      ``"centre"`` for the first tile). Otherwise ``("swap",)``: a chance node draws the
@@ -19,6 +20,7 @@ RULES.md "Le jeu des échanges", point by point (the French text: ``seeds/003_*.
      can after → a tile from the stock onto SUN (a chance draw); N cannot place after →
      one tile from SUN to RAIN (SUN empty: one from the stock onto RAIN, a chance draw).
   3. P draws a tile from the stock (a chance draw) to show again; then N plays.
+
 - **End**: as soon as the stock is empty. The team wins if SUN holds more tiles than RAIN;
   ``returns()`` is +1 for everyone, else −1 for everyone.
 

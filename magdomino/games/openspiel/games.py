@@ -46,9 +46,9 @@ INSTALL = "the OpenSpiel extra is not installed: pip install 'magdomino[openspie
 CORE_RULES = ("traditional", "defi", "quinconce")
 CHAIN_RULES = ("matador", "echanges")
 SPAN = 56
-"""Largest |x| of a traditional placement's grid square (28 tiles of two squares in a line)."""
+"""Largest ``|x|`` of a traditional placement's grid square (28 tiles of two squares in a line)."""
 REACH = 4
-"""Largest |dx| or |dy| between a tower-rule placement's half 0 and its parent's (they touch:
+"""Largest ``|dx|`` or ``|dy|`` between a tower-rule placement's half 0 and its parent's (they touch:
 at most 3 squares apart, one more for safety)."""
 STATICS_GUARD = 200
 """``max_placements`` of a tower game with ``physics="statics"`` when the parameter is 0."""
