@@ -43,3 +43,34 @@ def test_the_report_says_magnets_on_not_true():
     from magdomino.faces.report import _facts
 
     assert "magnets <b>on</b>" in _facts({"magnets": True}) and "magnets <b>off</b>" in _facts({"magnets": False})
+
+
+def test_every_game_log_prints_winners_targets_and_payoffs_in_words(capsys):
+    import re
+
+    from magdomino.faces.cli import main
+
+    logs = {}
+    for rule, extra in (("defi", ["--physics", "none"]), ("vingt", []), ("vingt", ["--target", "30"]), ("matador", []),
+                        ("echanges", [])):
+        assert main(["play", "--rule", rule, "--players", "3", "--seed", "1", *extra]) == 0
+        logs[(rule, bool(extra) and rule == "vingt")] = capsys.readouterr().out
+    for log in logs.values():
+        assert "winner(s)" not in log and "target None" not in log and "marker(s)" not in log and "returns:" not in log
+        assert re.search(r"^winners: (none|\d+(, \d+)*);", log, re.M), log[-300:]
+        assert not re.search(r"winners: \[", log)
+    assert ", one round (players" in logs[("vingt", False)] and ", rounds to 30 points (players" in logs[("vingt", True)]
+    assert "payoff per seat (a win shared between the winners): 0.5, 0, 0.5" in logs[("matador", False)]
+    assert "payoff per seat (1: the team won, -1: it lost): -1, -1, -1" in logs[("echanges", False)]
+    assert re.search(r"end of deal 1: placed all tiles; winners: \d", logs[("defi", False)])
+    assert re.search(r"\b1 marker;", logs[("vingt", False)])
+
+
+def test_replay_captions_of_flat_games_say_winners_and_markers_in_words():
+    from magdomino.faces.replay_flat import _caption
+
+    assert _caption({"rule": "vingt", "winners": [0, 2], "scores": [1, 2]}, {"type": "end"}) == "end: winners: 0, 2; scores [1, 2]"
+    placed = {"type": "place", "tiles": [[0, 0, 1, 2]], "dir": "x", "total": 20, "markers": [[0, 1]], "player": 0}
+    assert _caption({"rule": "vingt"}, placed).endswith(": 20, 1 marker")
+    assert _caption({"rule": "matador", "winners": []}, {"type": "end", "reason": "blocked", "deal": 0, "winners": [], "scores": [0], "totals": [0]}) \
+        == "end of deal 1 (blocked): winners: none; scores [0], totals [0]"

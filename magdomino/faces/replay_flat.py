@@ -76,17 +76,19 @@ def _vingt_steps(record: dict):
 
 
 def _caption(record: dict, ev: dict) -> str:
+    from magdomino.wording import counted, winners
+
     if record["rule"] == "vingt":
         if ev.get("type") == "place":
             tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
-            return f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, {len(ev['markers'])} marker(s)"
-        return f"end: winners {record.get('winners')}, scores {record.get('scores')}"
+            return f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, {counted(len(ev['markers']), 'marker')}"
+        return f"end: {winners(record.get('winners'))}; scores {record.get('scores')}"
     from magdomino.games.chain.record import _event_line
 
     line = (_event_line(ev) or "").strip()
     if ev.get("type") == "place":
         return f"deal {ev.get('deal', 0) + 1}  {line}"
-    return line or f"end: winners {record.get('winners')}"
+    return line or f"end: {winners(record.get('winners'))}"
 
 
 def replay_table(record: dict, width: int, height: int, rep):

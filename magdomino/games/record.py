@@ -35,6 +35,7 @@ The record is a contract::
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.wording import winners
 from magdomino.maths.geometry import DIR_NAMES
 from magdomino.games.actions import DEAL
 from magdomino.games.core import CHANCE, TERMINAL, Game
@@ -342,8 +343,7 @@ def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
             )
             return lines
         why = {"domino": "placed all tiles", "blocked": "blocked game"}.get(ev["reason"], ev["reason"])
-        who = ", ".join(str(w) for w in ev["winners"])
-        lines.append(f"end of deal {ev['deal'] + 1}: {why}; winner(s) {who}; scores {ev['scores']}; totals {ev['totals']}")
+        lines.append(f"end of deal {ev['deal'] + 1}: {why}; {winners(ev['winners'])}; scores {ev['scores']}; totals {ev['totals']}")
         return lines
     else:
         text = kind
@@ -370,9 +370,8 @@ def format_record(record: dict) -> str:
     n_deals = len(record.get("deals", [])) or 1
     for ev in record["events"]:
         lines.extend(event_lines(ev, n_deals))
-    w = ", ".join(str(s) for s in record["winners"]) or "none"
     tail = f"; collapses: {record['collapses']}" if record.get("collapses") else ""
     if record.get("abandoned"):
         tail += f"; abandoned deals (not scored): {record['abandoned']}"
-    lines.append(f"winners: {w}; scores: {record['scores']}{tail}")
+    lines.append(f"{winners(record['winners'])}; scores: {record['scores']}{tail}")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ what the game adds: ``target`` for Le Matador, ``sun`` and ``rain`` for Le jeu d
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.wording import winners
 
 RECORD_VERSION = 1
 CHAIN_RULES = ("matador", "echanges")
@@ -86,7 +87,7 @@ def event_line(ev: dict) -> str | None:
     if kind == "exchange":
         return f"  P{p} exchanges seat {ev['next']}'s tile with seat {ev['with']}'s: {ev['outcome'].upper()}"
     if kind == "end" and "totals" in ev:
-        return f"end of deal {ev['deal'] + 1} ({ev['reason']}): winner(s) {ev['winners']}, scores {ev['scores']}, totals {ev['totals']}"
+        return f"end of deal {ev['deal'] + 1} ({ev['reason']}): {winners(ev['winners'])}; scores {ev['scores']}, totals {ev['totals']}"
     if kind == "end":
         return f"end ({ev['reason']}): SUN {ev['sun']}, RAIN {ev['rain']}: " + ("the team wins" if ev["won"] else "the team loses")
     return None
@@ -97,7 +98,9 @@ def format_chain_record(record: dict) -> str:
     opts = ", ".join(f"{k} {v}" for k, v in record["options"].items() if v is not None)
     lines = [f"{record['rule']}, {record['players']} players, seed {record['seed']} ({opts}; players {', '.join(record['player_kinds'])})"]
     lines += [line for line in map(event_line, record["events"]) if line is not None]
-    lines.append(f"winners: {', '.join(map(str, record['winners'])) or 'none'}; scores: {record['scores']}; returns: {record['returns']}")
+    meaning = "1: the team won, -1: it lost" if record["rule"] == "echanges" else "a win shared between the winners"
+    payoffs = ", ".join(f"{r:g}" for r in record["returns"])
+    lines.append(f"{winners(record['winners'])}; scores: {record['scores']}; payoff per seat ({meaning}): {payoffs}")
     return "\n".join(lines)
 
 

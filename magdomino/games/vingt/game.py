@@ -50,6 +50,7 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.wording import counted, winners
 from magdomino.games.core import CHANCE, TERMINAL, TurnState
 from magdomino.games.core import IllegalActionError as _IllegalAction
 from magdomino.games.vingt.moves import (
@@ -537,10 +538,11 @@ def check_record(data, source: str) -> dict:
 
 def format_record(record: dict) -> str:
     """A readable account of a record: one line per move, pass and round end."""
-    lines = [f"vingt, {record['players']} players, seed {record['seed']}, target {record['target']} "
+    goal = "one round" if record["target"] is None else f"rounds to {record['target']} points"
+    lines = [f"vingt, {record['players']} players, seed {record['seed']}, {goal} "
              f"(players {', '.join(record['player_kinds'])})"]
     lines += [line for line in map(event_line, record["events"]) if line is not None]
-    lines.append(f"winners: {record['winners']}; scores: {record['scores']}")
+    lines.append(f"{winners(record['winners'])}; scores: {record['scores']}")
     return "\n".join(lines)
 
 
@@ -553,10 +555,10 @@ def event_line(ev: dict) -> str | None:
         tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
         again = " (again)" if ev["replay"] else ""
         return (f"  P{p} {tiles} along {ev['dir']} at {tuple(ev['tiles'][0][:2])}{again}: {ev['total']}, "
-                f"{len(ev['markers'])} marker(s); left {ev['markers_left']}")
+                f"{counted(len(ev['markers']), 'marker')}; left {ev['markers_left']}")
     if kind == "pass":
         return f"  P{p} passes"
     if kind == "end":
-        return (f"end of round {ev['round'] + 1} ({ev['reason']}): winner(s) {ev['winners']}, "
+        return (f"end of round {ev['round'] + 1} ({ev['reason']}): {winners(ev['winners'])}; "
                 f"points {ev['points']}, totals {ev['totals']}")
     return None
