@@ -18,11 +18,12 @@ import pytest
 
 
 def chromium() -> str:
-    """The Chromium binary, or skip with why (scripts/_browser.sh installs it where it can)."""
+    """The Chromium binary, or skip with why (scripts/_browser.sh installs it where it can);
+    under CI (the ``CI`` environment variable set) a missing browser fails the test instead."""
     for name in (os.environ.get("MAGDOMINO_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
         if name and shutil.which(name):
             return shutil.which(name)
-    pytest.skip("no headless Chromium here (scripts/test installs the 'chromium' package when run as root with apt; "
+    (pytest.fail if os.environ.get("CI") else pytest.skip)("no headless Chromium here (scripts/test installs the 'chromium' package when run as root with apt; "
                 "or set MAGDOMINO_CHROMIUM=/path/to/chromium)")
 
 

@@ -25,7 +25,7 @@ log = logging.getLogger("magdomino.lab")
 SLOW_MOTION = 4
 """The slow-motion switch shows a motion this many times slower than life."""
 
-ODDS_ROUNDS = (8, 16, 32, 64, 128, 256)
+ODDS_ROUNDS = (4, 8, 16, 32, 64, 128, 256)
 """Trials per round of a background odds run (each round ends with an updated interval)."""
 
 RANK_TRIALS = 10
@@ -141,10 +141,12 @@ class BuildLab:
             ui.button("odds", on_click=self.odds).props("data-testid=odds dense")
             ui.button("cancel", on_click=self.cancel_odds).props("data-testid=cancel dense")
             ui.button("rank this tile", on_click=self.rank).props("data-testid=rank dense")
-        self.verdict = ui.label("The table is empty: choose a tile.").props("data-testid=verdict").classes("font-medium")
-        self.hover = ui.label("").props("data-testid=hover").classes("text-sm")
-        self.odds_label = ui.label("").props("data-testid=odds-estimate").classes("text-sm")
-        ui.label("Spots (choose one to place it)").classes("text-sm text-gray-600")
+        # One line each, of fixed height: text that changes never moves the list under the pointer.
+        line = "white-space: nowrap; overflow: hidden; text-overflow: ellipsis; height: 1.5em; max-width: 640px"
+        self.verdict = ui.label("The table is empty: choose a tile.").props("data-testid=verdict").classes("font-medium").style(line)
+        self.hover = ui.label("").props("data-testid=hover").classes("text-sm").style(line)
+        self.odds_label = ui.label("").props("data-testid=odds-estimate").classes("text-sm").style(line)
+        ui.label("Spots: point at one to see it, click its text to select it (odds), 'place' to place it").classes("text-sm text-gray-600")
         self.spot_list = ui.column().classes("gap-0 max-h-64 overflow-auto w-full").props("data-testid=spots")
         with ui.expansion("Placements", value=True).classes("w-full").props("data-testid=placements"):
             with ui.row().classes("gap-2"):
@@ -202,10 +204,11 @@ class BuildLab:
             self.ghost_views.append(view)
             with self.spot_list:
                 with ui.row().classes("items-center gap-1 no-wrap").props(f"data-testid=spot-{k}") as row:
+                    ui.button("place", on_click=lambda k=k: self.place(k)).props(f"dense size=sm data-testid=place-{k}")
                     ui.icon("circle").style(f"color: {g.colour}")
-                    ui.button(g.label(), on_click=lambda k=k: self.place(k)).props(
-                        f"flat dense no-caps align=left data-testid=place-{k}").classes("text-left text-xs")
-                row.on("mouseenter", lambda _, k=k: self.select(k))
+                    ui.label(g.label()).classes("text-xs cursor-pointer").props(f"data-testid=pick-{k}").on(
+                        "click", lambda _, k=k: self.select(k))
+                row.on("mouseenter", lambda _, k=k: self.point(k))
         self.palette_state()
 
     def palette_state(self) -> None:
@@ -226,7 +229,13 @@ class BuildLab:
 
     # -- actions -----------------------------------------------------------------------
 
+    def point(self, k: int) -> None:
+        """Pointing at a spot's row: its text and risk (the selection stays)."""
+        if 0 <= k < len(self.ghosts):
+            self.hover.text = self.ghosts[k].label()
+
     def select(self, k: int) -> None:
+        """A spot chosen (its ghost stands out; the odds are of it)."""
         if not 0 <= k < len(self.ghosts):
             return
         if self.selected is not None and self.selected < len(self.ghost_views):

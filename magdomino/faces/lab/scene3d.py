@@ -98,5 +98,5 @@ def new_scene():
     camera = ui.scene.perspective_camera(fov=45)
     scene = ui.scene(width=SCENE_SIZE[0], height=SCENE_SIZE[1], grid=(60, 60), camera=camera,
                      background_color="#f2efe8").props("data-testid=scene")
-    scene.move_camera(x=0, y=-15, z=11, look_at_x=0, look_at_y=0, look_at_z=1.5, duration=0)
+    scene.move_camera(x=0, y=-19, z=15, look_at_x=0, look_at_y=0, look_at_z=1.5, duration=0)
     return scene

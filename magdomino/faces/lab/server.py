@@ -60,7 +60,7 @@ def page(settings: LabSettings) -> None:
         with ui.tabs().props("dense data-testid=modes") as tabs:
             build_tab = ui.tab("Build").props("data-testid=mode-build")
             play_tab = ui.tab("Play").props("data-testid=mode-play")
-        note_label = ui.label("").props("data-testid=note").classes("text-sm")
+        note_label = ui.label("").props("data-testid=note").classes("text-sm").style("white-space: nowrap; height: 1.5em")
     play = None
     with ui.tab_panels(tabs, value=build_tab).classes("w-full"):
         with ui.tab_panel(build_tab).classes("p-1"):
@@ -94,6 +94,24 @@ def serve(*, host: str, port: int, preset, out_dir: Path, open_browser: bool = F
         page(settings)
 
     app.on_exception(lambda exc: log.error("lab: %s: %s", type(exc).__name__, exc))
+    threading.Thread(target=warm_up, args=(preset,), name="lab-warm-up", daemon=True).start()
     ui.run(host=host, port=port, reload=False, show=open_browser, title="magdomino lab", show_welcome_message=False,
            uvicorn_logging_level="warning", reconnect_timeout=10.0, favicon="🁣")
 
+
+
+def warm_up(preset) -> None:
+    """Load what the first actions need (the physics, the statics' compiled kernels, the
+    hybrid) while the server starts, so that the first tab's first clicks answer at once."""
+    from magdomino.faces.lab.tower import LabTower
+
+    try:
+        t = LabTower(preset)
+        t.first((6, 6))
+        ghosts = t.ghosts((3, 6))
+        t.keep(ghosts[-1], t.motion(ghosts[-1]))
+        on = [g for g in t.ghosts((3, 3)) if " on #" in g.text]
+        for _ in t.odds_rounds(on[0], rounds=(2,)):
+            pass
+    except Exception:  # a warm-up only: the first action then pays, and says what is wrong
+        log.debug("lab: warm-up failed", exc_info=True)

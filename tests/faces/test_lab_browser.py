@@ -1,0 +1,193 @@
+"""The lab in a real browser: ``magdomino lab`` started as a command, Debian's Chromium driven
+headless by Playwright for Python. A three-tile tower built by clicks and its verdict, a busy
+click refused with a note, the odds of a spot until an interval shows, undo, two tabs at
+once, and no console error. Screenshots go to docs/lab/ (the docs' page shows them).
+
+Without Chromium (scripts/test installs it where it can) or Playwright these tests skip,
+except under CI (``CI`` set), where they fail.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from browser import chromium
+from conftest import ROOT
+
+DOCS = ROOT / "docs" / "lab"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+WAIT_MS = 60_000
+
+
+def _needs(module: str):
+    try:
+        return __import__(module)
+    except ImportError:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"{module} is not installed (pip install 'magdomino[test]')")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The lab's address, served by the command in a subprocess (and its output folder)."""
+    _needs("nicegui")
+    out = tmp_path_factory.mktemp("lab-out")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # NiceGUI would take itself for under test
+    proc = subprocess.Popen([sys.executable, "-m", "magdomino", "lab", "--port", str(port), "--out-dir", str(out)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"the lab did not start: {proc.communicate()[1][-800:]}")
+            time.sleep(0.3)
+    yield url, out, proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = chromium()
+    _needs("playwright")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=ARGS)
+        yield b
+        b.close()
+
+
+class Tab:
+    """One browser tab on the lab, with its console errors."""
+
+    def __init__(self, browser, url: str):
+        self.page = browser.new_page(viewport={"width": 1420, "height": 900})
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(url)
+        self.page.get_by_test_id("tile-0-0").wait_for(timeout=WAIT_MS)
+
+    def id(self, name: str):
+        return self.page.get_by_test_id(name)
+
+    def text(self, name: str) -> str:
+        return self.id(name).inner_text()
+
+    def wait_text(self, name: str, pattern: str) -> str:
+        self.page.wait_for_function(
+            "([id, p]) => { const e = document.querySelector(`[data-testid='${id}']`); return e && new RegExp(p).test(e.innerText); }",
+            arg=[name, pattern], timeout=WAIT_MS)
+        return self.text(name)
+
+    def tile(self, a: int, b: int) -> None:
+        self.id(f"tile-{min(a, b)}-{max(a, b)}").click()
+
+    def place(self, text: str) -> str:
+        """Click the listed spot whose placement is ``text``; wait for the verdict."""
+        self.spot(text + " (").locator("[data-testid^=place-]").click()
+        return self.wait_text("verdict", re.escape(text) + ": (stood|shifted|collapsed|error)")
+
+    def spot(self, text: str):
+        """The listed spot (its row) whose placement starts with ``text``."""
+        return self.page.locator("[data-testid^=spot-]", has_text=text).first
+
+    def shot(self, name: str) -> Path:
+        DOCS.mkdir(parents=True, exist_ok=True)
+        path = DOCS / name if "/" not in name else Path(name)
+        self.page.screenshot(path=str(path))
+        return path
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def test_build_a_tower_by_clicks(lab, browser):
+    url, out, proc = lab
+    tab = Tab(browser, url)
+    tab.tile(6, 6)
+    assert "6-6 in the middle of the table: stood" in tab.wait_text("verdict", "middle of the table")
+    tab.tile(3, 6)
+    tab.wait_text("verdict", "3-6: [0-9]+ legal spots")
+    assert tab.page.locator("[data-testid^=place-]").count() >= 4
+    tab.id("spot-0").hover()
+    assert re.search(r"\((safe|tight|risky|falls|unknown)", tab.wait_text("hover", "."))
+    assert "stood" in tab.place("6-3 on #0 (6-6) half 0")
+    tab.tile(3, 3)
+    tab.wait_text("verdict", "3-3: [0-9]+ legal spots")
+    # A click while a placement runs (shown in slow motion) is refused with a note, never interleaved.
+    tab.id("slow").click()
+    tab.spot("3-3 on #1 (6-3) half 1, across left (").locator("[data-testid^=place-]").click()
+    tab.tile(1, 1)
+    assert "refused" in tab.wait_text("note", "refused")
+    verdict = tab.wait_text("verdict", "across left: (stood|shifted|collapsed)")
+    assert "stood" in verdict
+    assert "3-3 on #1 (6-3) half 1, across left" in tab.text("placements-text")
+    assert tab.id("tile-3-3").is_disabled() and tab.id("tile-3-6").is_disabled()
+    tab.tile(1, 3)
+    tab.wait_text("verdict", "1-3: [0-9]+ legal spots")
+    tab.spot(" on #2 (3-3)").hover()
+    assert " on #2 (3-3)" in tab.wait_text("hover", "on #2")
+    tab.spot(" on #2 (3-3)").locator("[data-testid^=pick-]").click()
+    tab.shot("build.png")
+    # The odds of the spot pointed at, in the background, until an interval shows; then cancel.
+    tab.id("odds").click()
+    estimate = tab.wait_text("odds-estimate", r"95 % interval \[[0-9.]+, [0-9.]+\]")
+    assert " on #2 (3-3)" in estimate
+    assert re.search(r"p\(collapse\) [0-9.]+", estimate)
+    tab.id("cancel").click()
+    tab.wait_text("odds-estimate", "cancel")
+    # Undo: replayed from the start, two tiles left.
+    tab.id("undo").click()
+    assert "undone: 2 tiles" in tab.wait_text("verdict", "undone")
+    assert "across left" not in tab.text("placements-text")
+    assert not tab.id("tile-3-3").is_disabled()
+    tab.id("save").click()
+    tab.wait_text("note", "saved")
+    assert [p.name for p in out.iterdir() if p.suffix == ".toml"]
+    assert tab.errors == []
+    tab.close()
+    assert proc.poll() is None
+
+
+def test_two_tabs_are_two_labs(lab, browser):
+    url, _, proc = lab
+    one, two = Tab(browser, url), Tab(browser, url)
+    one.tile(5, 5)
+    two.tile(2, 2)
+    one.wait_text("verdict", "5-5 in the middle")
+    two.wait_text("verdict", "2-2 in the middle")
+    assert one.id("tile-5-5").is_disabled() and not one.id("tile-2-2").is_disabled()
+    assert two.id("tile-2-2").is_disabled() and not two.id("tile-5-5").is_disabled()
+    one.tile(2, 5)
+    two.tile(2, 5)
+    one.wait_text("verdict", "legal spots")
+    two.wait_text("verdict", "legal spots")
+    assert "5-5" in one.text("placements-text") and "5-5" not in two.text("placements-text")
+    assert one.errors == [] and two.errors == []
+    one.close()
+    two.close()
+    assert proc.poll() is None
