@@ -26,8 +26,8 @@ _PLAY_FLAGS = {
 }
 """The game's option names (as :class:`magdomino.games.core.Game` reports them) and their flags."""
 
-_OUTPUTS = {"json", "gif", "mp4"}
-_FLAT_TOWER = _OUTPUTS | {"players", "seed", "player", "physics", "preset", "no_magnets", "variant", "kids", "deals",
+_OUTPUTS = {"json", "gif", "mp4", "seats"}
+_FLAT_TOWER = _OUTPUTS | {"hints", "players", "seed", "player", "physics", "preset", "no_magnets", "variant", "kids", "deals",
                           "max_placements", "plot", "magnets_scale", "preset_set"}
 _PLAY_OPTIONS = {
     "vingt": _OUTPUTS | {"players", "seed", "player", "target", "png"},
@@ -38,8 +38,10 @@ _PLAY_OPTIONS = {
     "quinconce": _FLAT_TOWER | {"parallel_only", "second_parallel", "perpendicular"},
 }
 """The options each rule's game reads (``play``'s argument names); any other one given is
-refused, never ignored. A saved record (``--record``) is only redrawn: :data:`_REDRAW`."""
+refused, never ignored. A saved record (``--record``) is only redrawn: :data:`_REDRAW`; a
+saved game (``--resume``) takes only :data:`_RESUME`."""
 _REDRAW = {"png", "gif", "mp4"}
+_RESUME = {"json", "hints"}
 _FLAG_OF_OPTION = {"second_parallel": "--no-second-parallel"}
 
 
@@ -50,7 +52,12 @@ def _flag(dest: str) -> str:
 def _refuse_unread_options(args) -> None:
     """Every option given (not at its default) must be one the game reads: a flag that does
     nothing would leave the user believing it did."""
-    given = [d for d, default in args.play_defaults.items() if d not in ("rule", "record") and getattr(args, d) != default]
+    given = [d for d, default in args.play_defaults.items() if d not in ("rule", "record", "resume") and getattr(args, d) != default]
+    if args.resume is not None:
+        for dest in given:
+            if dest not in _RESUME:
+                raise InputError("command line", _flag(dest), "not with --resume (the saved game has its own; --json and --hints go with it)")
+        return
     if args.record is not None:
         if args.rule not in ("vingt", "matador", "echanges"):
             raise InputError("command line", "--record", "only with --rule vingt, matador or echanges")
@@ -125,7 +132,16 @@ def _cmd_play(args) -> int:
     from magdomino.faces.cli_replay import check_film_outputs
 
     _refuse_unread_options(args)
+    if args.resume is not None:
+        return _cmd_play_resume(args)
+    seats = _seats(args)
+    if args.hints and "human" not in (seats or ()):
+        raise InputError("command line", "--hints", "only with a human seat (--seats human,... or --player human)")
+    if seats is not None:
+        args.player = seats
     check_film_outputs(gif=args.gif, mp4=args.mp4, summary=args.plot)  # before playing
+    if seats is not None and "human" in seats:
+        return _cmd_play_human(args, seats)
     if args.player is None and args.rule not in (*TOWER_RULES, "traditional"):
         args.player = "random"  # the tower rules' default depends on the physics: play_game's
     if args.rule == "vingt":
@@ -143,28 +159,7 @@ def _cmd_play(args) -> int:
         raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
     if args.parallel_only and (args.perpendicular or not args.second_parallel):
         raise InputError("command line", "--parallel-only", "not with --no-second-parallel/--perpendicular (every tile parallel, or not)")
-    physics = None
-    if args.physics is None:  # tower rules need the physics to judge collapses; flat games none
-        args.physics = "pybullet" if args.rule in TOWER_RULES else "none"
-    if args.physics == "none" and (args.preset is not None or args.no_magnets):
-        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics (without physics nothing is simulated)")
-    refuse_without_physics(args, args.physics)
-    preset = None
-    if args.physics != "none":
-        from magdomino.model.presets import DEFAULT_PRESET, load_preset
-        from magdomino.studies.engines import get_engine
-
-        try:
-            preset = load_preset(args.preset or DEFAULT_PRESET)
-        except InputError as exc:  # not found: in the command line's words, never as a file
-            if exc.key != "preset":
-                raise
-            raise InputError("command line", "--preset", exc.expected) from None
-        preset = check_overrides(preset, preset_overrides(args))
-        physics = get_engine(args.physics, source="command line", key="--physics").adjudicator(preset, magnets=not args.no_magnets)
-    max_placements = args.max_placements
-    if max_placements is None and physics is not None:
-        max_placements = 300
+    physics, preset, max_placements = _tower_physics(args)
     try:
         record = play_game(
             args.rule,
@@ -189,6 +184,153 @@ def _cmd_play(args) -> int:
     print(format_record(record))
     if args.json:
         write_json(args.json, record_overrides(record, args, preset))
+    return _film(args, record)
+
+
+def _tower_physics(args) -> tuple:
+    """``(adjudicator or None, preset or None, max_placements)`` of a tower game from the
+    flags (the physics by default: :func:`magdomino.games.session.default_physics`)."""
+    from magdomino.games.session import default_physics
+
+    physics = None
+    if args.physics is None:  # tower rules need the physics to judge collapses; flat games none
+        args.physics = default_physics(args.rule)
+    if args.physics == "none" and (args.preset is not None or args.no_magnets):
+        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics (without physics nothing is simulated)")
+    refuse_without_physics(args, args.physics)
+    preset = None
+    if args.physics != "none":
+        from magdomino.model.presets import DEFAULT_PRESET, load_preset
+        from magdomino.studies.engines import get_engine
+
+        try:
+            preset = load_preset(args.preset or DEFAULT_PRESET)
+        except InputError as exc:  # not found: in the command line's words, never as a file
+            if exc.key != "preset":
+                raise
+            raise InputError("command line", "--preset", exc.expected) from None
+        preset = check_overrides(preset, preset_overrides(args))
+        physics = get_engine(args.physics, source="command line", key="--physics").adjudicator(preset, magnets=not args.no_magnets)
+    max_placements = args.max_placements
+    if max_placements is None and physics is not None:
+        max_placements = 300
+    return physics, preset, max_placements
+
+
+def _seats(args) -> list | None:
+    """Each seat's player from ``--seats`` or ``--player`` (None: the default); ``--players``
+    from their count when not given."""
+    if args.seats is not None and args.player is not None:
+        raise InputError("command line", "--seats", "--seats or --player, not both (--player K: every seat K)")
+    if args.seats is None:
+        if args.player == "human":
+            if args.players is None:
+                raise InputError("command line", "--players", "expected the number of seats with --player human")
+            return ["human"] * args.players
+        return None
+    seats = [s.strip() for s in args.seats.split(",")]
+    if not all(seats):
+        raise InputError("command line", "--seats", f"player kinds separated by commas, such as human,careful,careful; got {args.seats!r}")
+    if args.players is not None and args.players != len(seats):
+        raise InputError("command line", "--seats", f"one player kind per seat: {args.players} (--players), got {len(seats)}")
+    from magdomino.games.players import players_of
+
+    make = players_of(args.rule)
+    for i, kind in enumerate(seats):
+        if kind == "human":
+            continue
+        try:
+            make(kind, 0)
+        except InputError as exc:
+            raise InputError("command line", "--seats", f"seat {i}: {exc.expected}, or human") from None
+    args.players = len(seats)
+    return seats
+
+
+def _game_options(args) -> dict:
+    """The options of ``args.rule``'s game from the flags (for a game played seat by seat)."""
+    if args.rule == "vingt":
+        return {"target": args.target}
+    if args.rule in ("matador", "echanges"):
+        options = {"set": args.set, "variant": args.variant, "deals": None if args.deals == 1 else args.deals, "target": args.target}
+        return {k: v for k, v in options.items() if v is not None}
+    return dict(variant=args.variant, kids=args.kids, deals=args.deals, parallel_only=args.parallel_only,
+                second_parallel=args.second_parallel and not args.perpendicular)
+
+
+def _cmd_play_human(args, seats: list) -> int:
+    """``play`` with human seats: the game at the terminal (faces/terminal.py)."""
+    from magdomino.faces.terminal import play_at_terminal
+    from magdomino.games.session import GameSession
+
+    if args.json == "-":
+        raise InputError("command line", "--json", "a file with a human seat (the terminal shows the game)")
+    check_outputs(args, "--json")
+    if args.seed < 0:
+        raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
+    options = _game_options(args)
+    physics = preset = assessor = None
+    if args.rule in ("traditional", *TOWER_RULES):
+        physics, preset, options["max_placements"] = _tower_physics(args)
+        if args.hints:
+            from magdomino.model.presets import DEFAULT_PRESET, load_preset
+            from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+            assessor = StaticsAdjudicator(preset or load_preset(DEFAULT_PRESET), magnets=not args.no_magnets)
+    try:
+        session = GameSession(args.rule, seats, seed=args.seed, physics=physics, **options)
+        record = play_at_terminal(session, assessor=assessor, save_to=args.json)
+    except InputError as exc:
+        if exc.source == "arguments" and exc.key in ("seats", "player_kinds"):
+            raise InputError("command line", "--seats", exc.expected) from None
+        raise
+    finally:
+        if physics is not None:
+            physics.close()
+    return _finish_human(args, session, record, preset)
+
+
+def _cmd_play_resume(args) -> int:
+    """``play --resume FILE``: a game saved at the terminal, played on from where it stopped."""
+    from magdomino.faces.api_game import resume
+    from magdomino.faces.terminal import play_at_terminal
+
+    if args.json == "-":
+        raise InputError("command line", "--json", "a file with a human seat (the terminal shows the game)")
+    session = resume(args.resume)
+    args.json = args.json or args.resume  # the game goes on in its file
+    if session.rule != args.rule:
+        raise InputError(args.resume, "rule", f"the game of --rule {args.rule}, got {session.rule!r}")
+    assessor = None
+    if args.hints and session.family == "tower":
+        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+        assessor = StaticsAdjudicator(session.preset, magnets=session.magnets)
+    try:
+        record = play_at_terminal(session, assessor=assessor, save_to=args.json)
+    finally:
+        session.close()
+    return _finish_human(args, session, record, None)
+
+
+def _finish_human(args, session, record: dict, preset) -> int:
+    """A human game's end: its JSON and films when it is over (a quit game is saved already)."""
+    if not session.over:
+        return 0
+    if args.json:
+        write_json(args.json, record_overrides(record, args, preset) if preset is not None else record)
+    if getattr(args, "gif", None) or getattr(args, "mp4", None) or getattr(args, "plot", None) or getattr(args, "png", None):
+        return _film_human(args, record)
+    return 0
+
+
+def _film_human(args, record) -> int:
+    if getattr(args, "png", None):
+        from magdomino.faces.tables import chain_figure, vingt_figure
+
+        title = f"{record['rule']}, {record['players']} players, seed {record['seed']}"
+        (vingt_figure if record["rule"] == "vingt" else chain_figure)(record["final"], args.png, title)
+        print(f"wrote {args.png}")
     return _film(args, record)
 
 
@@ -238,16 +380,22 @@ def add_play(sub) -> None:
         metavar="N",
         help="runaway guard: a deal with N placements ends abandoned, not scored (default: 300 with physics, no limit without)",
     )
-    p.add_argument("--player", default=None, choices=["random", "greedy", "careful", "bold", "lookahead", "planner", "ismcts"],
+    p.add_argument("--player", default=None, choices=["random", "greedy", "careful", "bold", "lookahead", "planner", "ismcts", "human"],
                    help="every seat's player (default: careful for defi and quinconce with physics, random otherwise; "
+                        "human: you, at the terminal; "
                         "careful: the safest placement by the physics' risk; bold: the heaviest under a risk of 0.3; "
                         "lookahead: vingt; planner: echanges)")
-    p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout)")
+    p.add_argument("--seats", metavar="K1,K2,...",
+                   help="one player per seat, comma-separated, e.g. human,careful,careful (human: you, at the terminal; "
+                        "the count is the number of players)")
+    p.add_argument("--hints", action="store_true", help="traditional, defi, quinconce: show the statics' risk beside each of a human seat's moves")
+    p.add_argument("--resume", metavar="FILE", help="go on with a game saved at the terminal (quit, or the end of the input, saves it)")
+    p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout); a human seat's quit saves it there")
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")
     p.add_argument("--mp4", metavar="FILE.mp4", help="the whole game replayed into an MP4 (needs magdomino[video])")
     p.add_argument("--plot", metavar="FILE.png", help="traditional, defi, quinconce: tower height and hands per placement")
     add_preset_overrides(p, "the --preset")
-    options = set().union(*_PLAY_OPTIONS.values(), _REDRAW, {"rule", "record"})
+    options = set().union(*_PLAY_OPTIONS.values(), _REDRAW, {"rule", "record", "resume"})
     p.set_defaults(func=_cmd_play, play_defaults={d: p.get_default(d) for d in sorted(options)})
 
 
@@ -262,7 +410,9 @@ def _cmd_tournament(args) -> int:
     if args.resume and args.out_dir is None:
         raise InputError("command line", "--resume", "expected --out-dir with it (the directory of the run to resume)")
     if args.physics is None:  # as play: the tower rules need the physics to judge collapses
-        args.physics = "pybullet" if args.rule in TOWER_RULES else "none"
+        from magdomino.games.session import default_physics
+
+        args.physics = default_physics(args.rule)
     if args.rule in FLAT_RULES and args.rule != "traditional" and args.physics != "none":
         raise InputError("command line", "--physics", "only with traditional, defi or quinconce")
     if args.physics == "none" and (args.preset is not None or args.no_magnets):

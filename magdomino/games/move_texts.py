@@ -151,6 +151,12 @@ class Happened:
         return self._of("collapse")
 
     @property
+    def unplayable(self) -> list:
+        """Tower rules under physics: the placements the physics could not make (no clear
+        motion); the seat chose again."""
+        return self._of("unplayable")
+
+    @property
     def draws(self) -> list:
         return self._of("draw")
 

@@ -1,0 +1,94 @@
+"""A person at the terminal (magdomino play --seats human,...): every rule played from scripted
+input, with a help, two answers that are not moves, a move typed as printed; quit saves."""
+
+import io
+import json
+
+import pytest
+
+from magdomino.faces.cli import main
+from magdomino.games.session import GameSession
+
+RULES = {
+    "traditional": (["human", "greedy", "random"], []),
+    "defi": (["human", "greedy"], ["--physics", "none", "--hints"]),
+    "quinconce": (["random", "human", "greedy"], ["--physics", "statics", "--hints"]),
+    "matador": (["human", "greedy"], []),
+    "echanges": (["human", "planner", "random"], []),
+    "vingt": (["greedy", "human"], []),
+}
+
+
+def _play(monkeypatch, capsys, argv, answers):
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(a + "\n" for a in answers)))
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_a_whole_game_at_the_terminal(rule, monkeypatch, capsys, tmp_path):
+    seats, flags = RULES[rule]
+    first = GameSession(rule, ["me" if s == "human" else s for s in seats], seed=2).legal()[0]
+    path = tmp_path / "game.json"
+    answers = ["help", "0", "nonsense", first.upper()] + ["1"] * 3000
+    code, out, err = _play(monkeypatch, capsys, ["play", "--rule", rule, "--seats", ",".join(seats), "--seed", "2",
+                                                 "--json", str(path), *flags], answers)
+    assert code == 0, err
+    assert "answer with:" in out and "no move numbered 0" in out and "not a legal move: 'nonsense'" in out
+    assert "legal moves" in out and "your hand:" in out and "game over: winners" in out
+    if "--hints" in flags:
+        assert "risk " in out
+    if rule in ("defi", "quinconce", "traditional"):
+        assert "top view (pips@level" in out
+    record = json.loads(path.read_text())
+    assert record["session"]["over"] is True and record["player_kinds"] == seats
+    assert record["events"][-1]["type"] == "end"
+
+
+def test_quit_saves_and_resume_goes_on(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "saved.json"
+    argv = ["play", "--rule", "defi", "--seats", "human,careful", "--physics", "statics", "--seed", "4"]
+    code, out, _ = _play(monkeypatch, capsys, [*argv, "--json", str(path)], ["1", "2", "quit"])
+    assert code == 0 and f"saved the game so far to {path}" in out
+    saved = json.loads(path.read_text())
+    assert saved["session"]["over"] is False and saved["physics"] == "statics"
+    assert len([e for e in saved["events"] if e["type"] == "place" and e["player"] == 0]) == 2
+    code, out, _ = _play(monkeypatch, capsys, ["play", "--rule", "defi", "--resume", str(path)], ["1"] * 500)
+    assert code == 0 and "game over: winners" in out
+    done = json.loads(path.read_text())
+    assert done["session"]["over"] is True
+    assert done["events"][: len(saved["events"])] == saved["events"] or len(done["events"]) > len(saved["events"])
+
+
+def test_the_end_of_the_input_saves_to_a_file_named_after_the_game(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = _play(monkeypatch, capsys, ["play", "--rule", "matador", "--player", "human", "--players", "2", "--seed", "3"], ["1"])
+    assert code == 0
+    saved = json.loads((tmp_path / "magdomino-matador-seed3.json").read_text())
+    assert saved["session"]["seats"] == ["human", "human"] and not saved["session"]["over"]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["play", "--rule", "defi", "--seats", "human,careful", "--player", "careful"], "--seats or --player, not both"),
+    (["play", "--rule", "defi", "--players", "3", "--seats", "human,careful"], "--seats: one player kind per seat: 3"),
+    (["play", "--rule", "defi", "--seats", "human,nobody"], "--seats: seat 1:"),
+    (["play", "--rule", "defi", "--players", "2", "--hints", "--physics", "none"], "--hints: only with a human seat"),
+    (["play", "--rule", "vingt", "--seats", "human,greedy", "--hints"], "--hints: only with --rule"),
+    (["play", "--rule", "defi", "--seats", "human,careful", "--json", "-"], "--json: a file with a human seat"),
+    (["play", "--rule", "defi", "--resume", "x.json", "--seed", "3"], "--seed: not with --resume"),
+    (["tournament", "--rule", "defi", "--seats", "human,careful", "--deals", "2"], "'human' is a person's seat"),
+    (["study", "--rule", "defi", "--seats", "human,careful", "--deals", "2", "--vary", "magnets_scale=1,1.1"],
+     "'human' is a person's seat"),
+])
+def test_seats_are_refused_in_one_line(argv, says, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1, err
+
+
+def test_seats_of_kinds_only_play_as_before(capsys):
+    assert main(["play", "--rule", "matador", "--seats", "greedy,random", "--seed", "1"]) == 0
+    by_seats = capsys.readouterr().out
+    assert main(["play", "--rule", "matador", "--players", "2", "--player", "greedy", "--seed", "1"]) == 0
+    assert "players greedy, random" in by_seats and capsys.readouterr().out != by_seats
