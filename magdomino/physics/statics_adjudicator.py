@@ -100,18 +100,21 @@ stand get :data:`STANDING_MAX` ("stands, margin not measured"). Margins cost 5-5
 
 def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
     """Risk of each distinct pose: ``poses`` is an ordered dict ``key -> (position (3,) m,
-    quaternion (4,))``; a yes/no statics check of every pose, the stress tests of those that
-    stand (:func:`magdomino.physics.statics_screen.screen`: an unstable balance is 1, an
-    unsure pose :data:`UNKNOWN_RISK`), then the margin and load factor of the first
-    ``margins`` that stand for sure."""
+    quaternion (4,))``; the statics' three answers (:func:`magdomino.physics.statics_screen.sure_verdict`;
+    a pose that does not stand at rest is 1 without its rest-fall tests, one that falls in an
+    unstable balance 1, an unsure pose :data:`UNKNOWN_RISK`), then the margin and load factor
+    of the first ``margins`` that stand for sure."""
+    from magdomino.physics.statics_screen import AT_REST, run_screen, sure_verdict
+
     risks = {}
     measured = 0
     for key, (position, quat) in poses.items():
-        verdict = judge(structure, position, quat, False)
-        if verdict is None or not verdict.stands:
-            risks[key] = statics_risk(verdict)
+        stressed = _stressed(structure, position, quat)
+        if stressed is None:
+            risks[key] = UNKNOWN_RISK
             continue
-        answer = sure_answer(structure, position, quat)
+        results = {AT_REST: stressed.stands(AT_REST)}
+        answer = sure_verdict(run_screen(stressed, results)) if results[AT_REST] else "falls"
         if answer != "stands":
             risks[key] = 1.0 if answer == "falls" else UNKNOWN_RISK
         elif measured < margins:
@@ -122,18 +125,26 @@ def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
     return risks
 
 
-def sure_answer(structure, position, quaternion) -> str | None:
-    """:func:`magdomino.physics.statics_screen.screen` of one more tile on a prepared
-    ``structure`` ("stands", "falls", "unsure"); None when the statics cannot judge it."""
-    from magdomino.physics.statics_screen import Stressed, run_screen, sure_verdict
+def _stressed(structure, position, quaternion):
+    """:meth:`~magdomino.physics.statics_screen.Stressed.on` of one more tile, None when the
+    statics cannot judge it."""
+    from magdomino.physics.statics_screen import Stressed
 
     if structure is None:
         return None
     try:
-        stressed = Stressed.on(structure, position, quaternion)
+        return Stressed.on(structure, position, quaternion)
     except (InputError, ValueError):
         return None
-    return sure_verdict(run_screen(stressed))
+
+
+def sure_answer(structure, position, quaternion) -> str | None:
+    """:func:`magdomino.physics.statics_screen.screen` of one more tile on a prepared
+    ``structure`` ("stands", "falls", "unsure"); None when the statics cannot judge it."""
+    from magdomino.physics.statics_screen import run_screen, sure_verdict
+
+    stressed = _stressed(structure, position, quaternion)
+    return None if stressed is None else sure_verdict(run_screen(stressed))
 
 
 def _every_test(preset, P, Q, tests, placed: bool, magnets: bool) -> dict:

@@ -187,26 +187,37 @@ SURE = ("stands", "falls")
 
 def tests_needed(results: dict, *, placed: bool = True) -> tuple:
     """The tests of :func:`sure_verdict` that can still change its answer, given ``results``
-    so far (AT_REST first): a structure that stands at rest needs the tilts (and, placed, the
-    landing), one that does not needs the rest-fall tests."""
+    so far: AT_REST first; standing at rest, the tilts of :data:`NEAR_TILTS`, then the hair
+    tilt of each direction whose near tilt failed (where the near tilt stands, so does the
+    hair tilt: the loads under which an equilibrium problem is feasible form a convex set,
+    and it holds the untilted load and the near tilt's) and, placed, with every near tilt
+    standing, the landing; not standing at rest, the rest-fall tests. Empty when the answer
+    is known."""
     if AT_REST not in results:
         return (AT_REST,)
-    if results[AT_REST]:
-        return (*HAIR_TILTS, *NEAR_TILTS, *((LANDING,) if placed else ()))
-    return (TIPS, TIPS_BARE) if placed else (TIPS,)
+    if not results[AT_REST]:
+        return tuple(t for t in ((TIPS, TIPS_BARE) if placed else (TIPS,)) if t not in results)
+    if any(t not in results for t in NEAR_TILTS):
+        return tuple(t for t in NEAR_TILTS if t not in results)
+    hair = tuple(h for h, t in zip(HAIR_TILTS, NEAR_TILTS) if not results[t] and h not in results)
+    if hair:
+        return hair
+    if placed and all(results[t] for t in NEAR_TILTS) and LANDING not in results:
+        return (LANDING,)
+    return ()
 
 
 def sure_verdict(results: dict, *, placed: bool = True) -> str:
     """``"stands"``, ``"falls"`` or ``"unsure"`` from :func:`stress_tests` results.
 
     Standing at rest: **falls** when some hair tilt (:data:`HAIR_TILTS`) fails (an unstable
-    balance, :data:`HAIR_DEG`); **unsure** when some tilt of :data:`NEAR_TILTS` fails, or, for a placed tile,
-    when the structure cannot carry it at :data:`LANDING_LOAD` times its weight; else
-    **stands**. Not standing at rest: **falls** when more friction does not save it either
+    balance, :data:`HAIR_DEG`; one not in ``results`` counts as standing); **unsure** when
+    some tilt of :data:`NEAR_TILTS` fails, or, for a placed tile, when the structure cannot
+    carry it at :data:`LANDING_LOAD` times its weight; else **stands**. Not standing at rest: **falls** when more friction does not save it either
     (:data:`TIPS`, and for a placed tile :data:`TIPS_BARE` too), else **unsure**.
     """
     if results[AT_REST]:
-        if not all(results[t] for t in HAIR_TILTS):
+        if not all(results.get(t, True) for t in HAIR_TILTS):  # an untried hair tilt stands (tests_needed)
             return "falls"
         if not all(results[t] for t in NEAR_TILTS) or (placed and not results[LANDING]):
             return "unsure"
@@ -216,11 +227,13 @@ def sure_verdict(results: dict, *, placed: bool = True) -> str:
     return "falls"
 
 
-def run_screen(stressed: Stressed) -> dict:
-    """The results :func:`sure_verdict` needs of ``stressed`` (:func:`tests_needed`)."""
-    results = {AT_REST: stressed.stands(AT_REST)}
-    for test in tests_needed(results, placed=stressed.placed):
-        results[test] = stressed.stands(test)
+def run_screen(stressed: Stressed, results: dict | None = None) -> dict:
+    """The results :func:`sure_verdict` needs of ``stressed`` (:func:`tests_needed`), added
+    to ``results`` (those known already)."""
+    results = {} if results is None else results
+    while todo := tests_needed(results, placed=stressed.placed):
+        for test in todo:
+            results[test] = stressed.stands(test)
     return results
 
 

@@ -9,7 +9,9 @@ few milliseconds. As an engine (:mod:`magdomino.studies.engines`):
   resting on those below; nothing is settled), and each what-if at its **rest pose** on them
   (:func:`magdomino.studies.scenario.aim_placement`: no drop, no slide; a slid tile is judged
   where the slide ends), with the tilt margin and the placed tile's load factor, as the
-  common :class:`~magdomino.physics.verdict.Verdict`.
+  common :class:`~magdomino.physics.verdict.Verdict`, graded as the games' statics grades
+  its answers (:func:`graded`: ``unsure`` near a tipping point or under a landing it may not
+  carry; a tie, no tilt margin at all, falls).
 - odds trials (:func:`statics_chunk`): the **same noise model and the same random numbers**
   as the dynamic trials (trial ``i`` of both engines draws through
   :func:`magdomino.studies.trials.trial_draws`), each a static check of the perturbed rest
@@ -88,6 +90,24 @@ def judge_poses(scenario: Scenario, positions, quaternions, key: str, *, placed:
         raise InputError(scenario.source, key, exc.expected) from None
 
 
+def graded(scenario: Scenario, answer, positions, quaternions, *, placed: bool):
+    """The :class:`~magdomino.physics.verdict.Verdict` of the statics' ``answer`` (a
+    :class:`~magdomino.physics.statics.StaticVerdict` of these poses) with how sure it is
+    (:func:`magdomino.physics.statics_screen.screen`): ``unsure`` set, and a structure that
+    stands only in an unstable balance (a tie: no tilt margin at all) collapsed, reason
+    "falls". A scenario with fixed tiles is not graded (``unsure`` None)."""
+    from magdomino.physics.statics_screen import screen
+
+    verdict = answer.verdict()
+    if _fixed(scenario, placed).any():
+        return verdict
+    sure, _ = screen(scenario.preset, positions, quaternions, placed=placed, magnets=scenario.magnets)
+    verdict.unsure = sure == "unsure"
+    if sure == "falls" and not verdict.collapsed:
+        verdict.collapsed, verdict.reason = True, "falls"
+    return verdict
+
+
 # -- the engine ----------------------------------------------------------------------------
 
 
@@ -107,12 +127,14 @@ class StaticsEngine(Engine):
             raise InputError(ARGUMENTS, "gui" if gui else "trace", "nothing moves in the statics: leave it out")
         start = time.perf_counter()
         structure = nominal_structure(scenario)
-        verdict = judge_poses(scenario, *structure, "structure", placed=False).verdict()
+        verdict = graded(scenario, judge_poses(scenario, *structure, "structure", placed=False), *structure, placed=False)
         outcomes: list = []
         for i in range(len(scenario.what_if)):
-            stands = verdict.stands
-            outcomes.append(judge_poses(scenario, *with_placement(scenario, structure, i), f"what_if[{i}]", placed=True).verdict()
-                            if stands else None)
+            if not verdict.stands:
+                outcomes.append(None)
+                continue
+            poses = with_placement(scenario, structure, i)
+            outcomes.append(graded(scenario, judge_poses(scenario, *poses, f"what_if[{i}]", placed=True), *poses, placed=True))
         return SimulationResult(scenario, verdict, outcomes, structure, time.perf_counter() - start, engine=self.name)
 
     def starting_structure(self, scenario: Scenario, before: str = "the what-ifs"):
