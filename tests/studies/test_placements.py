@@ -118,7 +118,7 @@ def test_what_is_not_in_the_grammar_is_refused_in_one_line(text, says):
 
 @pytest.mark.parametrize("structure, what_if, says", [
     (["6-6 at (0, 0) mm", "6-1 beneath #0 half 1"], [], r"structure\[1\]\.beneath: expected a pose clear of the other tiles"),
-    (["6-6 at (0, 0) mm", "6-1 after #0 half 1, back"], [], r"structure\[1\]\.yaw_deg: expected 0: end to end lies in line"),
+    (["6-6 at (0, 0) mm", "6-1 after #0 half 1, back"], [], r"structure\[1\]\.place: '6-1 after #0 half 1, back': the turn: expected 0: end to end lies in line"),
     (["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-1 after #1 half 1"], [], r"structure\[2\]\.after: expected a tile on its own level"),
     (["6-6 at (0, 0) mm"], ["6-1 on #0 half 1, fixed"], r"what_if\[0\]\.place: expected no 'fixed' here: a what-if takes none"),
     (["6-6 at (0, 0) mm"], [{"place": "6-1 on #0 half 1, drop 2 mm", "drop_mm": 3}], r"what_if\[0\]\.drop_mm: expected either place"),
