@@ -74,3 +74,12 @@ def test_replay_captions_of_flat_games_say_winners_and_markers_in_words():
     assert _caption({"rule": "vingt"}, placed).endswith(": 20, 1 marker")
     assert _caption({"rule": "matador", "winners": []}, {"type": "end", "reason": "blocked", "deal": 0, "winners": [], "scores": [0], "totals": [0]}) \
         == "end of deal 1 (blocked): winners: none; scores [0], totals [0]"
+
+
+def test_a_tile_already_placed_is_named_as_the_placement_language_names_it():
+    import pytest
+
+    import magdomino as md
+
+    with pytest.raises(md.InputError, match=r"tile: 6-3 is already in the structure \(#1\); each tile exists once"):
+        md.Construction(["6-6 at (0, 0) mm", "6-3 on #0 half 1"]).rank("3-6", trials=2, engine="statics", progress=False)

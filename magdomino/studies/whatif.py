@@ -51,7 +51,7 @@ def check_tile(scenario: Scenario, tile_pips) -> tuple[int, int]:
     t = parse_tile(tile_pips, ARGUMENTS, "tile")
     for i, pl in enumerate(scenario.structure):
         if tile(*pl.pips) == t:
-            raise InputError(ARGUMENTS, "tile", f"{t[0]}-{t[1]} is already in the structure (structure[{i}]); each tile exists once")
+            raise InputError(ARGUMENTS, "tile", f"{t[0]}-{t[1]} is already in the structure (#{i}); each tile exists once")
     return t
 
 
