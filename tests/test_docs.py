@@ -77,6 +77,25 @@ def test_the_first_readme_example_answers_does_it_stand_in_twelve_lines_with_one
     assert ".simulate(" in first and "3-1" in first
 
 
+def test_the_first_readme_example_prints_what_the_readme_shows():
+    """The README's printed output of its first example, re-run: every line it shows (up to a
+    ``...`` it elides) begins a printed line, in order, so the ranking's first row is ``.best``."""
+    text = README.read_text()
+    first = python_blocks(text)[0]
+    shown = text.split(first, 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    r = subprocess.run([sys.executable, "-c", first], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    printed = [line.rstrip() for line in r.stdout.splitlines()]
+    at = 0
+    for line in shown.splitlines():
+        want = line.split("...", 1)[0].rstrip()
+        if not want.strip():
+            continue
+        while at < len(printed) and not printed[at].startswith(want):
+            at += 1
+        assert at < len(printed), f"the README shows {want!r}; printed:\n" + "\n".join(printed)
+
+
 def test_the_tutorial_notebook_runs_and_every_result_shows_itself(tmp_path):
     cells = ["".join(c["source"]) for c in json.loads(TUTORIAL.read_text())["cells"] if c["cell_type"] == "code"]
     assert len(cells) >= 5

@@ -81,5 +81,5 @@ def test_a_tile_already_placed_is_named_as_the_placement_language_names_it():
 
     import magdomino as md
 
-    with pytest.raises(md.InputError, match=r"tile: 6-3 is already in the structure \(#1\); each tile exists once"):
+    with pytest.raises(md.InputError, match=r"tile: 3-6 is already in the structure \(#1\); each tile exists once"):
         md.Construction(["6-6 at (0, 0) mm", "6-3 on #0 half 1"]).rank("3-6", trials=2, engine="statics", progress=False)
