@@ -201,7 +201,7 @@ def rank_placements(
     screen : int, optional
         The statics ranks every candidate by its tilt margin and the odds trials run only
         on the best ``screen`` ones and those within a band of them
-        (:func:`magdomino.studies.statics_engine.screen_placements`); the others are
+        (:func:`magdomino.studies.statics_engine.candidate_margins`); the others are
         ranked after them by margin, ``engine`` "statics".
 
     Returns
