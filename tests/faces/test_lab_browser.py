@@ -191,3 +191,53 @@ def test_two_tabs_are_two_labs(lab, browser):
     one.close()
     two.close()
     assert proc.poll() is None
+
+
+def play_to_the_end(tab: "Tab", physics: str, shot: str | None = None) -> str:
+    """A whole Défi game in seat 0 against two careful seats, always the safest listed move."""
+    tab.id("mode-play").click()
+    if physics != "statics":
+        tab.id("play-physics").click()
+        tab.page.get_by_role("option", name=re.compile("PyBullet")).click()
+    tab.id("new-game").click()
+    status = tab.wait_text("play-status", "your turn|game over")
+    moves = 0
+    while "game over" not in status:
+        assert moves < 40, status
+        tab.id("move-row-0").hover()
+        tab.wait_text("play-hover", ".")
+        if shot and moves == 2:
+            tab.shot(shot)
+        tab.id("move-0").click()
+        status = tab.wait_text("play-status", "(your turn|game over).*")
+        moves += 1
+    return status
+
+
+def test_play_a_defi_game_judged_by_the_statics(lab, browser):
+    url, out, proc = lab
+    tab = Tab(browser, url)
+    status = play_to_the_end(tab, "statics", shot="play.png")
+    assert re.search(r"game over: winners .*; pips left \[\d+, \d+, \d+\]", status)
+    assert "end of deal" in tab.text("play-log")
+    saved = tab.wait_text("note", "the game is saved")
+    path = Path(re.search(r"saved: (\S+\.json)", saved).group(1))
+    assert path.parent == out
+    import json
+
+    record = json.loads(path.read_text())
+    assert record["rule"] == "defi" and record["player_kinds"] == ["me", "careful", "careful"] and record["physics"] == "statics"
+    tab.shot("game-over.png")
+    assert tab.errors == []
+    tab.close()
+    assert proc.poll() is None
+
+
+@pytest.mark.slow
+def test_play_a_defi_game_judged_by_pybullet(lab, browser):
+    url, _, proc = lab
+    tab = Tab(browser, url)
+    status = play_to_the_end(tab, "pybullet")
+    assert "game over" in status and tab.errors == []
+    tab.close()
+    assert proc.poll() is None

@@ -45,14 +45,17 @@ def page(settings: LabSettings) -> None:
     from nicegui import ui
 
     from magdomino.faces.lab.build import BuildLab
+    from magdomino.faces.lab.play import PlayLab
 
     note_label = None
 
     def note(text: str, kind: str = "info") -> None:
-        ui.notify(text, type=kind, position="bottom")
-        if note_label is not None:
-            note_label.text = text
-            note_label.classes(replace="text-sm " + ("text-red-700" if kind == "negative" else "text-gray-700"))
+        if note_label is None or note_label.is_deleted:
+            return  # the tab is gone
+        with note_label:  # the page's own slot: the element whose click started the action may be gone
+            ui.notify(text, type=kind, position="bottom")
+        note_label.text = text
+        note_label.classes(replace="text-sm " + ("text-red-700" if kind == "negative" else "text-gray-700"))
 
     ui.page_title("magdomino lab")
     with ui.row().classes("items-center gap-4"):
@@ -61,24 +64,17 @@ def page(settings: LabSettings) -> None:
             build_tab = ui.tab("Build").props("data-testid=mode-build")
             play_tab = ui.tab("Play").props("data-testid=mode-play")
         note_label = ui.label("").props("data-testid=note").classes("text-sm").style("white-space: nowrap; height: 1.5em")
-    play = None
     with ui.tab_panels(tabs, value=build_tab).classes("w-full"):
         with ui.tab_panel(build_tab).classes("p-1"):
             build = BuildLab(settings, note)
             build.build()
         with ui.tab_panel(play_tab).classes("p-1"):
-            try:
-                from magdomino.faces.lab.play import PlayLab
-            except ImportError as exc:  # the step-by-step game is not there
-                ui.label(f"Play needs the step-by-step game (md.game): {exc}")
-            else:
-                play = PlayLab(settings, note)
-                play.build()
+            play = PlayLab(settings, note)
+            play.build()
 
     def closed() -> None:
         build.stop_odds()
-        if play is not None:
-            play.stop()
+        play.stop()
 
     ui.context.client.on_delete(closed)
 

@@ -495,3 +495,24 @@ class LabTower:
 def quaternion_of_yaw(yaw_deg: float) -> tuple[float, float, float, float]:
     half = math.radians(yaw_deg) / 2
     return (0.0, 0.0, math.sin(half), math.cos(half))
+
+
+def nominal_poses(texts, preset=DEFAULT_PRESET, magnets: bool = True):
+    """Where placements put their tiles, by the placement language alone (nothing settled):
+    how the lab draws a game's construction.
+
+    Returns
+    -------
+    pips : list of (int, int)
+    positions_mm : ndarray, shape (n, 3)
+    quaternions : ndarray, shape (n, 4), x, y, z, w
+    """
+    from magdomino.faces.api import Construction
+    from magdomino.studies.statics_engine import nominal_structure
+
+    texts = list(texts)
+    if not texts:
+        return [], np.zeros((0, 3)), np.zeros((0, 4))
+    sc = Construction(texts, preset=preset, magnets=magnets).scenario
+    p, q = nominal_structure(sc)
+    return [pl.pips for pl in sc.structure], p * 1000.0, q

@@ -1,0 +1,248 @@
+"""The lab's Play mode: Défi magnétique or En quinconce with the person in seat 0 and
+careful, bold or random seats in the others, on the step-by-step game
+(:func:`magdomino.game`, a :class:`~magdomino.games.session.GameSession`).
+
+The person sees their hand and only the legal moves (with the statics' risk beside each
+when hints are on, safest first), and chooses one; the game applies it and the other seats'
+replies, which the lab shows one by one: each placement, a collapse and its take-back,
+draws, passes, the end and the scores. The construction is drawn where the placement
+language puts its tiles. A finished game is saved in the output folder as the record that
+``magdomino replay`` and ``magdomino report`` read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from magdomino.errors import InputError
+from magdomino.faces.lab.build import Busy
+from magdomino.faces.lab.scene3d import TileView, hex_colour, new_scene
+from magdomino.faces.lab.tower import RISK_COLOURS, nominal_poses, risk_of, tile_text
+
+log = logging.getLogger("magdomino.lab")
+
+RULES = {"defi": "Défi magnétique", "quinconce": "En quinconce"}
+KINDS = ("careful", "bold", "random")
+PHYSICS = {"statics": "statics (fast)", "pybullet": "PyBullet (slow)"}
+STEP_S = 0.6
+"""Pause after each of the other seats' moves as they are shown (s)."""
+
+
+class PlayLab:
+    """The Play tab of one browser tab (``settings``, ``note``: as :class:`~magdomino.faces.lab.build.BuildLab`'s)."""
+
+    def __init__(self, settings, note):
+        self.settings, self.note = settings, note
+        self.busy = Busy(note)
+        self.game = None
+        self.views: list[TileView] = []
+        self.ghost: TileView | None = None
+        self.shown: list[str] = []
+        self.saved = None
+        self.stopped = False
+
+    def build(self) -> None:
+        from nicegui import ui
+
+        with ui.row().classes("w-full items-start no-wrap gap-4"):
+            with ui.column().classes("gap-1"):
+                self.scene = new_scene()
+            with ui.column().classes("gap-1 grow"):
+                with ui.row().classes("items-center gap-2"):
+                    self.rule = ui.select(RULES, value="defi", label="rule").classes("w-40").props("dense data-testid=play-rule")
+                    self.seats = [ui.select(list(KINDS) + ([] if k == 0 else ["none"]), value="careful" if k < 2 else "none",
+                                            label=f"seat {k + 1}").classes("w-28").props(f"dense data-testid=seat-{k + 1}")
+                                  for k in range(3)]
+                with ui.row().classes("items-center gap-2"):
+                    self.physics = ui.select(PHYSICS, value="statics", label="judged by").classes("w-40").props(
+                        "dense data-testid=play-physics")
+                    self.seed = ui.number("seed", value=1, min=0, step=1, format="%d").classes("w-20").props("dense data-testid=play-seed")
+                    self.hints = ui.switch("hints (risk, safest first)", value=True, on_change=lambda _: self.show_moves()).props(
+                        "data-testid=hints")
+                    ui.button("new game", on_click=self.new_game).props("dense data-testid=new-game")
+                line = "white-space: nowrap; overflow: hidden; text-overflow: ellipsis; height: 1.5em; max-width: 640px"
+                self.status = ui.label("Choose the seats and start a new game; you are seat 0.").props(
+                    "data-testid=play-status").classes("font-medium").style(line)
+                self.hand = ui.label("").props("data-testid=hand").classes("text-sm").style(line)
+                self.pointed = ui.label("").props("data-testid=play-hover").classes("text-sm").style(line)
+                ui.label("Your legal moves (point at one to see it on the table)").classes("text-sm text-gray-600")
+                self.moves = ui.column().classes("gap-0 max-h-64 overflow-auto w-full").props("data-testid=moves")
+                self.log = ui.code("", language="text").classes("w-full text-xs").props("data-testid=play-log")
+
+    # -- drawing -----------------------------------------------------------------------
+
+    def _preset(self):
+        from magdomino.model.presets import Preset, load_preset
+
+        p = self.game.preset if self.game is not None else self.settings.preset
+        return p if isinstance(p, Preset) else load_preset(p)
+
+    def draw(self, texts: list[str]) -> None:
+        """The construction of these placements, where the placement language puts them."""
+        from magdomino.model.tiles import colour_of, colour_rgb, tile
+
+        preset = self._preset()
+        pips, positions, quats = nominal_poses(texts, preset, self.game.magnets if self.game else True)
+        size = tuple(s * 1000 for s in preset.tile.size)
+        for v in self.views:
+            v.delete()
+        self.views = []
+        for p, x, q in zip(pips, positions, quats):
+            colour = hex_colour(colour_rgb(colour_of(tile(*p), preset.tile.colours)) or (0.8, 0.2, 0.2))
+            view = TileView(self.scene, p, size, colour)
+            view.pose(x, q)
+            self.views.append(view)
+        self.shown = list(texts)
+
+    def point(self, move: str, risk) -> None:
+        """A legal move pointed at: its text and risk, and its ghost on the table."""
+        self.pointed.text = move + ("" if risk is None else f" (risk {risk:.2f})")
+        if self.ghost is not None:
+            self.ghost.delete()
+            self.ghost = None
+        if move in ("draw", "pass") or self.game is None:
+            return
+        try:
+            pips, positions, quats = nominal_poses(self.game.placements() + [move], self._preset(), self.game.magnets)
+        except InputError:
+            return
+        size = tuple(s * 1000 for s in self._preset().tile.size)
+        colour = RISK_COLOURS[risk_of(None if risk is None else risk < 0.5, None if risk is None else 30 * (1 - risk))]
+        self.ghost = TileView(self.scene, pips[-1], size, colour, opacity=0.5)
+        self.ghost.pose(positions[-1], quats[-1])
+
+    def show_moves(self) -> None:
+        from nicegui import ui
+
+        self.moves.clear()
+        g = self.game
+        if g is None or g.over or not g.my_turn:
+            return
+        legal = g.legal()
+        risks = g.risks() if self.hints.value else None
+        order = list(range(len(legal)))
+        if risks:
+            order.sort(key=lambda k: (risks[k] is None, risks[k] or 0.0, k))
+        with self.moves:
+            for rank, k in enumerate(order):
+                risk = risks[k] if risks else None
+                with ui.row().classes("items-center gap-1 no-wrap").props(f"data-testid=move-row-{rank}") as row:
+                    ui.button("play", on_click=lambda k=k: self.play(k)).props(f"dense size=sm data-testid=move-{rank}")
+                    ui.label(legal[k] + ("" if risk is None else f"  (risk {risk:.2f})")).classes("text-xs")
+                row.on("mouseenter", lambda _, m=legal[k], r=risk: self.point(m, r))
+        self.hand.text = "your hand: " + "  ".join(tile_text(t) for t in g.hand)
+
+    def show_state(self) -> None:
+        g = self.game
+        if g.over:
+            winners = ", ".join(f"seat {w}" + (" (you)" if w == 0 else "") for w in g.winners) or "none"
+            self.status.text = f"game over: winners {winners}; pips left {g.scores}"
+            self.hand.text = "your hand: " + "  ".join(tile_text(t) for t in g.hand_of(0))
+            self._save()
+        else:
+            self.status.text = f"your turn (seat 0): {len(g.legal())} legal moves; pips left {g.scores}, stock {g.stock}"
+        self.log.content = "\n".join(g.lines()[-40:])
+        self.show_moves()
+
+    def _save(self) -> None:
+        if self.saved is not None:
+            return
+        try:
+            path = self.settings.out_path(f"{self.game.rule}-game.json")
+            self.saved = self.game.save(path)
+            self.note(f"the game is saved: {self.saved} (magdomino replay / report read it)", "positive")
+        except OSError as exc:
+            self.note(f"could not save the game: {exc}", "negative")
+
+    # -- actions -----------------------------------------------------------------------
+
+    async def new_game(self) -> None:
+        """A game with the chosen rule and seats; the others play up to your first turn."""
+        import magdomino as md
+        from nicegui import run
+
+        seats = ["me"] + [s.value for s in self.seats if s.value != "none"]
+        async with self.busy("starting a game") as ok:
+            if ok is None:
+                return
+            self.stop()
+            self.stopped = False
+            physics = self.physics.value
+            preset = self.settings.preset
+            seed = int(self.seed.value or 0)
+            self.status.text = f"dealing {RULES[self.rule.value]} for {len(seats)} seats ({physics})..."
+            self.game = await run.io_bound(lambda: md.game(self.rule.value, seats=seats, physics=physics, seed=seed, preset=preset))
+            self.saved = None
+            await self.show_events(self.game.events)
+
+    async def play(self, k: int) -> None:
+        from nicegui import run
+
+        g = self.game
+        if g is None or g.over or not g.my_turn or not 0 <= k < len(g.legal()):
+            self.note("no move of yours to play now", "info")
+            return
+        move = g.legal()[k]
+        async with self.busy(f"playing {move}") as ok:
+            if ok is None:
+                return
+            self.moves.clear()
+            self.status.text = f"you play {move}; the others reply..."
+            happened = await run.io_bound(g.play, k)
+            await self.show_events(happened.events)
+
+    async def show_events(self, events) -> None:
+        """Each event shown in turn (placements drawn, a collapse taken back), then the state."""
+        if self.ghost is not None:
+            self.ghost.delete()
+            self.ghost = None
+        every = self.game.events
+        first = len(every) - len(events)
+        for n, ev in enumerate(events):
+            if self.stopped:
+                return
+            kind, who = ev.get("type"), ev.get("player")
+            seat = "you" if who == 0 else f"seat {who}"
+            if kind == "place":
+                self.draw(placements_at(every, first + n + 1))
+                self.status.text = f"{seat}: {ev['placement']}"
+            elif kind == "collapse":
+                for v in self.views:
+                    v.highlight(True, RISK_COLOURS["falls"])
+                self.status.text = f"collapse! {seat} takes back {len(ev.get('tiles', []))} tiles"
+                await asyncio.sleep(STEP_S)
+                self.draw([])
+            elif kind in ("draw", "pass"):
+                self.status.text = f"{seat}: {kind}"
+            elif kind in ("deal", "restart"):
+                self.draw(placements_at(every, first + n + 1))
+            else:
+                continue
+            if who != 0 or kind == "collapse":
+                await asyncio.sleep(STEP_S)
+        self.draw(self.game.placements())
+        self.show_state()
+
+    def stop(self) -> None:
+        """The tab is closing (or a new game starts): stop showing, close the game's physics."""
+        self.stopped = True
+        if self.game is not None:
+            try:
+                self.game.close()
+            except Exception:  # already closed
+                log.debug("lab: closing a game", exc_info=True)
+
+
+def placements_at(events, upto: int) -> list[str]:
+    """The construction after the first ``upto`` events, in the placement language (as
+    :meth:`~magdomino.games.session.GameSession.placements` says it after all of them)."""
+    out = []
+    for ev in reversed(events[:upto]):
+        if ev["type"] in ("deal", "collapse"):
+            break
+        if ev["type"] == "place":
+            out.append(ev["placement"])
+            if ev.get("start") or ev.get("restart"):
+                break
+    return out[::-1]
