@@ -59,6 +59,13 @@ SLID = _view([((5, 5), (0, 0, 0, 0), None), ((4, 5), (2, 0, 1, 1), 0)], ((0, 4),
              new_mode="flat")
 
 
+# En quinconce: 6-6 and 5-6 end to end on the table, 3-6 across from 5-6's 6 onto 6-6's edge;
+# 3-5 goes on 3-6's 3, parallel, outward. At rest it falls short of standing by 0.29° of
+# tilt; PyBullet keeps it, tilted by 3° (seed 8100, careful seats, PyBullet-judged).
+NEAR_FALL = _view([((6, 6), (0, 0, 0, 0), None), ((5, 6), (-2, 0, 0, 0), 0), ((3, 6), (-1, -1, 1, 2), 1)],
+                  ((3, 5), (-1, -1, 2, 0), 2), modes=["flat", "flat", "tower"])
+
+
 @pytest.fixture(scope="module")
 def statics():
     return StaticsAdjudicator(TOY)
@@ -101,6 +108,13 @@ def test_a_landing_the_structure_does_not_carry_twice_over_is_unsure(statics, py
     assert answer["rigid"] is True and 1.0 < answer["load_factor"] < 2.0
     assert answer["verdict"] == "unsure"
     assert _pybullet_placement(pybullet, LANDING) is True  # the rigid "stands" would have been wrong
+
+
+def test_a_rest_fall_that_a_small_tilt_saves_is_unsure(statics, pybullet):
+    answer = statics.answer(NEAR_FALL)
+    assert answer["rigid"] is False and -2.0 < answer["margin_deg"] < 0.0
+    assert answer["verdict"] == "unsure"
+    assert _pybullet_placement(pybullet, NEAR_FALL) is False  # the rigid "falls" would have been wrong
 
 
 def test_sure_answers_are_pybullets(statics, pybullet):
