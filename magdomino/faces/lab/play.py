@@ -1,6 +1,6 @@
 """The lab's Play mode: Défi magnétique or En quinconce with the person in seat 0 and
 careful, bold or random seats in the others, on the step-by-step game
-(:func:`magdomino.game`, a :class:`~magdomino.games.session.GameSession`).
+(``md.game``, :func:`magdomino.faces.api_game.game`, a :class:`~magdomino.games.session.GameSession`).
 
 The person sees their hand and only the legal moves (with the statics' risk beside each
 when hints are on, safest first), and chooses one; the game applies it and the other seats'
@@ -159,8 +159,9 @@ class PlayLab:
 
     async def new_game(self) -> None:
         """A game with the chosen rule and seats; the others play up to your first turn."""
-        import magdomino as md
         from nicegui import run
+
+        from magdomino.faces.api_game import game
 
         seats = ["me"] + [s.value for s in self.seats if s.value != "none"]
         async with self.busy("starting a game") as ok:
@@ -172,7 +173,7 @@ class PlayLab:
             preset = self.settings.preset
             seed = int(self.seed.value or 0)
             self.status.text = f"dealing {RULES[self.rule.value]} for {len(seats)} seats ({physics})..."
-            self.game = await run.io_bound(lambda: md.game(self.rule.value, seats=seats, physics=physics, seed=seed, preset=preset))
+            self.game = await run.io_bound(lambda: game(self.rule.value, seats=seats, physics=physics, seed=seed, preset=preset))
             self.saved = None
             await self.show_events(self.game.events)
 
