@@ -38,6 +38,11 @@ FALL_TAIL_S = 1.2
 """After the verdict, the world runs on while anything moves, at most this long (s), so a
 collapse is seen falling to the table."""
 
+TAIL_SPEEDS = 5.0
+"""The tail runs while a tile moves faster than this many times the preset's settle speeds: a
+fall is far faster; a tower that settled by its window of rest may still creep a little,
+which is not worth showing."""
+
 RULES = ("any", "defi", "quinconce")
 
 RISK_COLOURS = {"safe": "#2e9d4f", "tight": "#e0b000", "risky": "#f07a1a", "falls": "#d6322c", "unknown": "#8a8a8a"}
@@ -199,8 +204,8 @@ class _Recorder:
         end = world.time + FALL_TAIL_S
         while world.time < end:
             lin, ang = world.velocities()
-            if not (np.any(np.linalg.norm(lin, axis=1) > limits.settle_speed)
-                    or np.any(np.linalg.norm(ang, axis=1) > limits.settle_spin)):
+            if not (np.any(np.linalg.norm(lin, axis=1) > TAIL_SPEEDS * limits.settle_speed)
+                    or np.any(np.linalg.norm(ang, axis=1) > TAIL_SPEEDS * limits.settle_spin)):
                 break
             world.step(world.on_step_every)
 

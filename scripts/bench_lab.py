@@ -1,0 +1,105 @@
+"""The tower lab's speed (``scripts/bench --only lab``): does it feel direct?
+
+On towers of 4, 8 and 12 tiles (built by the lab's own calls, each time the safest tile on
+top: the first tile with a spot the statics calls safe), for the next tile:
+
+- ``lab_ghosts_s_N``: from choosing a tile to its coloured ghosts
+  (:meth:`magdomino.faces.lab.tower.LabTower.ghosts`: every legal spot and its statics
+  risk), and ``lab_ghosts_own_share_N``: the lab's own part of it, (lab - engine) / engine,
+  where the engine is the two calls it makes (the rules' enumeration,
+  :func:`~magdomino.games.tower.candidates.enumerate_placements`, and the statics' margins,
+  :func:`~magdomino.studies.statics_engine.candidate_margins`) timed alone. Goal: ≤ 0.3 s
+  and a share ≤ 0.5.
+- ``lab_first_frame_s_N``: from choosing a spot to the first frame of its motion. The lab
+  runs the placement whole in PyBullet before it shows it (the frames are recorded poses),
+  so this is :meth:`~magdomino.faces.lab.tower.LabTower.motion`'s time;
+  ``lab_motion_own_share_N`` against :func:`~magdomino.studies.scenario.try_placement`
+  alone (the same placement without the recording). Goal: ≤ 0.5 s, share ≤ 0.5.
+- ``lab_first_odds_s_N``: from asking the odds to the first estimate with its interval (the
+  first round of :data:`magdomino.faces.lab.build.ODDS_ROUNDS`, hybrid, one worker). Goal ≤ 1 s.
+
+Each figure is the median of a few repeats, after a warm-up (the compiled kernels loaded).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+
+def _median_time(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _grow(tower, size: int) -> None:
+    """Add tiles, each the first (in set order) that has a safe spot on top, until ``size``."""
+    from magdomino.model.tiles import ALL_TILES
+
+    while len(tower) < size:
+        for t in ALL_TILES:
+            if t in tower.used():
+                continue
+            ghosts = [g for g in tower.ghosts(t) if g.risk == "safe" and " on #" in g.text]
+            if not ghosts:
+                continue
+            g = max(ghosts, key=lambda g: g.margin_deg)
+            if tower.keep(g, tower.motion(g)):
+                break
+        else:
+            raise RuntimeError(f"no safe tile to add at {len(tower)} tiles")
+
+
+def _next(tower):
+    """The next tile to ask about (one with a safe spot on top) and that spot."""
+    from magdomino.model.tiles import ALL_TILES
+
+    for t in ALL_TILES:
+        if t in tower.used():
+            continue
+        ghosts = [g for g in tower.ghosts(t) if g.risk == "safe" and " on #" in g.text]
+        if ghosts:
+            return t, max(ghosts, key=lambda g: g.margin_deg)
+    raise RuntimeError("no next tile")
+
+
+def run(quick: bool = False) -> dict[str, float]:
+    from magdomino.faces.lab.build import ODDS_ROUNDS
+    from magdomino.faces.lab.tower import LabTower
+    from magdomino.games.tower.candidates import enumerate_placements
+    from magdomino.studies.scenario import try_placement
+    from magdomino.studies.statics_engine import candidate_margins
+
+    repeats = 2 if quick else 5
+    sizes = (4, 8) if quick else (4, 8, 12)
+    tower = LabTower()
+    tower.first((6, 6))
+    out: dict[str, float] = {}
+    for size in sizes:
+        _grow(tower, size)
+        tile, ghost = _next(tower)
+        sc, poses = tower.scenario(), tower.poses
+
+        def engine_ghosts():
+            cands = enumerate_placements(sc, tile, poses, rule="any")
+            candidate_margins(sc, [c.placement for c in cands], poses)
+
+        engine_ghosts()  # warm
+        lab = _median_time(lambda: tower.ghosts(tile), repeats)
+        engine = _median_time(engine_ghosts, repeats)
+        out[f"lab_ghosts_s_{size}"] = lab
+        out[f"lab_ghosts_own_share_{size}"] = (lab - engine) / engine
+        lab = _median_time(lambda: tower.motion(ghost), repeats)
+        engine = _median_time(lambda: try_placement(sc, poses, ghost.placement), repeats)
+        out[f"lab_first_frame_s_{size}"] = lab
+        out[f"lab_motion_own_share_{size}"] = (lab - engine) / engine
+
+        def first_odds():
+            next(tower.odds_rounds(ghost, rounds=ODDS_ROUNDS[:1]))
+
+        out[f"lab_first_odds_s_{size}"] = _median_time(first_odds, max(2, repeats // 2))
+    return out
