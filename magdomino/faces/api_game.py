@@ -55,7 +55,9 @@ class Game(GameSession):
     def _repr_html_(self) -> str:
         import html
 
-        who = "over: winners " + (", ".join(map(str, self.winners)) or "none") if self.over else f"seat {self.turn} to play"
+        from magdomino.wording import winners
+
+        who = "over, " + winners(self.winners) if self.over else f"seat {self.turn} to play"
         rows = "".join(f"<li>{html.escape(t)}</li>" for t in self.legal()[:20])
         log = html.escape("\n".join(self.lines()[-12:]))
         return (f"<div><b>{html.escape(self.rule)}</b>, seats {html.escape(', '.join(self.seats))}, seed {self.seed}: "

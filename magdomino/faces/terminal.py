@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.wording import probability
 
 GROUP_OVER = 12
 """More legal moves than this are listed grouped by tile."""
@@ -124,15 +125,16 @@ def _quit(session, save_to, say) -> dict:
 
 def result_line(session) -> str:
     """The game's result in one line."""
-    winners = ", ".join(str(w) for w in session.winners) or "none"
-    return f"game over: winners: {winners}; scores: {session.scores}"
+    from magdomino.wording import winners
+
+    return f"game over: {winners(session.winners)}; scores: {session.scores}"
 
 
 def numbered(texts: list, risks=None) -> list[str]:
     """The legal moves numbered from 1, grouped by tile when there are more than
     :data:`GROUP_OVER` (with each one's risk when ``risks`` is given)."""
     def item(k: int) -> str:
-        risk = "" if risks is None or risks[k] is None else f"   risk {risks[k]:.3f}"
+        risk = "" if risks is None or risks[k] is None else f"   risk {probability(risks[k])}"
         return f"{k + 1:>4}. {texts[k]}{risk}"
 
     if len(texts) <= GROUP_OVER:
