@@ -102,14 +102,28 @@ def play_at_terminal(session, *, assessor=None, save_to: str | None = None, stdi
                 continue
             try:
                 happened = session.play(move)
-            except InputError:
-                say(f"not a legal move: {answer!r}; answer 1 to {len(texts)}, a move as printed, help or quit")
+            except InputError as exc:
+                say(f"not a legal move: {answer!r}{_why(session, answer, exc)}; answer 1 to {len(texts)}, a move as printed, help or quit")
                 continue
             break
         for line in happened.lines:
             say(line)
     say(result_line(session))
     return session.record
+
+
+def _why(session, answer: str, exc: InputError) -> str:
+    """Why an answer is not a move, when more can be said than that."""
+    several = re.search(r"which starts (\d+) of them", exc.expected)
+    if several:
+        return f" (it starts {several.group(1)} moves: say more of it)"
+    m = _TILE.match(answer)
+    if m:
+        a, b = (int(v) for v in m.group(1).split("-"))
+        if (min(a, b), max(a, b)) not in session.hand:
+            return f" (you have no {m.group(1)})"
+        return f" ({m.group(1)} cannot go there)"
+    return ""
 
 
 def _quit(session, save_to, say) -> dict:

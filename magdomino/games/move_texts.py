@@ -50,6 +50,7 @@ def find_move(legal, texts: list, move) -> int:
         raise InputError(ARGUMENTS, "move", f"a legal move (text, index or action), got {move!r}"[:200])
     want = _normal(move)
     normal = [_normal(t) for t in texts]
+    several = 0
     for candidates, wanted in ((normal, want), ([_PIPS.sub("", t).replace("  ", " ") for t in normal],
                                                 _PIPS.sub("", want).replace("  ", " "))):
         hits = [k for k, t in enumerate(candidates) if t == wanted]
@@ -59,6 +60,9 @@ def find_move(legal, texts: list, move) -> int:
                   and (len(t) == len(wanted) or t[len(wanted)] in " ,")]
         if len(starts) == 1:
             return starts[0]
+        several = max(several, len(starts))
+    if several:
+        raise InputError(ARGUMENTS, "move", f"one legal move, got {move!r}, which starts {several} of them (say more of it)"[:200])
     raise InputError(ARGUMENTS, "move", f"one of the {n} legal moves (legal()), got {move!r}"[:200])
 
 

@@ -92,3 +92,16 @@ def test_seats_of_kinds_only_play_as_before(capsys):
     by_seats = capsys.readouterr().out
     assert main(["play", "--rule", "matador", "--players", "2", "--player", "greedy", "--seed", "1"]) == 0
     assert "players greedy, random" in by_seats and capsys.readouterr().out != by_seats
+
+
+def test_an_answer_that_is_not_a_move_says_why(monkeypatch, capsys, tmp_path):
+    g = GameSession("defi", ["me", "greedy"], seed=1)
+    missing = next(f"{a}-{b}" for a in range(7) for b in range(a, 7) if (a, b) not in g.hand)
+    first = g.legal()[0]
+    start = first.split(" half")[0]  # the start of two moves, halves 0 and 1
+    code, out, _ = _play(monkeypatch, capsys, ["play", "--rule", "defi", "--seats", "human,greedy", "--physics", "none",
+                                               "--seed", "1", "--json", str(tmp_path / "x.json")],
+                         [f"{missing} on #0 half 0", start, "quit"])
+    assert code == 0
+    assert f"(you have no {missing})" in out
+    assert "moves: say more of it)" in out

@@ -208,3 +208,11 @@ def test_a_game_object_plays_chance_itself():
     game = Game("echanges", 3, 1)
     g = GameSession.of_game(game, ["me", "random", "random"])
     assert g.my_turn and g.stock > 0 and len(g.hand) == 1
+
+
+def test_the_start_of_several_moves_is_refused_as_such():
+    g = GameSession("defi", ["me", "greedy"], seed=1)
+    start = g.legal()[0].split(" half")[0]
+    with pytest.raises(InputError, match="which starts 2 of them"):
+        g.play(start)
+    assert g.play(start + " half 0").placements
