@@ -164,18 +164,20 @@ def preset_words(scenario, args) -> str:
 
 def record_overrides(document: dict, args, preset=None, scenario=None) -> dict:
     """``document`` with ``preset_overrides`` (and, when ``preset`` is given,
-    ``preset_description``) when the flags asked for any; ``preset_file`` when ``--preset``
-    chose the preset; ``scenario_file`` (its absolute path) when ``scenario`` is given and
-    was read from a file. Returns the document."""
+    ``preset_description``) when the flags asked for any; with ``scenario`` (a run of a
+    scenario file), ``preset_file`` when ``--preset`` chose the preset and ``scenario_file``
+    (the file's absolute path). Returns the document."""
     overrides = preset_overrides(args)
     if overrides:
         document["preset_overrides"] = overrides
         if preset is not None:
             document["preset_description"] = preset.description
+    if scenario is None:  # a game's record: its preset is in the record already
+        return document
     chosen = preset_file(args)
     if chosen is not None:
         document["preset_file"] = chosen
-    if scenario is not None and Path(scenario.source).is_file():
+    if Path(scenario.source).is_file():
         document["scenario_file"] = str(Path(scenario.source).resolve())
     return document
 
