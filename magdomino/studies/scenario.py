@@ -312,7 +312,7 @@ def _in_words_written(exc: InputError, key: str, written: str) -> str:
     import re
 
     part = exc.key[len(key) + 1:].split(".")[0].split("[")[0]
-    expected = re.sub(r"structure\[(\d+)\]", r"#\1", exc.expected)
+    expected = re.sub(r"structure\[(\d+)\]|\btile (\d+)(?='s half)", lambda m: f"#{m.group(1) or m.group(2)}", exc.expected)
     m = re.fullmatch(r"expected the index of an earlier structure tile \(0\.\.(-?\d+)\), got (.+)", expected)
     if m:
         expected = f"expected an earlier tile, #0 to #{m.group(1)}, got #{m.group(2)}" if int(m.group(1)) >= 0 else "expected an earlier tile; there is none"

@@ -28,7 +28,8 @@ def test_a_construction_is_checked_as_a_file_is_one_line_naming_the_argument():
     with pytest.raises(InputError, match=r"structure\[3\]\.place: expected a placement like"):
         tower.add("3-1 somewhere")
     assert len(tower.tiles) == 3  # nothing refused was kept
-    with pytest.raises(InputError, match=r"what_if\[0\]\.place: '5-4 on #2 half 1': the tile below: expected a tile with a half of 3 pips"):
+    with pytest.raises(InputError, match=r"what_if\[0\]\.place: '5-4 on #2 half 1': the tile below: expected a tile with a half of 3 pips "
+                                         r"to lie on #2's half 1; 5-4 has none$"):
         tower.simulate("5-4 on #2 half 1")
     with pytest.raises(InputError, match="tiles: expected at least one tile"):
         md.Construction().simulate()
