@@ -32,6 +32,8 @@ from that tile's centre); ``yaw_deg`` then turns it from there: 0 outward (the d
 180 back over the lower tile, 90 or -90 across it. Without ``on``, ``yaw_deg`` is the
 heading of the tile's half 0 → half 1 axis from the x axis. "Resting on what is below":
 the highest top face among the earlier tiles under the new tile's footprint, or the table.
+A tile ``on`` a half that another tile already covers is refused (a covered half cannot be
+covered again; :func:`covering_tile`), naming the covering tile to place it on instead.
 """
 
 from __future__ import annotations
@@ -214,7 +216,7 @@ COVER_MARGIN_M = 0.001
 its edges (a tile beside the half, touching its edge, does not cover it)."""
 
 
-def covering_tile(half_of: int, half: int, poses, size, exclude=()) -> int | None:
+def covering_tile(half_of: int, half: int, poses, size) -> int | None:
     """The tile (an index into ``poses``) that lies on tile ``half_of``'s ``half``, or None.
 
     Parameters
@@ -225,8 +227,6 @@ def covering_tile(half_of: int, half: int, poses, size, exclude=()) -> int | Non
         The construction's tiles, as :func:`structure_poses` gives them.
     size : array-like, shape (3,), m
         The tiles' length, width and thickness.
-    exclude : iterable of int
-        Tiles not to count.
     """
     from magdomino.maths.poses import quaternion_matrices
 
@@ -235,7 +235,7 @@ def covering_tile(half_of: int, half: int, poses, size, exclude=()) -> int | Non
     rotation = quaternion_matrices(np.asarray([quaternion], float))[0]
     centre = np.asarray(position, float) + rotation @ np.array([(half - 0.5) * length / 2, 0.0, thickness / 2])
     for j, (p, q) in enumerate(poses):
-        if j == half_of or j in exclude:
+        if j == half_of:
             continue
         local = quaternion_matrices(np.asarray([q], float))[0].T @ (centre - np.asarray(p, float))
         inside = abs(local[0]) < length / 2 - COVER_MARGIN_M and abs(local[1]) < width / 2 - COVER_MARGIN_M
@@ -255,8 +255,7 @@ def _check_free_half(scenario: Scenario, placement: Placement, poses, size, key:
     if j is None:
         return
     shown = [pl.pips for pl in scenario.structure]
-    what = scenario.describe(placement) if key.startswith("what_if") else placement.describe(shown)
-    raise InputError(scenario.source, key, f"expected a free half for {what!r}: #{t} ({shown[t][0]}-{shown[t][1]}) half {h} "
+    raise InputError(scenario.source, key, f"expected a free half for {placement.describe(shown)!r}: #{t} ({shown[t][0]}-{shown[t][1]}) half {h} "
                                            f"is covered by #{j} ({shown[j][0]}-{shown[j][1]}); place it on #{j} instead")
 
 
