@@ -1,0 +1,84 @@
+"""Do careful seats' games end? Careful deals of both tower rules at 2, 3 and 4 seats on the
+default preset, the runaway guard at 300 placements: how many are abandoned, and the collapses
+a deal. The bulk judged by the statics, a share by PyBullet.
+
+    .venv/bin/python scripts/careful_deals.py                       # 40 statics deals, 10 PyBullet, each rule and seat count
+    .venv/bin/python scripts/careful_deals.py --deals 5 --pybullet 0
+
+Each deal's result is appended to ``data/careful_deals.jsonl`` as it finishes (rule, seats,
+physics, seed, abandoned, collapses, placements, seconds); a second run skips the deals
+already there, so an interrupted run resumes. The table is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from magdomino.games import play_game
+from magdomino.model.presets import DEFAULT_PRESET
+
+OUT = Path(__file__).resolve().parents[1] / "data" / "careful_deals.jsonl"
+
+
+def adjudicator(physics: str):
+    if physics == "statics":
+        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+
+        return StaticsAdjudicator(DEFAULT_PRESET)
+    from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+
+    return PybulletAdjudicator(DEFAULT_PRESET)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=40, help="statics-judged deals a rule and seat count")
+    parser.add_argument("--pybullet", type=int, default=10, help="PyBullet-judged deals a rule and seat count")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    done = set()
+    if args.out.exists():
+        for line in args.out.read_text().splitlines():
+            r = json.loads(line)
+            done.add((r["rule"], r["seats"], r["physics"], r["seed"]))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    plan = [(physics, rule, seats, seed)
+            for physics, count in (("statics", args.deals), ("pybullet", args.pybullet))
+            for rule in ("defi", "quinconce") for seats in (2, 3, 4) for seed in range(count)]
+    with args.out.open("a") as out:
+        for physics, rule, seats, seed in plan:
+            if (rule, seats, physics, seed) in done:
+                continue
+            adj = adjudicator(physics)
+            start = time.perf_counter()
+            try:
+                record = play_game(rule, seats, seed=seed, physics=adj, player_kinds="careful", max_placements=300)
+            finally:
+                getattr(adj, "close", lambda: None)()
+            row = {"rule": rule, "seats": seats, "physics": physics, "seed": seed, "abandoned": record["abandoned"],
+                   "collapses": record["collapses"],
+                   "placements": sum(1 for e in record["events"] if e["type"] == "place"),
+                   "unplayable": sum(1 for e in record["events"] if e["type"] == "unplayable"),
+                   "seconds": round(time.perf_counter() - start, 2)}
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+    table(args.out)
+
+
+def table(path: Path) -> None:
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    print(f"{'physics':<9} {'rule':<10} {'seats':>5} {'deals':>5} {'abandoned':>9} {'collapses/deal':>14} {'max':>4} {'s/deal':>7}")
+    keys = sorted({(r["physics"], r["rule"], r["seats"]) for r in rows}, key=lambda k: (k[0] != "statics", k[1], k[2]))
+    for key in keys:
+        group = [r for r in rows if (r["physics"], r["rule"], r["seats"]) == key]
+        n = len(group)
+        print(f"{key[0]:<9} {key[1]:<10} {key[2]:>5} {n:>5} {sum(r['abandoned'] for r in group):>9} "
+              f"{sum(r['collapses'] for r in group) / n:>14.2f} {max(r['collapses'] for r in group):>4} "
+              f"{sum(r['seconds'] for r in group) / n:>7.1f}")
+
+
+if __name__ == "__main__":
+    main()
