@@ -330,7 +330,8 @@ def _cmd_render(args) -> int:
     else:
         verdict = render_png(scenario, args.out, width=width, height=height, what_if=args.what_if)
         what = "structure" if args.what_if is None else f"what-if {args.what_if}"
-    print(f"{scenario.name} ({preset_words(scenario, args)}): {what} {verdict_line(verdict)}")
+    chosen = f" ({preset_words(scenario, args)})" if args.preset else ""
+    print(f"{scenario.name}{chosen}: {what} {verdict_line(verdict)}")
     print(f"  wrote {args.out}")
     return 0
 
