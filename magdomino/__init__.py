@@ -12,7 +12,7 @@ and degrees::
 (:func:`magdomino.games.pettingzoo.env`, the ``pettingzoo`` extra).
 
 Layers, bottom to top (a module never imports from a layer above it): ``maths``, ``model``,
-``physics``, ``studies``, ``games``, ``faces`` (README, "Where things live").
+``physics``, ``studies``, ``games``, ``faces`` (``docs/contributing.md``, "The layers").
 """
 
 from magdomino.version import __version__  # noqa: F401

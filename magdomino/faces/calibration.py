@@ -1,5 +1,5 @@
 """Calibrating one's own set, as the faces show it: ``md.calibrate``, ``magdomino calibrate``,
-and the drawings of the measurement set-ups (the README's protocol).
+and the drawings of the measurement set-ups (the protocol of ``docs/howto/calibrate.md``).
 
 The fit is :mod:`magdomino.studies.calibrate`; the file :mod:`magdomino.model.measurements`.
 """
@@ -144,7 +144,7 @@ def add_calibrate(sub) -> None:
     from magdomino.studies.calibrate import DRAWS
 
     p = sub.add_parser("calibrate", help="fit a preset to your own set from home measurements (a ruler, a scale, a book)")
-    p.add_argument("measurements", metavar="MEASUREMENTS.toml", help="the measurement file (README: 'Calibrate your own set')")
+    p.add_argument("measurements", metavar="MEASUREMENTS.toml", help="the measurement file (the protocol: docs/howto/calibrate.md)")
     p.add_argument("--out", required=True, metavar="MY_SET.toml", help="the preset to write")
     p.add_argument("--json", metavar="OUT", help="also the fit, the table and the preset as JSON ('-': stdout)")
     p.add_argument("--seed", type=int, default=0, help="seed of the Monte Carlo intervals (default 0)")

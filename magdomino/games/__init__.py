@@ -22,7 +22,7 @@ The games, by family (each family's players beside its rules):
 The shared core, here:
 
 - :class:`Game` and the registries (:mod:`magdomino.games.core`; choices made where
-  RULES.md is silent are listed in its docstring): ``Game(rule, players, seed, options)``
+  the leaflets are silent are listed in its docstring and in ``docs/rules/index.md``): ``Game(rule, players, seed, options)``
   plays a rule registered with :func:`register_rule`; for a game registered with
   :func:`register_game` (vingt, matador, echanges) it returns an instance of that game's
   own class.

@@ -19,14 +19,15 @@ the game's seed, carried by the state so clones and JSON copies continue identic
 a scripted :class:`Deal`. Drawing takes the next tile of the shuffled, face-down stock, so
 every chance event comes from that one seeded stream.
 
-Choices made where RULES.md is silent (a family at the table would expect these):
+Choices made where the leaflets are silent (a family at the table would expect these; the
+documentation's rules, ``docs/rules/index.md``, say the same):
 
 - **Who starts** a deal or a new construction: the highest double in any hand; with no
   double in any hand, the highest tile by pip total (ties: higher top half). The starting
   tile is forced and lies flat at grid square (0, 0), half 0 towards −x.
 - **Traditional** chain: a straight line along x on the grid; both ends of the first tile
   are open (so with a double start a matching tile has two placements, left and right).
-- **Orientation** (RULES.md, the leaflet's tip): ``second_parallel`` (on by default): the
+- **Orientation** (the leaflet's tip): ``second_parallel`` (on by default): the
   second tile of a construction (a tower placement on a construction of one tile) lies
   parallel to the first; later tower placements may lie parallel or perpendicular.
   ``parallel_only`` (off by default) makes every tower placement parallel.

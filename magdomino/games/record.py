@@ -16,7 +16,7 @@ The record is a contract::
   every score 0, not scored). ``abandoned`` counts the abandoned deals; a one-deal match
   that was abandoned has ``winners == []``.
 - ``parallel_only`` and ``second_parallel``: the orientation options of the tower rules
-  (RULES.md: by default only the second tile of a construction must lie parallel).
+  (``docs/rules/index.md``: by default only the second tile of a construction must lie parallel).
 - ``events``: every event has ``type`` (``deal``, ``place``, ``draw``, ``pass``,
   ``collapse``, ``restart``, ``end``), ``player``, ``deal`` (0-based), ``hand_sizes``,
   ``stock_size`` and ``construction_size`` (after the event). ``deal`` has ``hands`` and

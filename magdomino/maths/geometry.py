@@ -19,7 +19,7 @@ Physical poses
 Square ``(i, j, level)`` has its centre at ``(i·u, j·u, (level + 0.5)·t)`` where ``u`` is
 half the tile length and ``t`` the thickness (metres). A placed tile's centre is the middle
 of its two squares; its yaw is the angle of the vector from half 0 to half 1
-(:func:`physical_pose`). In the tile frame (DESIGN.md) half 0 is at −x and half 1 at +x, so
+(:func:`physical_pose`). In the tile frame (``docs/physics/assumptions.md``) half 0 is at −x and half 1 at +x, so
 this yaw turns the tile frame onto the grid. :func:`relative_pose` gives a tile's pose in
 its support's frame, and :func:`compose_pose` puts it back on wherever the support really
 is after the physics settled it.

@@ -70,7 +70,7 @@ COLLAPSE_DEFAULTS = {
 
 - ``max_tilt_deg``, ``max_drop_mm``: a tile of the construction that tips more than
   ``max_tilt_deg`` or comes down more than ``max_drop_mm`` below its height has fallen
-  (DESIGN.md, "collapse"); so has one that comes down to the table. 5 mm is far beyond any
+  (``docs/physics/assumptions.md``, "Collapse means a fall"); so has one that comes down to the table. 5 mm is far beyond any
   settling into contacts (micrometres), short of a level (the tile's thickness, 8 mm), and
   what the end of a 48 mm tile drops when it tips by about max_tilt_deg.
 - ``max_shift_mm``: a tile moved farther than this without falling has *shifted* (pushed

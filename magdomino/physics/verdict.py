@@ -1,6 +1,6 @@
 """Settle a world and judge whether the construction fell ("écrouler": to fall).
 
-The fall criteria (DESIGN.md, "collapse"), thresholds from the preset's ``[collapse]``:
+The fall criteria (``docs/physics/assumptions.md``, "Collapse means a fall"), thresholds from the preset's ``[collapse]``:
 
 - ``tilt``: a tile of the construction (``watched``) turned its z axis more than
   ``max_tilt_deg`` from its reference;

@@ -1,6 +1,6 @@
 """Le jeu des échanges (``echanges``): a cooperative chain game with SUN and RAIN boxes.
 
-RULES.md "Le jeu des échanges", point by point (the French text: ``seeds/003_*.txt``):
+The rules of ``docs/rules/index.md`` ("Le jeu des échanges"), point by point:
 
 - **Set and players**: the double-six set, 3–6 players. Every player's one tile lies face
   up (``hands[s]`` holds it); only the stock is hidden. ``sun`` and ``rain`` are the boxes.
@@ -24,7 +24,7 @@ RULES.md "Le jeu des échanges", point by point (the French text: ``seeds/003_*.
 - **End**: as soon as the stock is empty. The team wins if SUN holds more tiles than RAIN;
   ``returns()`` is +1 for everyone, else −1 for everyone.
 
-Choices made where RULES.md is silent (what players at a table would expect):
+Choices made where the leaflet is silent (what players at a table would expect):
 
 - "N could place before" takes precedence: an exchange that leaves N unable to place
   although N could before is "useless because N did not need it" (nothing), not RAIN; the

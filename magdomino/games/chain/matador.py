@@ -1,6 +1,6 @@
 """Le Matador (``matador``): a chain whose touching halves add up to the target.
 
-RULES.md "Le Matador", point by point (the French text: ``seeds/002_*.txt``):
+The rules of ``docs/rules/index.md`` ("Le Matador"), point by point:
 
 - **Set and players**: option ``set`` N (6, 7, 8, 9; default 6); the **target** is N + 1.
   Double-six: 2–4 players; larger sets: 2–6. Hands of 7 tiles up to 3 players, 6 from 4
@@ -33,7 +33,7 @@ RULES.md "Le Matador", point by point (the French text: ``seeds/002_*.txt``):
 - **Match**: option ``target`` (points, e.g. 150): deals until someone's total reaches it
   after a deal; else option ``deals`` (default 1) deals. The highest total wins, ties
   shared; ``returns()`` gives each winner ``1/len(winners)``.
-- **Variant "strategic"** (RULES.md's reading of the reader's comment): 3 tiles each; the
+- **Variant "strategic"** (the package's reading of the reader's comment): 3 tiles each; the
   stock never goes below 3; a player may draw instead of placing (bluff) while the stock
   holds more than 3; an end showing a blank is an attack: only a defence answers it, a
   tile adding up to the target laid across and aligned on the half the player chooses
@@ -41,7 +41,7 @@ RULES.md "Le Matador", point by point (the French text: ``seeds/002_*.txt``):
   blank; ends are always ``"open"``; with the stock down to 3, a player who cannot place
   passes.
 
-Choices made where RULES.md is silent (what players at a table would expect):
+Choices made where the leaflet is silent (what players at a table would expect):
 
 - A crossed matador's end takes only a blank (base game), so no matador is crossed over
   a crossed matador: "obligatoirement suivis par un blanc" wins over "wild".

@@ -140,7 +140,7 @@ class Grid:
         level, lying along the same axis with a square right beyond one of its ends).
 
         A tile beside it (side against side, or its end against another's side) is not
-        touched end to end: RULES.md lets tiles of one level touch freely, and names only
+        touched end to end: the rules (``docs/rules/index.md``) let tiles of one level touch freely, and names only
         these three relations for the extremities rule.
         """
         found: set[int] = set()

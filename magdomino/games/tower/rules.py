@@ -28,7 +28,7 @@ extremity lying at level 1 (a motion in the physics: it can push). Tower placeme
 top of an extremity (the orientation options apply as in Défi). Every tile the new one rests
 on, touches end to end or slides under must be an extremity. With two players each keeps
 their own mode (both start flat; the starting double counts as the first player's flat
-placement). A new construction after a collapse is a new start (RULES.md): every mode resets
+placement). A new construction after a collapse is a new start (``docs/rules/index.md``): every mode resets
 exactly as at the deal, so the restarting double is the restarter's flat placement (3-4
 players: the next tile goes on top; 2 players: the restarter owes "tower", the other player
 "flat", whatever they owed before the collapse).

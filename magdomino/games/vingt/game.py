@@ -1,6 +1,6 @@
 """20 sur 20 (Fernand Nathan): lines of dominoes worth exactly twenty, closed by "20" markers.
 
-The rules are RULES.md's "20 sur 20", on a square grid (see :mod:`magdomino.games.vingt.moves`
+The rules are those of ``docs/rules/index.md`` ("20 sur 20"), on a square grid (see :mod:`magdomino.games.vingt.moves`
 for the table, the runs and the legal-move generator). The State API is the one of the
 other games: ``Game("vingt", players, seed, options)`` (a :class:`VingtGame`) → ``new_initial_state()`` → a
 :class:`VingtState` starting at a chance node; ``current_player()`` is a seat,
@@ -15,7 +15,7 @@ single-tile moves), and the chance actions :data:`DEAL` and :data:`DRAW`. Chance
 that shuffled stock. Scripted chance actions: ``("deal", tiles)`` (racks in seat order,
 five each, then the stock in drawing order) and ``("draw", tile)``.
 
-Choices made where RULES.md is silent (what players at the table would expect):
+Choices made where the leaflet is silent (what players at the table would expect):
 
 - **Who starts**: seat 0 in the first round, then the seat to the left of the last
   round's starter (each round passes the start to the left).
