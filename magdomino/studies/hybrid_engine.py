@@ -44,55 +44,15 @@ its ``reason`` is ``"stood"`` or ``"falls at rest"``, and it did not shift.
 
 Thresholds, chosen from measurements
 ------------------------------------
-``scripts/hybrid_validation.py`` ran the dynamics on 200 noisy trials (seed 1, drawn as
-``odds`` draws them) of each of the 19 drop what-ifs of the bundled scenarios, the 236
-drops of the validation set and 150 random stacks (``tests/data/hybrid_cases.json``; the
-tests were chosen on the first 70, the last 80 were held out): 81,000 trials in all. With the
-tests below the statics decided 84.8 % of them (68,675: 83.7 % of the 65,000 the tests were
-chosen on, 89.3 % of the 16,000 held out), the hybrid's verdict equals the dynamics' on
-99.98 % (14 trials differ, one in each of 14 placements, all "stood" that fell: 12 in the
-validation set, 2 in a held-out stack), and every what-if's p lies inside the dynamics' 95 %
-interval (``docs/hybrid_validation.json``). On ``toy`` (``--preset toy``: the bundled
-scenarios and the validation set's drops on 1.2 T magnets, 50,600 trials,
-``docs/hybrid_validation_toy.json``): 61.9 % decided, 99.98 % equal (11 "stood" where a tile
-shifted without a collapse), no p outside; its rest falls go to PyBullet
-(:data:`HANG_WEIGHTS`). What chose the tests, on the
-first 10,400 trials (52 what-ifs: scenarios, Défi and En quinconce games):
-
-- at rest alone: of 6,178 trials the statics carries, the dynamics dropped 392 (6.3 %), all
-  with magnets, nearly all a tile held half on half by its magnets whose landing tipped it
-  (237 "placed tile fell") or a magnet-held structure below it rocked over (155 "tilt");
-- a heavier tile alone does not separate them (the tile's weight ×8 still let 26 through):
-  they are the trials whose balance hangs on the magnets. Without its own magnets and at ×4
-  (ROBUST) 7 of 3,770 got through, all on the magnet-held cantilever, which the half-strength
-  magnets of the structure stop; falls among the magnet-held trials grow with the release:
-  0 of 250 below 0.5 mm, 8 of 377 at 0.5-1 mm, 72 of 253 at 1.5-2 mm (LOW_DROP, below 1.5 mm:
-  0 wrong on the 2,200-trial sample it was chosen on);
-- random stacks showed a structure with a tilt margin of 2.5-9.7° rocked over by a 0.9-2 mm
-  drop though it carried ten times the tile's weight (the tilt test);
-- the lower rung (session 11, the 64,600 drop trials of the validation): of the 6,022
-  trials at rest within the tilt margin that no rung passed then, the dynamics dropped 560.
-  :data:`SHORT_DROP` (1.5 times the weight) decides 1,290 of them released below 1 mm, none
-  wrong (2 wrong below 1.25 mm, 124 at any height). Chosen on those trials, then checked on
-  80 random stacks held out (16,000 trials: none of its decisions wrong) and on the toy
-  sample (none wrong). Rejected: no impact test at all below 0.25 mm. On ``standard`` none
-  of the 734 trials released below 0.4 mm fell; on the toy's 1.2 T magnets 3 released
-  0.18-0.23 mm tipped over (the magnets, not the height, bring the landing's energy);
-- rest falls (all 65,000 trials): the statics refused 9,795 rest poses, the dynamics dropped
-  9,546 of them. The 249 that stood (22 what-ifs, in some every rest fall) were all refused
-  for want of friction: at the aimed pose the magnets' sideways pull exceeds the linearised
-  friction, and in PyBullet the tile slides a fraction of a millimetre into line with the
-  magnet below and stays. Stronger magnets do not separate them (×2: 249 of 249 still
-  refused: they pull harder); more friction does (:data:`TIPS`). Refused at ×3 the
-  friction: 9,441 trials, of which the dynamics dropped 9,440; at ×1.5, 4 wrong; at ×10, the
-  same one wrong as at ×3 and 10 fewer decided. On the toy's 1.2 T magnets that was not
-  enough (35 of 419 wrong on the validation set's drops rebuilt on ``toy``): the tile's own
-  pull tips it at the aimed pose and snaps it into line; refused without its own magnets too
-  (:data:`TIPS_BARE`), 1 of 340 (on ``standard``: 0 of 851).
-
-The full comparison, the bench figure and the share that reached PyBullet are in the README
-("The hybrid engine"); ``tests/studies/test_hybrid_engine.py`` re-checks the thresholds
-trial by trial on a sample, against the dynamics.
+Every threshold above was chosen on the dynamics' own trials and checked on trials held
+out: against the full dynamics (``scripts/hybrid_validation.py``, 200 noisy trials of each
+of 405 what-ifs on ``standard``, 81,000 trials) the statics decides 84.8 % of them and the
+hybrid's verdict equals the dynamics' on 99.98 %, every what-if's p inside the dynamics'
+95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal. The measurements that chose each
+test, with their dates and commits, the full tables (``data/validation/hybrid.json``,
+``data/validation/hybrid_toy.json``) and the speed are on the documentation's validation
+page, ``docs/validation/hybrid.md``. ``tests/studies/test_hybrid_engine.py`` re-checks the
+thresholds trial by trial on a sample, against the dynamics.
 """
 
 from __future__ import annotations
