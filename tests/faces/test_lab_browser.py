@@ -47,8 +47,9 @@ def lab(tmp_path_factory):
     out = tmp_path_factory.mktemp("lab-out")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # NiceGUI would take itself for under test
+    log = open(out.parent / "lab-server.log", "w+")
     proc = subprocess.Popen([sys.executable, "-m", "magdomino", "lab", "--port", str(port), "--out-dir", str(out)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 60
     while True:
@@ -58,7 +59,8 @@ def lab(tmp_path_factory):
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                pytest.fail(f"the lab did not start: {proc.communicate()[1][-800:]}")
+                log.seek(0)
+                pytest.fail(f"the lab did not start: {log.read()[-800:]}")
             time.sleep(0.3)
     yield url, out, proc
     proc.terminate()
@@ -66,6 +68,10 @@ def lab(tmp_path_factory):
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
+    log.seek(0)
+    said = log.read()
+    log.close()
+    assert "Traceback" not in said, said[-2000:]  # every error shown in a page, or logged in one line
 
 
 @pytest.fixture(scope="module")
@@ -187,8 +193,31 @@ def test_two_tabs_are_two_labs(lab, browser):
     one.wait_text("verdict", "legal spots")
     two.wait_text("verdict", "legal spots")
     assert "5-5" in one.text("placements-text") and "5-5" not in two.text("placements-text")
+    # Malformed messages from a client: logged and ignored; the tab goes on.
+    one.page.evaluate("""() => {
+      window.socket.emit('event', 'garbage');
+      window.socket.emit('event', {client_id: window.clientId, id: 3, listener_id: 'nope', args: ['{not json']});
+      window.socket.emit('event', {client_id: window.clientId, id: 99999999, args: []});
+    }""")
+    # A scenario opened by upload (contents only); a bad one is one line in the page.
+    upload = two.page.locator("[data-testid=scenario-upload] input[type=file]")
+    upload.set_input_files(files=[{"name": "bad.toml", "mimeType": "text/plain", "buffer": b"name = "}])
+    assert "not a TOML file" in two.wait_text("note", "bad.toml")
+    scenario = (ROOT / "scenarios" / "demo.toml").read_bytes()
+    upload.set_input_files(files=[{"name": "demo.toml", "mimeType": "text/plain", "buffer": scenario}])
+    assert "4 tiles rebuilt" in two.wait_text("verdict", "scenario demo.toml")
+    assert two.text("placements-text").count("[[structure]]") == 4
+    one.tile(5, 6)
+    one.wait_text("verdict", "6-5: [0-9]+ legal spots|5-6: [0-9]+ legal spots")
     assert one.errors == [] and two.errors == []
+    # A tab closed while its odds run: the other goes on.
+    one.id("pick-0").click()
+    one.id("odds").click()
+    one.wait_text("odds-estimate", "running|interval")
     one.close()
+    two.tile(4, 4)
+    two.wait_text("verdict", "4-4: .*legal spot")
+    assert two.errors == []
     two.close()
     assert proc.poll() is None
 

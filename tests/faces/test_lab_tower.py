@@ -160,3 +160,37 @@ def test_import_magdomino_does_not_import_the_lab():
     code = "import sys, magdomino, magdomino.faces.cli; md = magdomino; md.Construction; print('nicegui' in sys.modules)"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.strip() == "False", r.stderr
+
+
+def test_lab_serves_warns_off_this_machine_and_stops_on_ctrl_c(tmp_path):
+    import os
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    pytest.importorskip("nicegui")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # NiceGUI would take itself for under test
+    proc = subprocess.Popen([sys.executable, "-m", "magdomino", "lab", "--port", str(port), "--host", "0.0.0.0",
+                             "--out-dir", str(tmp_path / "out")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read().decode()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-500:]
+                time.sleep(0.3)
+        assert "<title>magdomino lab</title>" in page
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert out.startswith(f"magdomino lab: http://0.0.0.0:{port}/")
+    assert "no login" in err and "stopped" in err and "Traceback" not in err

@@ -90,6 +90,7 @@ def serve(*, host: str, port: int, preset, out_dir: Path, open_browser: bool = F
         page(settings)
 
     app.on_exception(lambda exc: log.error("lab: %s: %s", type(exc).__name__, exc))
+    app.on_startup(_quiet_loop)
     threading.Thread(target=warm_up, args=(preset,), name="lab-warm-up", daemon=True).start()
     ui.run(host=host, port=port, reload=False, show=open_browser, title="magdomino lab", show_welcome_message=False,
            uvicorn_logging_level="warning", reconnect_timeout=10.0, favicon="🁣")
@@ -111,3 +112,18 @@ def warm_up(preset) -> None:
             pass
     except Exception:  # a warm-up only: the first action then pays, and says what is wrong
         log.debug("lab: warm-up failed", exc_info=True)
+
+
+def _quiet_loop() -> None:
+    """A message a client should not have sent (malformed, or for an element that is gone)
+    fails in the socket's task, which nobody awaits: logged in one line and ignored."""
+    import asyncio
+
+    def handler(loop, context) -> None:
+        exc = context.get("exception")
+        if exc is None:
+            loop.default_exception_handler(context)
+            return
+        log.warning("lab: a client's message ignored (%s: %s)", type(exc).__name__, str(exc)[:200])
+
+    asyncio.get_running_loop().set_exception_handler(handler)
