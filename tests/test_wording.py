@@ -83,3 +83,12 @@ def test_a_tile_already_placed_is_named_as_the_placement_language_names_it():
 
     with pytest.raises(md.InputError, match=r"tile: 3-6 is already in the structure \(#1\); each tile exists once"):
         md.Construction(["6-6 at (0, 0) mm", "6-3 on #0 half 1"]).rank("3-6", trials=2, engine="statics", progress=False)
+
+
+def test_a_one_tile_construction_is_one_tile():
+    import magdomino as md
+
+    one = md.Construction(["6-6 at (0, 0) mm"], preset="standard")
+    assert repr(one).splitlines()[0] == "Construction 'construction': 1 tile, preset standard, magnets on"
+    result = one.simulate(engine="statics")
+    assert result._title == "construction: 1 tile, engine statics" and result.to_rows()[0]["placement"] == "1 tile"

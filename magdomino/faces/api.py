@@ -20,9 +20,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.faces.notebook import (  # noqa: F401 - Picture: md.Picture
-    Picture, View3D, _cell, _construction_png, _png_bytes, _table, figure_png, simulation_picture)
+from magdomino.faces.notebook import Picture, View3D, _cell, _construction_png, _png_bytes, _table, figure_png, simulation_picture  # noqa: F401
 from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.wording import counted
 
 PYTHON = "arguments"
 """Where an error in a call comes from (the argument is named as the key)."""
@@ -258,7 +258,7 @@ class Construction:
 
     def __repr__(self) -> str:
         preset = self._scenario.preset.name if self._scenario else getattr(self._preset, "name", self._preset)
-        lines = [f"Construction {self.name!r}: {len(self.tiles)} tiles, preset {preset}, "
+        lines = [f"Construction {self.name!r}: {counted(len(self.tiles), 'tile')}, preset {preset}, "
                  f"magnets {'on' if self.magnets else 'off'}"]
         lines += [f"  #{i}  {t}" for i, t in enumerate(self.tiles)]
         return "\n".join(lines)
@@ -323,7 +323,7 @@ class Simulation(_Result):
 
     def __init__(self, result, construction: Construction):
         self.result, self.construction = result, construction
-        self._title = f"{construction.name}: {len(result.scenario.structure)} tiles, engine {result.engine}"
+        self._title = f"{construction.name}: {counted(len(result.scenario.structure), 'tile')}, engine {result.engine}"
 
     @property
     def stands(self) -> bool:
@@ -337,7 +337,7 @@ class Simulation(_Result):
 
     def _rows(self):
         sc = self.result.scenario
-        labels = [("structure", f"{len(sc.structure)} tiles")] + [(f"what-if {i}", sc.describe(w)) for i, w in enumerate(sc.what_if)]
+        labels = [("structure", counted(len(sc.structure), "tile"))] + [(f"what-if {i}", sc.describe(w)) for i, w in enumerate(sc.what_if)]
         rows = []
         for (label, where), v in zip(labels, self.verdicts):
             if v is None:

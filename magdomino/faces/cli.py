@@ -94,7 +94,7 @@ def _cmd_simulate(args) -> int:
         raise InputError("command line", "--gif", f"expected a scenario with a what-if to animate; {scenario.source} has none")
     result, how = run_simulate(scenario, args)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
-    print(f"{scenario.name}: {len(scenario.structure)} tiles, {preset_words(scenario, args)}, {magnets}, {how}")
+    print(f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, {preset_words(scenario, args)}, {magnets}, {how}")
     labels = ["structure"] + [f"what-if {i}: {scenario.describe(p)}" for i, p in enumerate(scenario.what_if)]
     width = max(len(label) for label in labels)
     verdicts = [result.structure, *result.what_if]
@@ -132,7 +132,7 @@ def _simulate_plot(scenario, result, path) -> None:
         if verdict is not None
     ]
     positions, quats = result.settled_poses
-    title = f"{scenario.name}: {len(scenario.structure)} tiles, preset {scenario.preset.name}, structure {structure_outcome(result.structure)}"
+    title = f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, preset {scenario.preset.name}, structure {structure_outcome(result.structure)}"
     no_traces = f"what-ifs {what_ifs_not_tried(result.structure)}" if scenario.what_if else "no what-if in this scenario"
     wrote = simulation_figure(positions, quats, [pl.pips for pl in scenario.structure], scenario.preset, traces, path,
                               thresholds=result.structure.thresholds, title=title, structure=result.structure, no_traces=no_traces)
@@ -183,7 +183,7 @@ def _odds_settings(args):
 def _odds_header(scenario, result, args, noise_line: bool = True) -> str:
     n = result.noise
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
-    text = f"{scenario.name}: {len(scenario.structure)} tiles, {preset_words(scenario, args)}, {magnets}, seed {result.seed}"
+    text = f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, {preset_words(scenario, args)}, {magnets}, seed {result.seed}"
     text += f", engine {result.engine}"
     if noise_line:
         text += (
@@ -372,7 +372,7 @@ def _cmd_whatif(args) -> int:
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     how = ("parallel only" if args.parallel_only
            else "parallel and perpendicular" + (", the second tile parallel" if args.second_parallel and len(scenario.structure) == 1 else ""))
-    print(f"{scenario.name}: {len(scenario.structure)} tiles, {preset_words(scenario, args)}, {magnets}, seed {document['seed']}", file=out)
+    print(f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, {preset_words(scenario, args)}, {magnets}, seed {document['seed']}", file=out)
     print(f"  tile {tile_as_ranked(document)}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
     if args.screen is not None:
         print(screen_note(ranked, args.screen, document["screen"]["band_deg"]), file=out)
@@ -394,7 +394,7 @@ def _cmd_whatif(args) -> int:
         line = f"  {k:2d}. {c.describe():<{width}}  p = {p}  [{lo:.3f}, {hi:.3f}]  {_shifted_cell(r)}  {where}"
         line += margin_note(r)
         if r.odds.errors or r.odds.undecided:
-            line += f"  ({r.odds.errors} errors, {r.odds.undecided} undecided)"
+            line += f"  ({counted(r.odds.errors, 'error')}, {r.odds.undecided} undecided)"
         print(line, file=out)
     if args.json:
         write_json(args.json, document)

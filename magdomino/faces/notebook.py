@@ -135,6 +135,7 @@ def simulation_picture(result, name: str) -> Picture:
     views of the structure (as it settled, or as it fell) and each what-if's largest shift and
     tilt over time (an engine where nothing moves judges at rest: the panels say so)."""
     from magdomino.faces.plots import simulation_figure, structure_outcome, what_ifs_not_tried
+    from magdomino.wording import counted
 
     sc = result.scenario
     traces = [(f"what-if {i}: {sc.describe(w)}: {v.reason}", series)
@@ -145,7 +146,7 @@ def simulation_picture(result, name: str) -> Picture:
         no_traces = f"what-ifs {what_ifs_not_tried(result.structure)}"
     else:
         no_traces = f"what-ifs judged at rest by {result.engine}: nothing moves (see the table)"
-    title = f"{name}: {len(sc.structure)} tiles, structure {structure_outcome(result.structure)}"
+    title = f"{name}: {counted(len(sc.structure), 'tile')}, structure {structure_outcome(result.structure)}"
     pips = [pl.pips for pl in sc.structure]
     return figure_png(lambda _, path: simulation_figure(*result.settled_poses, pips, sc.preset, traces, path, thresholds=result.structure.thresholds,
                                                         title=title, structure=result.structure, no_traces=no_traces), {})
