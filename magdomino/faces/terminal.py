@@ -1,7 +1,8 @@
 """A person at the terminal: the seats named ``human`` in ``magdomino play --seats``.
 
 :func:`play_at_terminal` drives a :class:`~magdomino.games.session.GameSession`: before each
-turn of a human seat it prints the table (the moves so far as the log prints them; for
+turn of a human seat it prints the table (the moves so far as the log prints them, less what
+a person at the table does not see: the others' hands, the tiles they draw; for
 the tower rules the current construction and a small top view with levels marked; for
 the other games the chain, the ends and the boxes, or the board of 20 sur 20), the seat's
 hand and the legal moves, numbered, grouped by tile when there are many (with the statics'
@@ -63,7 +64,7 @@ def play_at_terminal(session, *, assessor=None, save_to: str | None = None, stdi
     mine = ", ".join(str(s) for s in session.mine)
     say(f"{session.rule}, {session.players} players, seed {session.seed}: seats {', '.join(session.seats)}; "
         f"you play seat{'s' if len(session.mine) > 1 else ''} {mine}. Type help for help.")
-    for line in session.lines():
+    for line in shown(session, session.events):
         say(line)
     while not session.over:
         seat = session.turn
@@ -91,7 +92,7 @@ def play_at_terminal(session, *, assessor=None, save_to: str | None = None, stdi
                 say(HELP)
                 continue
             if word == "log":
-                for line in session.lines():
+                for line in shown(session, session.events):
                     say(line)
                 continue
             if not answer:
@@ -106,10 +107,32 @@ def play_at_terminal(session, *, assessor=None, save_to: str | None = None, stdi
                 say(f"not a legal move: {answer!r}{_why(session, answer, exc)}; answer 1 to {len(texts)}, a move as printed, help or quit")
                 continue
             break
-        for line in happened.lines:
+        for line in shown(session, happened.events):
             say(line)
     say(result_line(session))
     return session.record
+
+
+def shown(session, events) -> list[str]:
+    """``events`` as the log prints them, but what a person at the table does not see kept
+    hidden: the other seats' hands at a deal, the tile another seat draws (Le jeu des
+    échanges shows every tile: all of it is shown)."""
+    if session.rule == "echanges":
+        return [line for ev in events for line in session.event_lines(ev)]
+    mine = set(session.mine)
+    lines = []
+    for ev in events:
+        kind, seat = ev["type"], ev.get("player")
+        if kind == "deal":
+            deal = ev.get("deal", ev.get("round", 0)) + 1
+            lines.append(f"deal {deal}: seat {seat} starts")
+            hands = ev.get("hands") or ev.get("racks") or []
+            lines.extend(f"  your hand (seat {s}): {' '.join(_tile(t) for t in hands[s])}" for s in sorted(mine) if s < len(hands))
+        elif kind == "draw" and seat not in mine and "tile" in ev:
+            lines.append(f"  P{seat} draws a tile")
+        else:
+            lines.extend(session.event_lines(ev))
+    return lines
 
 
 def _why(session, answer: str, exc: InputError) -> str:

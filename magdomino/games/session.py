@@ -314,7 +314,7 @@ class GameSession:
 
     def lines(self) -> list[str]:
         """Every event so far as the game's log prints it."""
-        return [line for ev in self.events for line in self._lines(ev)]
+        return [line for ev in self.events for line in self.event_lines(ev)]
 
     def risks(self, assessor=None) -> list:
         """Tower rules: each legal move's risk in [0, 1] by ``assessor`` (an adjudicator with
@@ -428,7 +428,7 @@ class GameSession:
 
     def _happened(self, start: int) -> Happened:
         events = self.events[start:]
-        lines = [line for ev in events for line in self._lines(ev)]
+        lines = [line for ev in events for line in self.event_lines(ev)]
         return Happened(events, lines, self.over, self.scores, self.winners)
 
     def run(self) -> Happened:
@@ -441,7 +441,8 @@ class GameSession:
 
     # -- texts ------------------------------------------------------------------------------
 
-    def _lines(self, ev: dict) -> list[str]:
+    def event_lines(self, ev: dict) -> list[str]:
+        """One event as the game's log prints it (a deal: its hands too)."""
         return FAMILIES[self.family]["lines"](ev, self.game)
 
     # -- resuming -----------------------------------------------------------------------------

@@ -105,3 +105,15 @@ def test_an_answer_that_is_not_a_move_says_why(monkeypatch, capsys, tmp_path):
     assert code == 0
     assert f"(you have no {missing})" in out
     assert "moves: say more of it)" in out
+
+
+def test_the_terminal_keeps_the_other_hands_hidden(monkeypatch, capsys, tmp_path):
+    code, out, _ = _play(monkeypatch, capsys, ["play", "--rule", "traditional", "--seats", "human,random,random",
+                                               "--seed", "5", "--json", str(tmp_path / "t.json")], ["1"] * 400)
+    assert code == 0
+    record = json.loads((tmp_path / "t.json").read_text())
+    others = [" ".join(f"{a}-{b}" for a, b in h) for h in record["events"][0]["hands"][1:]]
+    shown = out.split("game over")[0]
+    assert all(hand not in shown for hand in others)
+    drawn = [e for e in record["events"] if e["type"] == "draw" and e["player"] != 0]
+    assert all(f"P{e['player']} draws {e['tile'][0]}-{e['tile'][1]}" not in shown for e in drawn)
