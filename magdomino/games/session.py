@@ -45,7 +45,7 @@ the legal actions in a stable order. Ten lines make one::
             places = [m for m in moves if m.kind == "place"]
             return max(places, key=lambda m: sum(m.tile)) if places else moves[0]
 
-    md.play("traditional", 3, player=[Heaviest(), "greedy", "random"], seed=2)
+    md.play("traditional", seats=[Heaviest(), "greedy", "random"], seed=2)
 
 An object without ``choose``, a ``choose`` that fails on its call, or one that returns a
 move that is not legal is one :class:`~magdomino.errors.InputError` naming the seat.
@@ -311,6 +311,17 @@ class GameSession:
                 if ev.get("start") or ev.get("restart"):
                     break
         return out[::-1]
+
+    def status(self) -> dict:
+        """What a face shows, JSON-ready: ``rule``, ``seats``, ``mine``, ``turn``,
+        ``my_turn``, ``over``, ``hand`` (``[a, b]`` pairs), ``legal`` (texts), ``stock``,
+        ``hand_sizes``, ``scores``, ``winners`` and ``placements`` (tower rules)."""
+        return {
+            "rule": self.rule, "seats": list(self.seats), "mine": list(self.mine), "turn": self.turn,
+            "my_turn": self.my_turn, "over": self.over, "hand": [list(t) for t in self.hand], "legal": self.legal(),
+            "stock": self.stock, "hand_sizes": [len(self.hand_of(s)) for s in range(self.players)],
+            "scores": self.scores, "winners": self.winners, "placements": self.placements(),
+        }
 
     def lines(self) -> list[str]:
         """Every event so far as the game's log prints it."""

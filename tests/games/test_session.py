@@ -216,3 +216,10 @@ def test_the_start_of_several_moves_is_refused_as_such():
     with pytest.raises(InputError, match="which starts 2 of them"):
         g.play(start)
     assert g.play(start + " half 0").placements
+
+
+def test_the_status_is_json_ready():
+    g = GameSession("vingt", ["greedy", "me"], seed=1)
+    status = g.status()
+    assert json.loads(json.dumps(status)) == status
+    assert status["my_turn"] and status["turn"] == 1 and status["legal"] == g.legal() and len(status["hand"]) == 5
