@@ -114,6 +114,9 @@ class Equilibrium:
         self._A = None
         self._parametric = None  # the HiGHS model of solve(extra=...), made at its first use
         self._topo = None  # the contact graph's parts (stands), made at its first use
+        self.proof_min_bridges = PROOF_MIN_BRIDGES
+        """Bridges from which :meth:`stands` tries the direct proofs first (an equilibrium asked
+        about many loads pays their set-up once: lower it)."""
         self._positions = np.asarray(positions, float)
         self._vertices = (pts, nrm, mu_v.reshape(-1))  # for the bridges' direct proofs (_topology)
         self._contacts = [(c.a, c.b) for c in contacts]
@@ -322,7 +325,7 @@ class Equilibrium:
             W = np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])  # (nb, 6)
             scales = 1.0 + np.abs(W).max(axis=1)
             proved = np.zeros(len(child), bool)
-            if len(child) >= PROOF_MIN_BRIDGES:  # most bridges, at once; the fit for the rest
+            if len(child) >= self.proof_min_bridges:  # most bridges, at once; the fit for the rest
                 if self._proofs is None:
                     self._proofs = self._bridge_proofs(self._bridges)
                 proved = proved_in_cones(self._proofs, W, CONE_RESIDUAL * scales, length, FRICTION_DIRECTIONS)

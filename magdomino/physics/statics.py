@@ -79,6 +79,15 @@ found 10 and 12 disagreements, of the same two classes.) The classes:
    where magnets genuinely press side faces together (parallel magnets side by side repel,
    so rarely). Test: ``test_a_side_face_cannot_wedge_a_tipping_tile``.
 
+How sure an answer is: :mod:`magdomino.physics.statics_screen` asks the same question under
+stressed loads and grades the answer **stands**, **falls** or **unsure**: a tie (class 4 at a
+margin of exactly zero, which the grid's half-tile steps often make) falls; a margin within
+2° of zero either way, or a placed tile its structure does not carry at twice its weight (class
+1: the landing), is unsure. On positions of seeded games on the default toy preset its sure
+answers are PyBullet's (``scripts/statics_toy_validation.py``,
+``docs/validation/statics_toy.md``); the games' statics adjudicator and the statics engine's
+``simulate`` answer so.
+
 Cost (``scripts/bench_statics.py``). The yes/no answer is found by parts
 (:meth:`Equilibrium.stands`): each contact that alone joins a set of tiles to the ground (a
 tower's every tile-on-tile contact) carries that set's resultant, checked against its

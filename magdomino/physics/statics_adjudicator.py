@@ -138,15 +138,6 @@ def _stressed(structure, position, quaternion):
         return None
 
 
-def sure_answer(structure, position, quaternion) -> str | None:
-    """:func:`magdomino.physics.statics_screen.screen` of one more tile on a prepared
-    ``structure`` ("stands", "falls", "unsure"); None when the statics cannot judge it."""
-    from magdomino.physics.statics_screen import run_screen, sure_verdict
-
-    stressed = _stressed(structure, position, quaternion)
-    return None if stressed is None else sure_verdict(run_screen(stressed))
-
-
 def _every_test(preset, P, Q, tests, placed: bool, magnets: bool) -> dict:
     """Every one of ``tests`` on these poses (the raw data of a validation)."""
     from magdomino.physics.statics_screen import Stressed
@@ -215,30 +206,33 @@ class StaticsAdjudicator:
             return Outcome(False, Verdict(collapsed=False, reason="stood", settled=None, max_shift_mm=None, max_tilt_deg=None,
                                           sim_time_s=None, wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None,
                                           engine="statics", unsure=False).to_dict(), None)
-        from magdomino.physics.statics import Structure
+        import time
 
+        from magdomino.physics.statics import Structure
+        from magdomino.physics.statics_screen import AT_REST, Stressed, run_screen, sure_verdict
+
+        start = time.perf_counter()
         centre, yaw = view.pose
-        position, quat = np.asarray(centre, float), yaw_quaternion(yaw)
         try:
             structure = Structure(self.preset, *self._nominal(view.construction), magnets=self.magnets)
-            rigid = structure.judge(position, quat)
-            answer = sure_answer(structure, position, quat)
+            stressed = Stressed.on(structure, np.asarray(centre, float), yaw_quaternion(yaw))
+            results = run_screen(stressed)
         except InputError as exc:
             record = Verdict(collapsed=False, reason="error", settled=None, max_shift_mm=None, max_tilt_deg=None, sim_time_s=None,
-                             wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None, error=str(exc), engine="statics",
-                             unsure=None).to_dict()
+                             wall_time_s=time.perf_counter() - start, moved_tiles=None, thresholds=None, shifted=None,
+                             error=str(exc), engine="statics", unsure=None).to_dict()
             return Outcome(False, record, str(exc))
+        answer = sure_verdict(results)
         if answer == "unsure" and self.fallback is not None:
             return self._ask_fallback(view)
-        unsure = answer != "falls" and answer != "stands"
+        unsure = answer == "unsure"
         if unsure:
-            collapsed = (not rigid.stands) if self.on_unsure == "rigid" else True
+            collapsed = (not results[AT_REST]) if self.on_unsure == "rigid" else True
         else:
             collapsed = answer == "falls"
-        verdict = rigid.verdict()
-        verdict.collapsed = collapsed
-        verdict.reason = "falls" if collapsed else "stood"
-        verdict.unsure = unsure
+        verdict = Verdict(collapsed=collapsed, reason="falls" if collapsed else "stood", settled=None, max_shift_mm=None,
+                          max_tilt_deg=None, sim_time_s=None, wall_time_s=time.perf_counter() - start, moved_tiles=None,
+                          thresholds=None, shifted=None, contacts=len(stressed.contacts), engine="statics", unsure=unsure)
         return Outcome(collapsed=collapsed, verdict=verdict.to_dict(), error=None, unsure=unsure)
 
     def _ask_fallback(self, view: PlacementView) -> Outcome:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from magdomino.errors import InputError
 from magdomino.maths.geometry import GridPose, physical_pose
 from magdomino.model.presets import load_preset
 from magdomino.model.tiles import ALL_TILES
@@ -94,16 +93,12 @@ def test_a_tile_right_above_its_parent_stands_and_the_first_tile_never_falls(adj
     assert out.error is None and out.collapsed is False
 
 
-def test_the_statics_not_knowing_is_an_error_never_a_collapse(adjudicator, monkeypatch):
-    from magdomino.physics import statics
-
-    def refuse(self, *args, **kwargs):
-        raise InputError("poses", "quaternions", "statics cannot judge this: tile 2 is tilted")
-
-    monkeypatch.setattr(statics.Structure, "judge", refuse)
-    out = adjudicator.place(_view([(0, 0, 0), (1, 0, 1)], (2, 0, 2)), None)
-    assert out.collapsed is False
-    assert out.error and "cannot judge" in out.error
+def test_the_statics_not_knowing_is_an_error_never_a_collapse(adjudicator):
+    # A tile right where tile 1 lies: rigid tiles cannot overlap, the statics refuses the pose.
+    out = adjudicator.place(_view([(0, 0, 0), (1, 0, 1)], (1, 0, 1)), None)
+    assert out.collapsed is False and out.unsure is False
+    assert out.error and "cannot judge" in out.error and "overlap" in out.error
+    assert out.verdict["reason"] == "error" and out.verdict["engine"] == "statics"
 
 
 def test_assess_ranks_the_falling_placement_riskiest_and_leaves_verdicts_alone(adjudicator):
