@@ -5,8 +5,9 @@ your own (the player protocol below) and seats the caller drives (``"me"``; ``"h
 a seat a person drives through a face: the terminal, the lab). It knows whose turn it is,
 lists the legal moves as the game's log prints them, applies a move, runs the other seats
 up to the next turn of a seat the caller drives, and says what happened. ``play_game``,
-``play_chain``, ``play_vingt`` (and so tournaments), the terminal seat, the lab and
-``md.game`` are layers over it. It prints nothing and reads nothing.
+``play_chain``, ``play_vingt`` (and so tournaments), the terminal seat and ``md.game``
+are layers over it, and a browser face can be one: it prints nothing, reads nothing, and
+every query is cheap (the legal moves' texts are computed once a position).
 
 Example::
 
@@ -27,6 +28,9 @@ the placement language for the tower rules (traditional, Défi, En quinconce: ``
 one of those texts (case and spacing free, the pips in brackets optional, or the start of
 a single move's text), its index in ``legal()``, or one of :meth:`GameSession.actions`. A
 move that is not legal raises :class:`~magdomino.errors.InputError` and changes nothing.
+Under physics a placement the physics cannot make (no clear motion) is given back by the
+rules: an ``unplayable`` event (:attr:`~magdomino.games.move_texts.Happened.unplayable`),
+and the same seat chooses again among its other moves.
 
 **The player protocol.** A seat is a player kind of the rule (``"random"``, ``"greedy"``,
 ``"careful"``, ...), a seat of the caller's (``"me"``, ``"human"``), or any object with a
