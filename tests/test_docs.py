@@ -1,18 +1,23 @@
-"""Docs that cannot rot: every Python block of the README and every code cell of the tutorial
-notebook runs here, against the installed package, as a reader would run them.
+"""Docs that cannot rot: every Python block of the README and of every documentation page,
+and every code cell of every notebook under ``docs/``, runs here against the installed
+package, as a reader would run them; a page with a broken link or reference fails the
+build (``scripts/docs``'s strictness, tried on tiny pages); the built site has no broken
+internal link (slow: it builds the site).
 
-The README's blocks run in order in one fresh interpreter (a plain script: no ``__main__``
-guard), from the repository's root (they open ``scenarios/...``) in a scratch copy of the
-files they write. The notebook's cells run in order in one namespace, as Jupyter runs them:
-an interpreter whose ``__main__`` is not a file; a cell's last expression is shown the way
-Jupyter shows it (``_repr_html_``, else ``_repr_png_``, else ``repr``), so a result that
-cannot show itself fails here. A block that should not run says so with ``<!-- no-test -->``
-on the line above it (none does today).
+A page's blocks run in order in one fresh interpreter (a plain script: no ``__main__``
+guard), from a scratch copy of the repository's ``scenarios/`` and ``docs/`` (they open
+``scenarios/...``), so the files they write land there. A notebook's cells run in order in
+one namespace, as Jupyter runs them: an interpreter whose ``__main__`` is not a file; a
+cell's last expression is shown the way Jupyter shows it (``_repr_html_``, else
+``_repr_png_``, else ``_repr_mimebundle_``, else ``repr``), so a result that has those
+methods but shows nothing through them fails here. A block
+that should not run says so with ``<!-- no-test -->`` on the line above it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,7 +28,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-TUTORIAL = ROOT / "docs" / "tutorial.ipynb"
+DOCS = ROOT / "docs"
+TUTORIAL = DOCS / "tutorials" / "three-questions.ipynb"
+PAGES = sorted(p for p in DOCS.rglob("*.md") if "generated" not in p.parts)
+NOTEBOOKS = sorted(DOCS.rglob("*.ipynb"))
 
 
 def python_blocks(markdown: str) -> list[str]:
@@ -47,26 +55,70 @@ for k, source in enumerate(cells):
         value = eval(compile(ast.Expression(last.value), f"<cell {k}>", "eval"), ns)
         if value is None:
             continue
-        for method in ("_repr_html_", "_repr_png_"):
-            if hasattr(value, method):
-                shown = getattr(value, method)()
-                assert shown, f"cell {k}: {method} gave nothing"
+        methods = [m for m in ("_repr_html_", "_repr_png_", "_repr_mimebundle_") if hasattr(value, m)]
+        for method in methods:
+            shown = getattr(value, method)()
+            if shown:
                 print(f"cell {k}: {method} {len(shown)}")
                 break
         else:
+            assert not methods, f"cell {k}: {', '.join(methods)} gave nothing"
             print(f"cell {k}: {repr(value)[:200]}")
 '''
+
+
+def scratch(tmp_path) -> Path:
+    """A scratch copy of what the examples open: scenarios/ and docs/."""
+    work = tmp_path / "work"
+    shutil.copytree(ROOT / "scenarios", work / "scenarios")
+    shutil.copytree(DOCS, work / "docs", ignore=shutil.ignore_patterns("generated", "_build"))
+    return work
+
+
+def run_blocks(blocks: list[str], work: Path, name: str) -> None:
+    code = "\n".join(f"# -- {name} block {k}\n{b}" for k, b in enumerate(blocks))
+    (work / "blocks.py").write_text(code)
+    r = subprocess.run([sys.executable, "blocks.py"], cwd=work, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
 
 
 def test_the_readme_python_blocks_run(tmp_path):
     blocks = python_blocks(README.read_text())
     assert blocks, "the README shows no Python"
-    work = tmp_path / "work"
-    shutil.copytree(ROOT / "scenarios", work / "scenarios")
-    code = "\n".join(f"# -- README block {k}\n{b}" for k, b in enumerate(blocks))
-    (work / "readme.py").write_text(code)
-    r = subprocess.run([sys.executable, "readme.py"], cwd=work, capture_output=True, text=True, timeout=900)
+    run_blocks(blocks, scratch(tmp_path), "README")
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p.read_text())],
+                         ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_python_block_of_the_docs_runs(page, tmp_path):
+    run_blocks(python_blocks(page.read_text()), scratch(tmp_path), str(page.relative_to(DOCS)))
+
+
+def test_the_docs_show_python_and_notebooks():
+    # The parametrized tests above and below run something.
+    assert len([p for p in PAGES if python_blocks(p.read_text())]) >= 8
+    assert len(NOTEBOOKS) >= 5 and TUTORIAL in NOTEBOOKS
+
+
+def notebook_cells(path: Path) -> list[str]:
+    return ["".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+
+
+def run_notebook(path: Path, tmp_path) -> list[str]:
+    """Run a notebook's cells in its own folder of a scratch copy; the lines saying how each
+    cell's last value showed itself."""
+    work = scratch(tmp_path)
+    folder = work / path.parent.relative_to(ROOT)
+    r = subprocess.run([sys.executable, "-c", NOTEBOOK_RUNNER], input=json.dumps(notebook_cells(path)), cwd=folder,
+                       capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    return [line for line in r.stdout.splitlines() if line.startswith("cell ")]
+
+
+@pytest.mark.parametrize("notebook", [n for n in NOTEBOOKS if n != TUTORIAL], ids=lambda p: p.stem)
+def test_every_notebook_runs_and_its_results_show_themselves(notebook, tmp_path):
+    shown = run_notebook(notebook, tmp_path)
+    assert shown, "a tutorial shows nothing"
 
 
 def test_the_first_readme_example_answers_does_it_stand_in_twelve_lines_with_one_import():
@@ -97,14 +149,8 @@ def test_the_first_readme_example_prints_what_the_readme_shows():
 
 
 def test_the_tutorial_notebook_runs_and_every_result_shows_itself(tmp_path):
-    cells = ["".join(c["source"]) for c in json.loads(TUTORIAL.read_text())["cells"] if c["cell_type"] == "code"]
-    assert len(cells) >= 5
-    work = tmp_path / "work"
-    shutil.copytree(ROOT / "scenarios", work / "scenarios")
-    r = subprocess.run([sys.executable, "-c", NOTEBOOK_RUNNER], input=json.dumps(cells), cwd=work, capture_output=True,
-                       text=True, timeout=900)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
-    shown = [line for line in r.stdout.splitlines() if line.startswith("cell ")]
+    assert len(notebook_cells(TUTORIAL)) >= 5
+    shown = run_notebook(TUTORIAL, tmp_path)
     assert sum("_repr_html_" in line for line in shown) >= 4, shown
 
 
@@ -135,3 +181,124 @@ def test_the_tutorial_runs_in_a_real_jupyter_kernel(tmp_path):
     shown = [o for o in outputs if o.output_type in ("execute_result", "display_data")]
     assert sum("text/html" in o.data for o in shown) >= 5
     assert any("application/vnd.plotly.v1+json" in o.data for o in shown)  # the 3D view
+
+
+# -- The build's strictness, on tiny pages ----------------------------------------------------
+
+TINY_CONF = """
+import runpy
+globals().update({k: v for k, v in runpy.run_path(%r).items() if not k.startswith("__")})
+templates_path = []
+html_static_path = []
+exclude_patterns = []
+"""
+
+
+def docs_flags() -> list[str]:
+    """The sphinx-build flags scripts/docs uses (nitpicky, warnings as errors)."""
+    line = [l for l in (ROOT / "scripts" / "docs").read_text().splitlines() if "sphinx" in l and "exec" in l][0]
+    flags = [w for w in line.split() if w.startswith("-") and w not in ("-m", "-b")]
+    assert {"-n", "-W"} <= set(flags), line
+    return flags
+
+
+def tiny_build(tmp_path, page: str, name: str = "page.md"):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(TINY_CONF % str(DOCS / "conf.py"))
+    (src / "index.md").write_text("# Tiny\n\n```{toctree}\n%s\n```\n" % name.rsplit(".", 1)[0])
+    (src / name).write_text(page)
+    env = {**os.environ, "MAGDOMINO_DOCS_EXECUTE": "force"}
+    return subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", *docs_flags(), str(src), str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+GOOD = "# Page\n\nSee {doc}`index`, [the index](index.md) and {func}`magdomino.faces.api.play`.\n"
+
+
+@pytest.mark.parametrize("page, says", [
+    ("# Page\n\nSee [a page that is not there](missing.md).\n", "missing.md"),
+    ("# Page\n\nSee {doc}`missing`.\n", "missing"),
+    ("# Page\n\nSee [a heading that is not there](index.md#nowhere).\n", "nowhere"),
+    ("# Page\n\nSee {func}`magdomino.faces.api.no_such_thing`.\n", "no_such_thing"),
+], ids=["markdown link", "doc role", "anchor", "python reference"])
+def test_a_page_with_a_broken_link_fails_the_build(tmp_path, page, says):
+    r = tiny_build(tmp_path, page)
+    assert r.returncode != 0 and says in r.stderr, r.stderr[-3000:]
+
+
+def test_a_page_whose_links_all_resolve_builds(tmp_path):
+    r = tiny_build(tmp_path, GOOD)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
+def test_a_notebook_that_raises_fails_the_build(tmp_path):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    nb = new_notebook(cells=[new_markdown_cell("# A notebook"), new_code_cell("1 / 0")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    r = tiny_build(tmp_path, nbformat.writes(nb), name="broken.ipynb")
+    assert r.returncode != 0 and "broken.ipynb" in r.stderr and "ExecutionError" in r.stderr, r.stderr[-3000:]
+
+
+# -- The whole site ---------------------------------------------------------------------------
+
+def broken_internal_links(site: Path) -> list[str]:
+    """Every href and src of the built pages that points inside the site at a file, or at an
+    id in a page, that is not there."""
+    from html.parser import HTMLParser
+    from urllib.parse import unquote, urlsplit
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.links, self.ids = [], set()
+
+        def handle_starttag(self, tag, attrs):
+            for key, value in attrs:
+                if key == "id" and value:
+                    self.ids.add(value)
+                if key in ("href", "src") and value and tag in ("a", "img", "link", "script"):
+                    self.links.append(value)
+
+    pages = {}
+    for page in site.rglob("*.html"):
+        if "_static" in page.relative_to(site).parts:
+            continue                          # the theme's templates, not pages
+        parser = Links()
+        parser.feed(page.read_text(errors="replace"))
+        pages[page.resolve()] = parser
+    broken = []
+    for page, parser in pages.items():
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith(("mailto:", "javascript:", "data:")):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(site.resolve())}: {link}")
+            elif parts.fragment and target in pages and unquote(parts.fragment) not in pages[target].ids:
+                broken.append(f"{page.relative_to(site.resolve())}: {link}")
+    return broken
+
+
+def test_the_link_checker_finds_a_broken_link(tmp_path):
+    (tmp_path / "a.html").write_text('<a href="b.html">b</a> <a href="c.html">c</a> <a href="b.html#x">x</a> '
+                                     '<a href="b.html#y">y</a> <a href="https://example.org/">out</a>')
+    (tmp_path / "b.html").write_text('<h1 id="x">B</h1>')
+    assert broken_internal_links(tmp_path) == ["a.html: c.html", "a.html: b.html#y"]
+
+
+@pytest.mark.slow
+def test_the_site_builds_strictly_and_has_no_broken_internal_link(tmp_path):
+    # scripts/docs itself (the docs extra, nitpicky, warnings as errors), into a scratch
+    # output folder; notebooks come from the cache when the code has not changed.
+    out = tmp_path / "site"
+    r = subprocess.run(["bash", str(ROOT / "scripts" / "docs")], capture_output=True, text=True, timeout=900,
+                       env={**os.environ, "MAGDOMINO_DOCS_OUT": str(out)})
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-5000:]
+    assert (out / "index.html").is_file() and (out / "api" / "md.html").is_file()
+    assert broken_internal_links(out) == []
