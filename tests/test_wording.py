@@ -92,3 +92,15 @@ def test_a_one_tile_construction_is_one_tile():
     assert repr(one).splitlines()[0] == "Construction 'construction': 1 tile, preset standard, magnets on"
     result = one.simulate(engine="statics")
     assert result._title == "construction: 1 tile, engine statics" and result.to_rows()[0]["placement"] == "1 tile"
+
+
+def test_the_report_counts_its_documents_in_words(tmp_path, capsys):
+    from conftest import ROOT
+    from magdomino.faces.cli import main
+
+    doc = tmp_path / "odds.json"
+    assert main(["odds", str(ROOT / "scenarios" / "cantilever.toml"), "--trials", "2", "--engine", "statics", "--json", str(doc)]) == 0
+    assert main(["report", str(doc), "--out", str(tmp_path / "r.html"), "--no-renders"]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {tmp_path / 'r.html'} (1 document, " in out
+    assert '<p class="facts">1 document, drawn by' in (tmp_path / "r.html").read_text()

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.wording import counted
 
 
 def check_film_outputs(gif=None, mp4=None, out=None, summary=None, summary_flag: str = "--plot") -> None:
@@ -48,7 +49,7 @@ def film(record: dict, outputs: list, source: str = "record") -> int:
         size = sum(f.stat().st_size for f in path.iterdir()) if path.is_dir() else path.stat().st_size
         print(f"wrote {path}: {len(rep.frames)} frames, {sum(rep.durations_ms) / 1000:.1f} s, {size / 1e6:.2f} MB")
     if rep.mismatches:
-        print(f"replay: {len(rep.mismatches)} verdict(s) differ from the record (not deterministic here)", file=sys.stderr)
+        print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} from the record (not deterministic here)", file=sys.stderr)
         return 1
     if record.get("physics") == "pybullet":
         print(f"replay: all {len(rep.placements)} placements judged as recorded")
@@ -144,7 +145,7 @@ def _cmd_replay(args) -> int:
         size = sum(f.stat().st_size for f in path.iterdir()) if path.is_dir() else path.stat().st_size
         print(f"wrote {path}: {len(rep.frames)} frames, {sum(rep.durations_ms) / 1000:.1f} s, {size / 1e6:.2f} MB")
         if rep.mismatches:
-            print(f"replay: {len(rep.mismatches)} verdict(s) differ from the record (not deterministic here)", file=sys.stderr)
+            print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} from the record (not deterministic here)", file=sys.stderr)
             status = 1
         elif record.get("physics") == "pybullet":
             print(f"replay: all {len(rep.placements)} placements judged as recorded")

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.wording import counted
 
 
 def _check_out(path: str) -> None:
@@ -45,7 +46,7 @@ def _cmd_report(args) -> int:
     results = [(path, *read_result(path)) for path in args.results]
     out = build_report(results, args.out, scenario_dirs=args.scenarios, animate=args.animate,
                        max_renders=args.max_renders, renders=not args.no_renders, replays=not args.no_replays, view3d=args.view3d)
-    print(f"wrote {out} ({len(results)} document(s), {out.stat().st_size / 1e6:.2f} MB)")
+    print(f"wrote {out} ({counted(len(results), 'document')}, {out.stat().st_size / 1e6:.2f} MB)")
     return 0
 
 

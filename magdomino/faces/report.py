@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.wording import counted
 
 _CSS = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; background: #fff; }
@@ -229,7 +230,7 @@ def _scenario_renders(doc, source, options, placements=None, labels=None, indice
     if placements is None:
         indices = list(range(len(scenario.what_if))) if indices is None else indices
         if any(not isinstance(i, int) or not 0 <= i < len(scenario.what_if) for i in indices):
-            return out + f'<p class="note">the scenario file has {len(scenario.what_if)} what-if(s), the document names {_e(indices)}: no renders</p>'
+            return out + f'<p class="note">the scenario file has {counted(len(scenario.what_if), "what-if")}, the document names {_e(indices)}: no renders</p>'
         placements = [scenario.what_if[i] for i in indices]
         labels = [f"what-if {i}: {label}" for i, label in zip(indices, labels or [""] * len(indices))]
     return out + _renders(scenario, placements, labels, options.get("animate", False), options.get("max_renders", 12), view3d)
@@ -493,7 +494,7 @@ def build_report(results: list[tuple[str, str, dict]], out, **options) -> Path:
     toc = "".join(f'<li><a href="#doc{i}">{_e(Path(p).name)}</a> ({_e(kind)})</li>' for i, (p, kind, _) in enumerate(results))
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>magdomino report</title>"
              f"<style>{_CSS}</style></head><body><h1>magdomino report</h1>"
-             f'<p class="facts">{len(results)} document(s), drawn by magdomino {_e(__version__)}</p><ul>{toc}</ul>']
+             f'<p class="facts">{counted(len(results), "document")}, drawn by magdomino {_e(__version__)}</p><ul>{toc}</ul>']
     for i, (path, kind, doc) in enumerate(results):
         parts.append(f'<section id="doc{i}" class="kind-{kind}"><h2>{_e(Path(path).name)}: {_e(kind)}</h2>'
                      f'<p class="facts">{_e(path)}</p>{_facts(doc)}')
