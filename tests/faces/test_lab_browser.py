@@ -250,8 +250,7 @@ def test_play_a_defi_game_judged_by_the_statics(lab, browser):
     assert re.search(r"game over: winners .*; pips left \[\d+, \d+, \d+\]", status)
     assert "end of deal" in tab.text("play-log")
     saved = tab.wait_text("note", "the game is saved")
-    path = Path(re.search(r"saved: (\S+\.json)", saved).group(1))
-    assert path.parent == out
+    path = out / re.search(r"as (\S+\.json)", saved).group(1)
     import json
 
     record = json.loads(path.read_text())

@@ -66,6 +66,10 @@ def test_motion_frames_are_recorded_poses(two):
     assert m.stands and m.summary().startswith("stood")
     assert abs(m.positions_mm[-1, -1, 2] - g.pos_mm[2]) < 1.0  # at rest where the ghost was
     assert len(two) == 2  # trying does not build
+    live = []
+    again = two.motion(g, live)  # the frames as they are recorded, for a caller in another thread
+    assert len(live) == len(again.times_s) and np.allclose(live[-1][0] * 1000, again.positions_mm[-1])
+    assert np.array_equal(again.positions_mm, m.positions_mm, equal_nan=True)  # PyBullet repeats itself
 
 
 def test_a_collapse_is_seen_falling_and_taken_back(two):
@@ -96,7 +100,7 @@ def test_undo_replays_from_the_start():
 
 def test_odds_in_rounds_and_rank(two):
     ghosts = two.ghosts((3, 3))
-    safe = [g for g in ghosts if g.risk == "safe"][0]
+    safe = [g for g in ghosts if g.risk == "safe" and " on #" in g.text][0]
     steps = list(two.odds_rounds(safe, rounds=(4, 8)))
     assert [n for _, n, _, _ in steps] == [4, 12]
     c, n, _, (lo, hi) = steps[-1]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 import time
 from pathlib import Path
@@ -92,7 +93,6 @@ class BuildLab:
         self.odds_cancel = threading.Event()
         self.odds_running = False
         self.saved = 0
-        self.last = None  # the last placement's ghost (odds of it)
 
     # -- the panel ---------------------------------------------------------------------
 
@@ -290,11 +290,13 @@ class BuildLab:
             self.stop_odds()
             self.select(k)
             self.verdict.text = f"{ghost.text}: simulating..."
-            motion = await run.io_bound(self.tower.motion, ghost)
             for g in self.ghost_views:
                 g.delete()
             self.ghost_views = []
-            await self.replay(motion)
+            live: list = []
+            running = asyncio.ensure_future(run.io_bound(self.tower.motion, ghost, live))
+            await self.replay(ghost, live, running)
+            motion = await running
             kept = self.tower.keep(ghost, motion)
             words = motion.summary()
             self.verdict.text = f"{ghost.text}: {words}" + ("" if kept else " (taken back: the tower is as it was)")
@@ -302,26 +304,35 @@ class BuildLab:
                 await asyncio.sleep(0.8)
             self.clear_ghosts()
             self.draw_tower()
-            self.last = ghost if kept else None
             self.tile = None
             self.palette_state()
             self.show_text()
 
-    async def replay(self, motion) -> None:
-        """The recorded poses, at their simulated pace (or slower)."""
+    async def replay(self, ghost, live: list, running) -> None:
+        """The frames as the world records them (``live``, filled by ``running`` in a worker
+        thread), each shown at its simulated time (or slower): the motion starts as soon as
+        its first frame exists."""
         from magdomino.faces.lab.tower import FRAME_S
 
-        pips = motion.pips
+        pips = self.tower.pips + [tuple(ghost.pips)]
         while len(self.views) < len(pips):
             i = len(self.views)
             self.views.append(TileView(self.scene, pips[i], self._size_mm(), self._colour(pips[i])))
+        self.views[-1].pose([math.nan] * 3)
         pace = FRAME_S * (SLOW_MOTION if self.slow.value else 1)
-        start = time.perf_counter()
-        for f in range(len(motion.times_s)):
-            for v, p, q in zip(self.views, motion.positions_mm[f], motion.quaternions[f]):
-                v.pose(p, q)
-            due = start + (f + 1) * pace
-            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        shown, start = 0, None
+        while True:
+            if shown < len(live):
+                positions, quats = live[shown]
+                start = time.perf_counter() if start is None else start
+                for v, p, q in zip(self.views, positions * 1000.0, quats):
+                    v.pose(p, q)
+                shown += 1
+                await asyncio.sleep(max(0.0, start + shown * pace - time.perf_counter()))
+            elif running.done():
+                return
+            else:
+                await asyncio.sleep(0.005)
 
     async def undo(self) -> None:
         from nicegui import run
@@ -336,7 +347,7 @@ class BuildLab:
             await run.io_bound(self.tower.undo)
             self.clear_ghosts()
             self.draw_tower()
-            self.tile, self.last = None, None
+            self.tile = None
             self.verdict.text = f"undone: {len(self.tower)} tiles (replayed from the start)"
             self.palette_state()
             self.show_text()
@@ -349,7 +360,7 @@ class BuildLab:
             self.tower.reset()
             self.clear_ghosts()
             self.draw_tower()
-            self.tile = self.last = None
+            self.tile = None
             self.verdict.text = "The table is empty: choose a tile."
             self.odds_label.text = ""
             self.palette_state()
@@ -368,7 +379,7 @@ class BuildLab:
                 v.delete()
             self.views = []
             self.draw_tower()
-            self.tile = self.last = None
+            self.tile = None
             self.verdict.text = f"{what}: {len(self.tower)} tiles rebuilt"
             self.palette_state()
             self.show_text()
@@ -427,7 +438,7 @@ class BuildLab:
         self.saved += 1
         out = self.settings.out_path(f"construction-{self.saved}.toml")
         self.tower.construction().save(out)
-        self.note(f"saved {out}", "positive")
+        self.note(f"saved in the output folder as {out.name}", "positive")
 
     # -- odds --------------------------------------------------------------------------
 

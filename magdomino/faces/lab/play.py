@@ -151,7 +151,7 @@ class PlayLab:
         try:
             path = self.settings.out_path(f"{self.game.rule}-game.json")
             self.saved = self.game.save(path)
-            self.note(f"the game is saved: {self.saved} (magdomino replay / report read it)", "positive")
+            self.note(f"the game is saved in the output folder as {self.saved.name} (magdomino replay and report read it)", "positive")
         except OSError as exc:
             self.note(f"could not save the game: {exc}", "negative")
 

@@ -176,9 +176,9 @@ class _Recorder:
     """The ``world_hook`` of a placement: the poses every ``FRAME_S``, the verdict's poses
     when the world is about to close, then the tail while anything moves."""
 
-    def __init__(self):
+    def __init__(self, frames: list | None = None):
         self.times: list[float] = []
-        self.frames: list[tuple[np.ndarray, np.ndarray]] = []
+        self.frames: list[tuple[np.ndarray, np.ndarray]] = [] if frames is None else frames
         self.end = None
         self.verdict_frame = 0
 
@@ -382,15 +382,18 @@ class LabTower:
                              None if margin is None else float(margin), risk_of(stands, margin), c.placement))
         return out
 
-    def motion(self, ghost: Ghost) -> Motion:
+    def motion(self, ghost: Ghost, live: list | None = None) -> Motion:
         """Make the placement in a fresh PyBullet world from the tower's poses; the motion as recorded.
 
-        The tower is not changed (:meth:`keep` adds a placement that did not collapse)."""
+        ``live``: a list that receives each frame as it is recorded, ``(positions (k, 3) m,
+        quaternions (k, 4))`` (k grows by one when the placed tile comes), so that a caller in
+        another thread can show the motion while it is being simulated. The tower is not
+        changed (:meth:`keep` adds a placement that did not collapse)."""
         from magdomino.physics.placement import NoClearMotion
         from magdomino.studies.scenario import try_placement
 
         sc = self.scenario()
-        recorder = _Recorder()
+        recorder = _Recorder(live)
         start = time.perf_counter()
         try:
             verdict = try_placement(sc, self.poses, ghost.placement, world_hook=recorder)
