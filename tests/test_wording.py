@@ -103,4 +103,10 @@ def test_the_report_counts_its_documents_in_words(tmp_path, capsys):
     assert main(["report", str(doc), "--out", str(tmp_path / "r.html"), "--no-renders"]) == 0
     out = capsys.readouterr().out
     assert f"wrote {tmp_path / 'r.html'} (1 document, " in out
-    assert '<p class="facts">1 document, drawn by' in (tmp_path / "r.html").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert '<p class="facts">1 document, drawn by' in page
+    import json
+    import re
+
+    for r in json.loads(doc.read_text())["results"]:  # p(collapse) to three decimals, as the command line prints it
+        assert re.search(rf'<td class="num">{r["p_collapse"]:.3f}</td><td>\[', page)

@@ -52,6 +52,13 @@ def _num(value, digits: int = 3) -> str:
     return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
 
 
+def _p(value) -> str:
+    """A probability (a share) with three decimals, as every face prints one; ``—`` when not known."""
+    from magdomino.wording import probability
+
+    return "—" if value is None else _e(probability(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else _num(value)
+
+
 def _ci(ci) -> str:
     return "—" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
@@ -266,7 +273,7 @@ def _odds_rows(results: list, prefix: list | None = None) -> list[list]:
     for r in results:
         label = "structure" if r.get("what_if") is None else f"what-if {r['what_if']}"
         rows.append((prefix or []) + [label, r.get("placement", ""), r["trials"], r.get("collapses", ""), r.get("errors", 0),
-                                      _num(r.get("p_collapse")), _ci(r["ci95"])])
+                                      _p(r.get("p_collapse")), _ci(r["ci95"])])
     return rows
 
 
@@ -310,7 +317,7 @@ def section_whatif(doc: dict, source: Path, options: dict) -> str:
         margin = "" if s.get("margin") is None else f"{s['margin']:+.1f}°"
         median = c.get("median_shift_mm")
         rows.append([k + 1, c["placement"]["description"], c.get("trials", ""), c.get("collapses", ""),
-                     _num(c.get("p_collapse")), _ci(c.get("ci95")), _num(c.get("shift_share")), _ci(c.get("shift_ci95")),
+                     _p(c.get("p_collapse")), _ci(c.get("ci95")), _p(c.get("shift_share")), _ci(c.get("shift_ci95")),
                      "—" if median is None else f"{_num(median)} mm", margin])
         pl = c["placement"]
         pos, slide = pl["pos_mm"], pl.get("slide_from_mm")  # checked by report_input
@@ -415,7 +422,7 @@ def _construction(doc: dict, title: str) -> str:
 
 
 def section_tournament(doc: dict, source: Path, options: dict) -> str:
-    rows = [[r["kind"], r["seats"], r["games"], _num(r["wins"]), _num(r["win_share"]), _ci_or_dash(r["ci"]),
+    rows = [[r["kind"], r["seats"], r["games"], _num(r["wins"]), _p(r["win_share"]), _ci_or_dash(r["ci"]),
              _num(r["mean_score"]), _ci_or_dash(r["score_ci"], "{:.2f}")] for r in doc["per_kind"]]
     sense = {"lower": " (lower is better)", "higher": " (higher is better)"}.get(doc.get("score_sense"), "")
     out = f"<h3>Tournament: {_e(doc['rule'])}, seats {_e(', '.join(doc['seats']))}, {doc['deals']} deals</h3>"

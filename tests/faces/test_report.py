@@ -155,7 +155,7 @@ def test_report_whatif_ranking_in_order(docs, tmp_path):
     for c in doc["candidates"]:
         lo, hi = c["shift_ci95"]
         row = next(tr for tr in re.findall(r"<tr>(.*?)</tr>", section) if c["placement"]["description"] in tr)
-        assert f">{c['shift_share']:.3g}<" in row and f"[{lo:.3f}, {hi:.3f}]" in row
+        assert f">{c['shift_share']:.3f}<" in row and f"[{lo:.3f}, {hi:.3f}]" in row  # probabilities to three decimals
         assert f">{c['median_shift_mm']:.3g} mm<" in row
 
 
@@ -176,7 +176,7 @@ def test_report_whatif_shows_a_push(docs, tmp_path):
     page = out.read_text()
     pushed, old = re.findall(r'<section id="doc\d+" class="kind-whatif">(.*?)</section>', page, re.S)
     row = next(tr for tr in re.findall(r"<tr>(.*?)</tr>", pushed) if first["placement"]["description"] in tr)
-    assert '<td class="num">0.75</td><td>[0.300, 0.950]</td><td class="num">22 mm</td>' in row
+    assert '<td class="num">0.750</td><td>[0.300, 0.950]</td><td class="num">22 mm</td>' in row
     assert "fewer shifts rank first" in pushed
     row = next(tr for tr in re.findall(r"<tr>(.*?)</tr>", old) if first["placement"]["description"] in tr)
     assert '<td>[{:.3f}, {:.3f}]</td><td class="num">—</td><td>—</td><td class="num">—</td>'.format(*first["ci95"]) in row
