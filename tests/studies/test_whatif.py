@@ -228,9 +228,11 @@ def test_equal_placements_come_in_the_placement_languages_order_whatever_their_l
 
 def test_a_placement_that_pushes_the_structure_ranks_after_one_that_does_not(tmp_path):
     """slide_beneath.toml, tile 4-2 slid beneath the overhang: lengthwise it stands and drags
-    the overhang about 3 mm (under max_shift_mm, 5); across it stands too but pushes the
-    overhanging 1-4 some 15-20 mm along 1-1 in every trial. Both p = 0; the push ranks
-    second, though enumerated first. The shares and medians are those of the trial records."""
+    the overhang about 3 mm (under max_shift_mm, 5); across it pushes the overhanging 1-4
+    some 15-20 mm along 1-1 in every trial (a push that a last-digit change in the
+    floating-point sums can turn into a tilt past the limit: p = 0 or 1/3 across library
+    versions). The push ranks second, though enumerated first. The shares and medians are
+    those of the trial records."""
     import statistics
 
     from magdomino.studies.odds import wilson_interval
@@ -243,7 +245,8 @@ def test_a_placement_that_pushes_the_structure_ranks_after_one_that_does_not(tmp
     assert across.index < lengthwise.index
     ranked = rank_placements(sc, (4, 2), 3, candidates=[across, lengthwise], executor="serial", settled=poses, out_dir=tmp_path)
     assert [r.candidate for r in ranked] == [lengthwise, across]
-    assert [r.p_collapse for r in ranked] == [0.0, 0.0]
+    assert ranked[0].p_collapse == 0.0 and ranked[1].p_collapse <= 1 / 3
+    assert ranked[1].shift_share == 1.0  # every trial across moved the structure
     lines = (tmp_path / "odds.jsonl").read_text().splitlines()[1:]
     records = [json.loads(line) for line in lines]
     for what_if, r in enumerate([ranked[1], ranked[0]]):  # the what-ifs in the order given: across, lengthwise
