@@ -1,4 +1,4 @@
-"""Draw the calibration set-ups of the README's protocol into docs/calibration/ (one PNG each).
+"""Draw the calibration set-ups of the protocol (docs/howto/calibrate.md) into docs/calibration/ (one PNG each).
 
 Run: PYTHONPATH=. python scripts/calibration_pictures.py
 """

@@ -1,4 +1,4 @@
-"""Render the README gallery: one small PNG per curated scenario into docs/gallery/.
+"""Render the gallery (docs/physics/gallery.md): one small PNG per curated scenario into docs/gallery/.
 
 Run by scripts/gallery (which sets up .venv). Each picture is 640x480, quantised to 256
 colours and optimised, so that it stays well under 150 KB; plus one GIF of a collapse.
