@@ -1,7 +1,8 @@
 """The lab in a real browser: ``magdomino lab`` started as a command, Debian's Chromium driven
 headless by Playwright for Python. A three-tile tower built by clicks and its verdict, a busy
 click refused with a note, the odds of a spot until an interval shows, undo, two tabs at
-once, and no console error. Screenshots go to docs/lab/ (the docs' page shows them).
+once, and no console error. Screenshots go to a temporary folder, or to the folder named by
+``MAGDOMINO_LAB_SHOTS`` (``MAGDOMINO_LAB_SHOTS=docs/lab`` makes the docs' pictures).
 
 Without Chromium (scripts/test installs it where it can) or Playwright these tests skip,
 except under CI (``CI`` set), where they fail.
@@ -12,6 +13,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -21,7 +23,14 @@ import pytest
 from browser import chromium
 from conftest import ROOT
 
-DOCS = ROOT / "docs" / "lab"
+_shots: list = []
+
+
+def shots() -> Path:
+    """Where screenshots go (made once, when the first is taken)."""
+    if not _shots:
+        _shots.append(Path(os.environ.get("MAGDOMINO_LAB_SHOTS") or tempfile.mkdtemp(prefix="lab-shots-")))
+    return _shots[0]
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 WAIT_MS = 60_000
@@ -112,6 +121,11 @@ class Tab:
     def tile(self, a: int, b: int) -> None:
         self.id(f"tile-{min(a, b)}-{max(a, b)}").click()
 
+    def spots(self, tile: str) -> None:
+        """Wait for ``tile``'s spots and their margins."""
+        self.wait_text("verdict", tile + ": [0-9]+ legal spots")
+        self.wait_text("spots", "margin")
+
     def place(self, text: str) -> str:
         """Click the listed spot whose placement is ``text``; wait for the verdict."""
         self.spot(text + " (").locator("[data-testid^=place-]").click()
@@ -122,8 +136,8 @@ class Tab:
         return self.page.locator("[data-testid^=spot-]", has_text=text).first
 
     def shot(self, name: str) -> Path:
-        DOCS.mkdir(parents=True, exist_ok=True)
-        path = DOCS / name if "/" not in name else Path(name)
+        shots().mkdir(parents=True, exist_ok=True)
+        path = shots() / name
         self.page.screenshot(path=str(path))
         return path
 
@@ -137,13 +151,13 @@ def test_build_a_tower_by_clicks(lab, browser):
     tab.tile(6, 6)
     assert "6-6 in the middle of the table: stood" in tab.wait_text("verdict", "middle of the table")
     tab.tile(3, 6)
-    tab.wait_text("verdict", "3-6: [0-9]+ legal spots")
+    tab.spots("3-6")
     assert tab.page.locator("[data-testid^=place-]").count() >= 4
     tab.id("spot-0").hover()
-    assert re.search(r"\((safe|tight|risky|falls|unknown)", tab.wait_text("hover", "."))
+    assert re.search(r"\((safe|tight|risky|falls|stands|unknown)", tab.wait_text("hover", "."))
     assert "stood" in tab.place("6-3 on #0 (6-6) half 0")
     tab.tile(3, 3)
-    tab.wait_text("verdict", "3-3: [0-9]+ legal spots")
+    tab.spots("3-3")
     # A click while a placement runs (shown in slow motion) is refused with a note, never interleaved.
     tab.id("slow").click()
     tab.spot("3-3 on #1 (6-3) half 1, across left (").locator("[data-testid^=place-]").click()
@@ -154,7 +168,7 @@ def test_build_a_tower_by_clicks(lab, browser):
     assert "3-3 on #1 (6-3) half 1, across left" in tab.text("placements-text")
     assert tab.id("tile-3-3").is_disabled() and tab.id("tile-3-6").is_disabled()
     tab.tile(1, 3)
-    tab.wait_text("verdict", "1-3: [0-9]+ legal spots")
+    tab.spots("1-3")
     tab.spot(" on #2 (3-3)").hover()
     assert " on #2 (3-3)" in tab.wait_text("hover", "on #2")
     tab.spot(" on #2 (3-3)").locator("[data-testid^=pick-]").click()

@@ -44,6 +44,11 @@ def test_ghosts_are_the_legal_spots_with_the_statics_risk(two):
     on_end = [g for g in ghosts if g.text == "3-3 on #1 (6-3) half 1"][0]
     assert on_end.risk == "falls" and on_end.margin_deg < 0
     assert all(g.risk in ("safe", "tight") for g in ghosts if g.text.startswith("3-3 beneath"))
+    quick = two.ghosts((3, 3), margins=False)  # at once: stands or falls; the margins later
+    assert [g.text for g in quick] == texts and {g.risk for g in quick} <= {"stands", "falls", "unknown"}
+    assert [g.stands for g in quick] == [g.stands for g in ghosts] and all(g.margin_deg is None for g in quick)
+    two.fill_margins(quick, two.snapshot())
+    assert [(g.risk, g.margin_deg) for g in quick] == [(g.risk, g.margin_deg) for g in ghosts]
     defi = two.ghosts((3, 3), "defi")
     assert {g.text for g in defi} <= set(texts) and not any("beneath" in g.text for g in defi)
     with pytest.raises(InputError, match="rule"):

@@ -54,6 +54,7 @@ class _Hold:
             self.refused = True
             return None
         self.busy.what = self.what
+        self.busy.note("", "info")
         return self
 
     async def __aexit__(self, kind, exc, tb):
@@ -90,6 +91,7 @@ class BuildLab:
         self.selected = None
         self.views: list[TileView] = []
         self.ghost_views: list[TileView] = []
+        self.spot_marks: list = []  # (icon, label) of each listed spot
         self.odds_cancel = threading.Event()
         self.odds_running = False
         self.saved = 0
@@ -147,6 +149,7 @@ class BuildLab:
         self.hover = ui.label("").props("data-testid=hover").classes("text-sm").style(line)
         self.odds_label = ui.label("").props("data-testid=odds-estimate").classes("text-sm").style(line)
         ui.label("Spots: point at one to see it, click its text to select it (odds), 'place' to place it").classes("text-sm text-gray-600")
+        # Rows of one line each: a spot's words may change (its margin comes later), never its place.
         self.spot_list = ui.column().classes("gap-0 max-h-64 overflow-auto w-full").props("data-testid=spots")
         with ui.expansion("Placements", value=True).classes("w-full").props("data-testid=placements"):
             with ui.row().classes("gap-2"):
@@ -198,6 +201,7 @@ class BuildLab:
             g.delete()
         self.ghost_views = []
         self.spot_list.clear()
+        self.spot_marks = []
         for k, g in enumerate(self.ghosts):
             view = TileView(self.scene, g.pips, self._size_mm(), g.colour, opacity=0.4, name=f"ghost:{k}")
             view.pose(g.pos_mm, yaw_deg=g.yaw_deg)
@@ -205,11 +209,22 @@ class BuildLab:
             with self.spot_list:
                 with ui.row().classes("items-center gap-1 no-wrap").props(f"data-testid=spot-{k}") as row:
                     ui.button("place", on_click=lambda k=k: self.place(k)).props(f"dense size=sm data-testid=place-{k}")
-                    ui.icon("circle").style(f"color: {g.colour}")
-                    ui.label(g.label()).classes("text-xs cursor-pointer").props(f"data-testid=pick-{k}").on(
+                    icon = ui.icon("circle").style(f"color: {g.colour}")
+                    label = ui.label(g.label()).classes("text-xs cursor-pointer whitespace-nowrap").props(f"data-testid=pick-{k}").on(
                         "click", lambda _, k=k: self.select(k))
+                    self.spot_marks.append((icon, label))
                 row.on("mouseenter", lambda _, k=k: self.point(k))
         self.palette_state()
+
+    def recolour(self) -> None:
+        """The ghosts and their rows in their risk's colours and words again (the same elements:
+        a click on a row keeps its target)."""
+        for k, (g, view, (icon, label)) in enumerate(zip(self.ghosts, self.ghost_views, self.spot_marks)):
+            view.highlight(k == self.selected, g.colour)
+            icon.style(f"color: {g.colour}")
+            label.text = g.label()
+        if self.selected is not None and self.selected < len(self.ghosts):
+            self.hover.text = self.ghosts[self.selected].label()
 
     def palette_state(self) -> None:
         used = self.tower.used()
@@ -255,8 +270,9 @@ class BuildLab:
                 return
 
     async def choose(self, t) -> None:
-        """A tile from the palette: the first goes to the middle of the table; later ones show their spots."""
-        from nicegui import run
+        """A tile from the palette: the first goes to the middle of the table; later ones show
+        their spots (at once whether each stands at rest, then their margins)."""
+        from nicegui import background_tasks, run
 
         async with self.busy(f"choosing {tile_text(t)}") as ok:
             if ok is None:
@@ -272,10 +288,26 @@ class BuildLab:
                 self.palette_state()
                 self.show_text()
                 return
-            self.ghosts = await run.io_bound(self.tower.ghosts, t, self.rule.value)
+            self.ghosts = await run.io_bound(self.tower.ghosts, t, self.rule.value, margins=False)
             self.show_ghosts()
             self.verdict.text = (f"{tile_text(t)}: {len(self.ghosts)} legal spots under rule {self.rule.value}" if self.ghosts
                                  else f"{tile_text(t)}: no legal spot under rule {self.rule.value}")
+        if ok is not None and self.ghosts:
+            background_tasks.create(self._margins(self.ghosts, self.tower.snapshot()), name="lab margins")
+
+    async def _margins(self, ghosts, at) -> None:
+        """The ghosts' tilt margins, found after they are shown (the risk classes then), unless
+        the spots on show have changed meanwhile."""
+        from nicegui import run
+
+        try:
+            await run.io_bound(self.tower.fill_margins, ghosts, at)
+        except Exception as exc:  # shown; the ghosts keep their first colours
+            log.exception("lab: margins failed")
+            self.note(f"the spots' margins failed: {type(exc).__name__}: {exc}", "negative")
+            return
+        if self.ghosts is ghosts:
+            self.recolour()
 
     async def place(self, k: int) -> None:
         """Make spot ``k`` in the PyBullet world, replay its motion, then the verdict."""
@@ -504,7 +536,7 @@ class BuildLab:
             for g in self.ghosts:
                 g.risk = "falls" if g.p_collapse is None else ("safe" if g.p_collapse < 0.1 else "tight" if g.p_collapse < 0.3
                                                                else "risky" if g.p_collapse < 0.6 else "falls")
-            self.show_ghosts()
+            self.recolour()
             best = min(self.ghosts, key=lambda g: (1.0 if g.p_collapse is None else g.p_collapse))
             share = "" if best.shift_share is None else f", shifted in {best.shift_share:.0%}"
             self.verdict.text = f"ranked: safest {best.text} (p(collapse) {best.p_collapse:.2f}{share})"

@@ -58,7 +58,7 @@ class PlayLab:
                     self.physics = ui.select(PHYSICS, value="statics", label="judged by").classes("w-40").props(
                         "dense data-testid=play-physics")
                     self.seed = ui.number("seed", value=1, min=0, step=1, format="%d").classes("w-20").props("dense data-testid=play-seed")
-                    self.hints = ui.switch("hints (risk, safest first)", value=True, on_change=lambda _: self.show_moves()).props(
+                    self.hints = ui.switch("hints (risk, safest first)", value=True, on_change=self.refresh_moves).props(
                         "data-testid=hints")
                     ui.button("new game", on_click=self.new_game).props("dense data-testid=new-game")
                 line = "white-space: nowrap; overflow: hidden; text-overflow: ellipsis; height: 1.5em; max-width: 640px"
@@ -112,15 +112,25 @@ class PlayLab:
         self.ghost = TileView(self.scene, pips[-1], size, colour, opacity=0.5)
         self.ghost.pose(positions[-1], quats[-1])
 
-    def show_moves(self) -> None:
+    async def refresh_moves(self, _event=None) -> None:
+        """The legal moves (and with hints their risks, judged in a worker thread) listed again."""
+        from nicegui import run
+
+        g = self.game
+        if _event is not None and self.busy.what is not None:  # the switch, while a move is played: shown after it
+            return
+        if g is None or g.over or not g.my_turn:
+            self.moves.clear()
+            return
+        legal = await run.io_bound(g.legal)
+        risks = await run.io_bound(g.risks) if self.hints.value else None
+        self.show_moves(legal, risks)
+
+    def show_moves(self, legal: list, risks) -> None:
         from nicegui import ui
 
         self.moves.clear()
         g = self.game
-        if g is None or g.over or not g.my_turn:
-            return
-        legal = g.legal()
-        risks = g.risks() if self.hints.value else None
         order = list(range(len(legal)))
         if risks:
             order.sort(key=lambda k: (risks[k] is None, risks[k] or 0.0, k))
@@ -129,12 +139,14 @@ class PlayLab:
                 risk = risks[k] if risks else None
                 with ui.row().classes("items-center gap-1 no-wrap").props(f"data-testid=move-row-{rank}") as row:
                     ui.button("play", on_click=lambda k=k: self.play(k)).props(f"dense size=sm data-testid=move-{rank}")
-                    ui.label(legal[k] + ("" if risk is None else f"  (risk {risk:.2f})")).classes("text-xs")
+                    ui.label(legal[k] + ("" if risk is None else f"  (risk {risk:.2f})")).classes("text-xs whitespace-nowrap")
                 row.on("mouseenter", lambda _, m=legal[k], r=risk: self.point(m, r))
         self.hand.text = "your hand: " + "  ".join(tile_text(t) for t in g.hand)
 
-    def show_state(self) -> None:
+    async def show_state(self) -> None:
         g = self.game
+        self.log.content = "\n".join(g.lines()[-40:])
+        await self.refresh_moves()
         if g.over:
             winners = ", ".join(f"seat {w}" + (" (you)" if w == 0 else "") for w in g.winners) or "none"
             self.status.text = f"game over: winners {winners}; pips left {g.scores}"
@@ -142,8 +154,6 @@ class PlayLab:
             self._save()
         else:
             self.status.text = f"your turn (seat 0): {len(g.legal())} legal moves; pips left {g.scores}, stock {g.stock}"
-        self.log.content = "\n".join(g.lines()[-40:])
-        self.show_moves()
 
     def _save(self) -> None:
         if self.saved is not None:
@@ -223,7 +233,7 @@ class PlayLab:
             if who != 0 or kind == "collapse":
                 await asyncio.sleep(STEP_S)
         self.draw(self.game.placements())
-        self.show_state()
+        await self.show_state()
 
     def stop(self) -> None:
         """The tab is closing (or a new game starts): stop showing, close the game's physics."""

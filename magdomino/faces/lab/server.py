@@ -52,6 +52,9 @@ def page(settings: LabSettings) -> None:
     def note(text: str, kind: str = "info") -> None:
         if note_label is None or note_label.is_deleted:
             return  # the tab is gone
+        if not text:  # an action starts: the last note is old news
+            note_label.text = ""
+            return
         with note_label:  # the page's own slot: the element whose click started the action may be gone
             ui.notify(text, type=kind, position="bottom")
         note_label.text = text

@@ -45,7 +45,8 @@ which is not worth showing."""
 
 RULES = ("any", "defi", "quinconce")
 
-RISK_COLOURS = {"safe": "#2e9d4f", "tight": "#e0b000", "risky": "#f07a1a", "falls": "#d6322c", "unknown": "#8a8a8a"}
+RISK_COLOURS = {"safe": "#2e9d4f", "tight": "#e0b000", "risky": "#f07a1a", "falls": "#d6322c", "stands": "#8fc7a0",
+                "unknown": "#8a8a8a"}
 """A ghost's colour by its statics risk (:func:`risk_of`)."""
 
 TIGHT_DEG, RISKY_DEG = 15.0, 5.0
@@ -55,11 +56,14 @@ TIGHT_DEG, RISKY_DEG = 15.0, 5.0
 
 def risk_of(stands, margin) -> str:
     """The statics' risk class of a spot: "falls" (does not stand at rest), "risky" (margin
-    under 5°), "tight" (under 15°), "safe", or "unknown" (the statics cannot model it)."""
-    if stands is None or margin is None:
+    under 5°), "tight" (under 15°), "safe", "stands" (stands at rest, its margin not yet
+    known) or "unknown" (the statics cannot model it)."""
+    if stands is None:
         return "unknown"
     if not stands:
         return "falls"
+    if margin is None:
+        return "stands"
     return "risky" if margin < RISKY_DEG else "tight" if margin < TIGHT_DEG else "safe"
 
 
@@ -349,38 +353,70 @@ class LabTower:
         self.base, self.placed, self.poses, self.history = [], [], None, []
         self._base_scenario = self._base_poses = None
 
-    def ghosts(self, tile, rule: str = "any") -> list[Ghost]:
+    def ghosts(self, tile, rule: str = "any", *, margins: bool = True) -> list[Ghost]:
         """Every legal spot of ``tile`` on the tower, with the statics' risk of each.
 
         Parameters
         ----------
         tile : (int, int) or "a-b"
         rule : "any" | "defi" | "quinconce"
+        margins : bool
+            With the tilt margins (the risk classes); without, whether each stands at rest
+            only (risk "stands" or "falls"), about four times faster: :meth:`fill_margins`
+            adds them later.
 
         Returns
         -------
         list of Ghost, in the rules' order (empty: no legal spot).
         """
         from magdomino.games.tower.candidates import enumerate_placements
-        from magdomino.studies.statics_engine import candidate_margins
 
         if rule not in RULES:
             raise InputError(LAB, "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
         sc = self.scenario()
         candidates = enumerate_placements(sc, tile, self.poses, rule=rule)
-        if not candidates:
-            return []
-        try:
-            verdicts = candidate_margins(sc, [c.placement for c in candidates], self.poses)
-        except InputError:  # the statics cannot model this structure: every risk unknown
-            verdicts = [{"stands": None, "margin": None}] * len(candidates)
-        out = []
-        for c, v in zip(candidates, verdicts):
-            stands, margin = (v["stands"], v["margin"]) if isinstance(v, dict) else (v.stands, v.margin)
-            pos = tuple(float(x) for x in c.pos_mm)
-            out.append(Ghost(c.index, c.describe(), tuple(c.placement.pips), pos, float(c.placement.yaw_deg), stands,
-                             None if margin is None else float(margin), risk_of(stands, margin), c.placement))
+        out = [Ghost(c.index, c.describe(), tuple(c.placement.pips), tuple(float(x) for x in c.pos_mm), float(c.placement.yaw_deg),
+                     None, None, "unknown", c.placement) for c in candidates]
+        if out:
+            self._judge(out, margins, (sc, self.poses))
         return out
+
+    def fill_margins(self, ghosts: list[Ghost], at=None) -> list[Ghost]:
+        """The statics' tilt margins (and risk classes) of ghosts found without them, in place;
+        ``at``: the (scenario, poses) they were found on (default the tower now)."""
+        if ghosts:
+            self._judge(ghosts, True, at or (self.scenario(), self.poses))
+        return ghosts
+
+    def snapshot(self):
+        """The (scenario, poses) the tower is now: what :meth:`fill_margins` judges ghosts on
+        while the tower may change."""
+        return self.scenario(), self.poses
+
+    @staticmethod
+    def _judge(ghosts: list[Ghost], margins: bool, at) -> None:
+        from magdomino.studies.statics_engine import candidate_margins, judge_poses, with_placement
+
+        sc, poses = at
+        try:
+            if margins:
+                verdicts = candidate_margins(sc, [g.placement for g in ghosts], poses)
+            else:
+                synthetic = replace(sc, what_if=tuple(g.placement for g in ghosts))
+                judge_poses(sc, *poses, "structure", placed=False, margin=False)
+                verdicts = []
+                for i in range(len(ghosts)):
+                    try:
+                        verdicts.append(judge_poses(synthetic, *with_placement(synthetic, poses, i), f"candidate {i}", placed=True,
+                                                    margin=False))
+                    except InputError:  # this pose only
+                        verdicts.append({"stands": None, "margin": None})
+        except InputError:  # the statics cannot model this structure: every risk unknown
+            verdicts = [{"stands": None, "margin": None}] * len(ghosts)
+        for g, v in zip(ghosts, verdicts):
+            stands, margin = (v["stands"], v["margin"]) if isinstance(v, dict) else (v.stands, v.margin if margins else None)
+            g.stands, g.margin_deg = stands, None if margin is None else float(margin)
+            g.risk = risk_of(g.stands, g.margin_deg)
 
     def motion(self, ghost: Ghost, live: list | None = None) -> Motion:
         """Make the placement in a fresh PyBullet world from the tower's poses; the motion as recorded.
