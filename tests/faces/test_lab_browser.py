@@ -275,6 +275,23 @@ def test_play_a_defi_game_judged_by_the_statics(lab, browser):
     assert proc.poll() is None
 
 
+def test_a_collapse_in_play_is_shown_and_taken_back(lab, browser):
+    url, _, proc = lab
+    tab = Tab(browser, url)
+    tab.id("mode-play").click()
+    tab.id("new-game").click()
+    tab.wait_text("play-status", "your turn")
+    riskiest = tab.page.locator("[data-testid^=move-row-]").last
+    assert "(risk 1.00)" in riskiest.inner_text()
+    riskiest.locator("[data-testid^=move-]").click()
+    assert "you take back" in tab.wait_text("play-status", "collapse!")
+    tab.wait_text("play-status", "your turn|game over")
+    assert "COLLAPSE: takes back" in tab.text("play-log")
+    assert tab.errors == []
+    tab.close()
+    assert proc.poll() is None
+
+
 @pytest.mark.slow
 def test_play_a_defi_game_judged_by_pybullet(lab, browser):
     url, _, proc = lab

@@ -4,8 +4,9 @@ careful, bold or random seats in the others, on the step-by-step game
 
 The person sees their hand and only the legal moves (with the statics' risk beside each
 when hints are on, safest first), and chooses one; the game applies it and the other seats'
-replies, which the lab shows one by one: each placement, a collapse and its take-back,
-draws, passes, the end and the scores. The construction is drawn where the placement
+replies, which the lab shows one by one: each placement, a collapse (the collapsing
+placement made again in PyBullet on the construction before it, and shown falling) and its
+take-back, draws, passes, the end and the scores. The construction is drawn where the placement
 language puts its tiles. A finished game is saved in the output folder as the record that
 ``magdomino replay`` and ``magdomino report`` read.
 """
@@ -18,7 +19,7 @@ import logging
 from magdomino.errors import InputError
 from magdomino.faces.lab.build import Busy
 from magdomino.faces.lab.scene3d import TileView, hex_colour, new_scene
-from magdomino.faces.lab.tower import RISK_COLOURS, nominal_poses, risk_of, tile_text
+from magdomino.faces.lab.tower import RISK_COLOURS, nominal_poses, replayed_motion, risk_of, tile_text
 
 log = logging.getLogger("magdomino.lab")
 
@@ -219,9 +220,13 @@ class PlayLab:
                 self.draw(placements_at(every, first + n + 1))
                 self.status.text = f"{seat}: {ev['placement']}"
             elif kind == "collapse":
+                takes = "you take" if who == 0 else f"{seat} takes"
+                self.status.text = f"collapse! {takes} back {len(ev.get('tiles', []))} tiles"
+                placed = max((j for j in range(first + n) if every[j]["type"] == "place"), default=None)
+                if placed is not None:
+                    await self.show_fall(placements_at(every, placed), every[placed]["placement"])
                 for v in self.views:
                     v.highlight(True, RISK_COLOURS["falls"])
-                self.status.text = f"collapse! {seat} takes back {len(ev.get('tiles', []))} tiles"
                 await asyncio.sleep(STEP_S)
                 self.draw([])
             elif kind in ("draw", "pass"):
@@ -234,6 +239,34 @@ class PlayLab:
                 await asyncio.sleep(STEP_S)
         self.draw(self.game.placements())
         await self.show_state()
+
+    async def show_fall(self, before: list[str], text: str) -> None:
+        """The collapsing placement made again in PyBullet on the construction before it
+        (spawned and settled once) and shown as the world records it: how it fell."""
+        from nicegui import run
+
+        from magdomino.faces.lab.tower import FRAME_S
+
+        live: list = []
+        running = asyncio.ensure_future(run.io_bound(replayed_motion, before, text, self._preset(), self.game.magnets, live))
+        self.draw(before + [text])
+        self.views[-1].pose([float("nan")] * 3)
+        shown = 0
+        while not self.stopped:
+            if shown < len(live):
+                positions, quats = live[shown]
+                for v, x, q in zip(self.views, positions * 1000.0, quats):
+                    v.pose(x, q)
+                shown += 1
+                await asyncio.sleep(FRAME_S)
+            elif running.done():
+                break
+            else:
+                await asyncio.sleep(0.005)
+        try:
+            await running
+        except Exception as exc:  # the fall is an illustration: the game goes on without it
+            log.warning("lab: the fall of %s could not be shown (%s: %s)", text, type(exc).__name__, exc)
 
     def stop(self) -> None:
         """The tab is closing (or a new game starts): stop showing, close the game's physics."""

@@ -39,9 +39,10 @@ FALL_TAIL_S = 1.2
 collapse is seen falling to the table."""
 
 TAIL_SPEEDS = 5.0
-"""The tail runs while a tile moves faster than this many times the preset's settle speeds: a
-fall is far faster; a tower that settled by its window of rest may still creep a little,
-which is not worth showing."""
+"""After a verdict with no tile tipped, the tail runs only while a tile moves faster than this
+many times the preset's settle speeds: a tower that settled by its window of rest may still
+creep a little, which is not worth filming. After a tip (a fall), it runs while anything
+moves at all."""
 
 RULES = ("any", "defi", "quinconce")
 
@@ -205,13 +206,30 @@ class _Recorder:
             self.frames[-1] = self.end
         self.verdict_frame = len(self.frames) - 1
         limits = world.preset.collapse
+        falling = self._tipped(limits.max_tilt)
         end = world.time + FALL_TAIL_S
         while world.time < end:
             lin, ang = world.velocities()
-            if not (np.any(np.linalg.norm(lin, axis=1) > TAIL_SPEEDS * limits.settle_speed)
-                    or np.any(np.linalg.norm(ang, axis=1) > TAIL_SPEEDS * limits.settle_spin)):
+            factor = 1.0 if falling else TAIL_SPEEDS
+            if not (np.any(np.linalg.norm(lin, axis=1) > factor * limits.settle_speed)
+                    or np.any(np.linalg.norm(ang, axis=1) > factor * limits.settle_spin)):
                 break
             world.step(world.on_step_every)
+
+    def _tipped(self, max_tilt: float) -> bool:
+        """Has a tile turned away from the table's plane by more than ``max_tilt`` (rad) since
+        the first frame (the placed tile: since it came)? A fall, to be filmed to its end."""
+        first = {}
+        for _, q in self.frames:
+            for i in range(len(q)):
+                first.setdefault(i, q[i])
+        _, last = self.frames[-1]
+
+        def tilt(q):
+            x, y = q[0], q[1]
+            return math.acos(max(-1.0, min(1.0, 1 - 2 * (x * x + y * y))))
+
+        return any(np.all(np.isfinite(last[i])) and abs(tilt(last[i]) - tilt(first[i])) > max_tilt for i in range(len(last)))
 
     def arrays(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         p = np.full((len(self.frames), n, 3), np.nan)
@@ -403,7 +421,6 @@ class LabTower:
                 verdicts = candidate_margins(sc, [g.placement for g in ghosts], poses)
             else:
                 synthetic = replace(sc, what_if=tuple(g.placement for g in ghosts))
-                judge_poses(sc, *poses, "structure", placed=False, margin=False)
                 verdicts = []
                 for i in range(len(ghosts)):
                     try:
@@ -560,3 +577,16 @@ def nominal_poses(texts, preset=DEFAULT_PRESET, magnets: bool = True):
     sc = Construction(texts, preset=preset, magnets=magnets).scenario
     p, q = nominal_structure(sc)
     return [pl.pips for pl in sc.structure], p * 1000.0, q
+
+
+def replayed_motion(texts, text: str, preset=DEFAULT_PRESET, magnets: bool = True, live: list | None = None) -> Motion:
+    """A placement said in the placement language, made in PyBullet on the construction of
+    ``texts`` (spawned and settled once): how the lab shows a game's move again, a collapse
+    falling. ``live`` as :meth:`LabTower.motion`'s."""
+    from magdomino.faces.api import Construction
+
+    tower = LabTower(preset, magnets=magnets)
+    tower.start(texts)
+    placement = Construction(list(texts) + [text], preset=preset, magnets=magnets).scenario.structure[-1]
+    ghost = Ghost(-1, text, tuple(placement.pips), (0.0, 0.0, 0.0), 0.0, None, None, "unknown", placement)
+    return tower.motion(ghost, live)
