@@ -180,6 +180,14 @@ def test_build_a_tower_by_clicks(lab, browser):
     assert re.search(r"p\(collapse\) [0-9.]+", estimate)
     tab.id("cancel").click()
     tab.wait_text("odds-estimate", "cancel")
+    # Défi's spots only (on top), ranked by their odds: p(collapse) and the shift share beside each.
+    tab.id("rule").click()
+    tab.page.get_by_role("option", name="defi", exact=True).click()
+    tab.spots("1-3")
+    assert "beneath" not in tab.text("spots")
+    tab.id("rank").click()
+    assert re.search(r"ranked: safest .* \(p\(collapse\) [0-9.]+", tab.wait_text("verdict", "ranked"))
+    assert "p(collapse)" in tab.text("spots") and "shifted" in tab.text("spots")
     # Undo: replayed from the start, two tiles left.
     tab.id("undo").click()
     assert "undone: 2 tiles" in tab.wait_text("verdict", "undone")

@@ -203,3 +203,19 @@ def test_lab_serves_warns_off_this_machine_and_stops_on_ctrl_c(tmp_path):
     assert proc.returncode == 0, err
     assert out.startswith(f"magdomino lab: http://0.0.0.0:{port}/")
     assert "no login" in err and "stopped" in err and "Traceback" not in err
+
+
+def test_nominal_poses_and_a_move_made_again():
+    from magdomino.faces.lab.tower import nominal_poses, replayed_motion
+
+    texts = ["6-6 at (0, 0) mm", "6-3 on #0 (6-6) half 1"]
+    pips, p, q = nominal_poses(texts)
+    assert pips == [(6, 6), (6, 3)] and p.shape == (2, 3) and q.shape == (2, 4)
+    assert p[1, 2] > p[0, 2] + 5 and abs(p[1, 0] - p[0, 0] - 24) < 1  # on top, over half 1
+    assert nominal_poses([])[0] == []
+    live = []
+    fell = replayed_motion(texts, "3-3 on #1 (6-3) half 1", live=live)
+    assert not fell.stands and len(live) == len(fell.times_s)
+    assert replayed_motion(texts, "3-3 on #1 (6-3) half 1, across left").stands
+    with pytest.raises(InputError):
+        replayed_motion(texts, "3-3 on #7 half 1")
