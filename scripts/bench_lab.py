@@ -25,6 +25,12 @@ top: the first tile with a spot the statics calls safe), for the next tile:
   first round of :data:`magdomino.faces.lab.build.ODDS_ROUNDS`, hybrid, one worker). Goal ≤ 1 s.
 
 Each figure is the median of a few repeats, after a warm-up (the compiled kernels loaded).
+
+Measured on the 2-core machine shared with other work (load about 5), towers of 4 / 8 / 12
+tiles: ghosts 0.040 / 0.051 / 0.061 s (own share 0.03 / -0.02 / -0.04), their margins 0.19 /
+0.29 / 0.47 s, first frame 0.002 / 0.002 / 0.003 s, whole motion 0.06 / 0.09 / 0.10 s (own
+share 0.27 / 0.01 / -0.07), first odds estimate 0.33 / 0.08 / 0.52 s. Under heavier load
+(about 8) the same run gave up to 3x these.
 """
 
 from __future__ import annotations
