@@ -149,9 +149,14 @@ class StaticsEngine(Engine):
         return statics_chunk(job, what_if, trials)
 
     def adjudicator(self, preset, *, magnets: bool = True):
+        """A game's judge: the statics, and PyBullet where the statics is unsure (a tie within
+        its margin band, a landing the structure may not carry: at most a tenth of game
+        positions on the default toy, docs/validation/statics_toy.md), so a statics-judged
+        game is never fooled by an unstable balance."""
+        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
         from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
-        return StaticsAdjudicator(preset, magnets=magnets)
+        return StaticsAdjudicator(preset, magnets=magnets, fallback=PybulletAdjudicator(preset, magnets=magnets))
 
 
 # -- many trials at once ------------------------------------------------------------------

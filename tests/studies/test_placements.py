@@ -189,14 +189,15 @@ def rebuilt_from_words(record, size) -> int:
 
 @pytest.mark.parametrize("rule", ["defi", "quinconce"])
 def test_towers_of_statics_judged_games_rebuild_from_their_printed_placements(rule):
-    """20 seeded games a rule (random seats, judged by the statics): every tower rebuilt from the
-    log's texts puts every tile where the game put it, doubles and their neighbours included."""
-    import magdomino as md
+    """20 seeded games a rule (random seats, judged by the statics alone): every tower rebuilt
+    from the log's texts puts every tile where the game put it, doubles and their neighbours
+    included."""
+    from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
     size = np.array([0.048, 0.024, 0.008])
     placements = doubles = 0
     for seed in range(1000, 1020):
-        record = md.play(rule, 2, seed=seed, physics="statics", player="random").to_dict()
+        record = play_game(rule, 2, seed=seed, physics=StaticsAdjudicator("toy"), player_kinds="random")
         placements += rebuilt_from_words(record, size)
         doubles += sum(1 for ev in record["events"] if ev["type"] == "place" and re.search(r"\((\d)-\1\) half", ev["placement"]))
     assert placements > 100 and doubles > 20
@@ -220,10 +221,10 @@ def test_a_format_1_record_reads_with_its_old_meaning():
     so that they mean where the tiles went."""
     import json
 
-    import magdomino as md
     from magdomino.faces.replay import check_record
+    from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 
-    record = md.play("defi", 2, seed=1000, physics="statics", player="random").to_dict()
+    record = play_game("defi", 2, seed=1000, physics=StaticsAdjudicator("toy"), player_kinds="random")
     old = json.loads(json.dumps(record))
     flipped = 0
     for ev in old["events"]:
