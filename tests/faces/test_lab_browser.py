@@ -121,6 +121,11 @@ class Tab:
     def tile(self, a: int, b: int) -> None:
         self.id(f"tile-{min(a, b)}-{max(a, b)}").click()
 
+    def option(self, select: str, name: str) -> None:
+        """Choose ``name`` in the drop-down ``select`` (the newest menu: a closed one may linger)."""
+        self.id(select).click()
+        self.page.get_by_role("option", name=name, exact=True).last.click()
+
     def spots(self, tile: str) -> None:
         """Wait for ``tile``'s spots and their margins."""
         self.wait_text("verdict", tile + ": [0-9]+ legal spots")
@@ -181,8 +186,7 @@ def test_build_a_tower_by_clicks(lab, browser):
     tab.id("cancel").click()
     tab.wait_text("odds-estimate", "cancel")
     # Défi's spots only (on top), ranked by their odds: p(collapse) and the shift share beside each.
-    tab.id("rule").click()
-    tab.page.get_by_role("option", name="defi", exact=True).click()
+    tab.option("rule", "defi")
     tab.spots("1-3")
     assert "beneath" not in tab.text("spots")
     tab.id("rank").click()
@@ -248,8 +252,7 @@ def play_to_the_end(tab: "Tab", physics: str, shot: str | None = None) -> str:
     """A whole Défi game in seat 0 against two careful seats, always the safest listed move."""
     tab.id("mode-play").click()
     if physics != "statics":
-        tab.id("play-physics").click()
-        tab.page.get_by_role("option", name=re.compile("PyBullet")).click()
+        tab.option("play-physics", "PyBullet (slow)")
     tab.id("new-game").click()
     status = tab.wait_text("play-status", "your turn|game over")
     moves = 0
@@ -295,6 +298,27 @@ def test_a_collapse_in_play_is_shown_and_taken_back(lab, browser):
     assert "you take back" in tab.wait_text("play-status", "collapse!")
     tab.wait_text("play-status", "your turn|game over")
     assert "COLLAPSE: takes back" in tab.text("play-log")
+    assert tab.errors == []
+    tab.close()
+    assert proc.poll() is None
+
+
+def test_en_quinconce_against_bold_and_random_seats(lab, browser):
+    url, _, proc = lab
+    tab = Tab(browser, url)
+    tab.id("mode-play").click()
+    tab.option("play-rule", "En quinconce")
+    tab.option("seat-1", "bold")
+    tab.option("seat-2", "random")
+    tab.id("new-game").click()
+    status = tab.wait_text("play-status", "your turn|game over")
+    for _ in range(2):
+        if "game over" in status:
+            break
+        tab.id("move-0").click()
+        status = tab.wait_text("play-status", "(your turn|game over).*")
+    log = tab.text("play-log")
+    assert "bold" in log or "P1 place" in log
     assert tab.errors == []
     tab.close()
     assert proc.poll() is None

@@ -28,6 +28,8 @@ KINDS = ("careful", "bold", "random")
 PHYSICS = {"statics": "statics (fast)", "pybullet": "PyBullet (slow)"}
 STEP_S = 0.6
 """Pause after each of the other seats' moves as they are shown (s)."""
+ARRIVE_S = 0.3
+"""How long a placed tile takes to arrive in the picture (s): a sketch of the move, not its physics."""
 
 
 class PlayLab:
@@ -40,6 +42,7 @@ class PlayLab:
         self.views: list[TileView] = []
         self.ghost: TileView | None = None
         self.shown: list[str] = []
+        self.shown_poses = ((), ())
         self.saved = None
         self.stopped = False
 
@@ -95,6 +98,29 @@ class PlayLab:
             view.pose(x, q)
             self.views.append(view)
         self.shown = list(texts)
+        self.shown_poses = (positions, quats)
+
+    async def arrive(self, text: str) -> None:
+        """The last tile drawn comes to its place: dropped from above, or slid along the table
+        (beneath), from where its text says (``slid from (x, y) mm``) if it says."""
+        import re
+
+        import numpy as np
+
+        if not self.views:
+            return
+        end, q = np.asarray(self.shown_poses[0][-1], float), self.shown_poses[1][-1]
+        slid = re.search(r"slid from \(([-0-9.e]+), ([-0-9.e]+)\) mm", text)
+        if slid:
+            start = np.array([float(slid.group(1)), float(slid.group(2)), end[2]])
+        else:  # beneath: along the table from the viewer's side; else from above
+            start = end + ([0.0, -40.0, 0.0] if " beneath " in text else [0.0, 0.0, 25.0])
+        steps = 10
+        for k in range(steps + 1):
+            if self.stopped or not self.views:
+                return
+            self.views[-1].pose(start + (end - start) * (k / steps), q)
+            await asyncio.sleep(ARRIVE_S / steps)
 
     def point(self, move: str, risk) -> None:
         """A legal move pointed at: its text and risk, and its ghost on the table."""
@@ -219,6 +245,7 @@ class PlayLab:
             if kind == "place":
                 self.draw(placements_at(every, first + n + 1))
                 self.status.text = f"{seat}: {ev['placement']}"
+                await self.arrive(ev["placement"])
             elif kind == "collapse":
                 takes = "you take" if who == 0 else f"{seat} takes"
                 self.status.text = f"collapse! {takes} back {len(ev.get('tiles', []))} tiles"
