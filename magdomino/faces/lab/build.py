@@ -102,8 +102,6 @@ class BuildLab:
         from nicegui import ui
 
         from magdomino.faces.lab.scene3d import new_scene
-        from magdomino.model.presets import preset_names
-        from magdomino.model.tiles import ALL_TILES
 
         with ui.row().classes("w-full items-start no-wrap gap-4"):
             with ui.column().classes("gap-1"):
@@ -180,6 +178,10 @@ class BuildLab:
         pips = self.tower.pips
         while len(self.views) > len(pips):
             self.views.pop().delete()
+        for i, v in enumerate(self.views):
+            if tuple(v.pips) != tuple(pips[i]):  # the same tile named the other way round (and turned)
+                v.delete()
+                self.views[i] = TileView(self.scene, pips[i], self._size_mm(), self._colour(pips[i]))
         for i in range(len(self.views), len(pips)):
             self.views.append(TileView(self.scene, pips[i], self._size_mm(), self._colour(pips[i])))
         if positions_mm is None and pips:

@@ -51,7 +51,7 @@ class TileView:
     def __init__(self, scene, pips, size_mm, colour: str, *, opacity: float = 1.0, name: str | None = None):
         from magdomino.model.tiles import pip_positions
 
-        self.scene = scene
+        self.scene, self.pips = scene, tuple(pips)
         length, width, thick = (s * SCALE for s in size_mm)
         with scene.group() as self.group:
             box = scene.box(length, width, thick).material(colour, opacity)
