@@ -5,10 +5,12 @@ PyBullet world made it (recorded poses the browser replays).
 Everything here goes through the studies' and the rules' public calls:
 :class:`magdomino.faces.api.Construction` (placements in the placement language, checked),
 :func:`magdomino.games.tower.candidates.enumerate_placements` (every legal spot, as ``rank``
-and ``whatif`` list them), :func:`magdomino.studies.statics_engine.candidate_margins` (the
-statics' tilt margin of each), :func:`magdomino.studies.scenario.try_placement` (one placement
-in a fresh PyBullet world, watched through the world's step hook) and
-:func:`magdomino.studies.odds.estimate_odds` (the hybrid odds, in rounds).
+and ``whatif`` list them), :func:`magdomino.studies.statics_engine.judge_poses` (does each
+stand at rest: the ghosts' first colours) and
+:func:`~magdomino.studies.statics_engine.candidate_margins` (the statics' tilt margin of
+each: the risk classes), :func:`magdomino.studies.scenario.try_placement` (one placement in
+a fresh PyBullet world, watched through the world's step hook: its frames, handed over as
+they come) and :func:`magdomino.studies.odds.estimate_odds` (the hybrid odds, in rounds).
 
 The tower is kept as a chain: a base (the first tile in the middle of the table, or an
 uploaded scenario's structure, settled once) and the placements made on it, each run from
@@ -551,11 +553,6 @@ class LabTower:
         for g, r in zip(ghosts, result.results):
             g.p_collapse, g.ci95, g.shift_share = r.p_collapse, tuple(r.ci95), r.shift_share
         return ghosts
-
-
-def quaternion_of_yaw(yaw_deg: float) -> tuple[float, float, float, float]:
-    half = math.radians(yaw_deg) / 2
-    return (0.0, 0.0, math.sin(half), math.cos(half))
 
 
 def nominal_poses(texts, preset=DEFAULT_PRESET, magnets: bool = True):
