@@ -219,3 +219,14 @@ def test_nominal_poses_and_a_move_made_again():
     assert replayed_motion(texts, "3-3 on #1 (6-3) half 1, across left").stands
     with pytest.raises(InputError):
         replayed_motion(texts, "3-3 on #7 half 1")
+
+
+def test_odds_of_the_last_placement_from_the_tower_before_it(two):
+    last = two.last_ghost()
+    before = two.without_last()
+    assert last.text == "6-3 on #0 (6-6) half 0" and len(before) == 1 and len(two) == 2
+    assert np.array_equal(before.poses[0], two.history[0][0])
+    c, n, _, (lo, hi) = next(before.odds_rounds(last, rounds=(3,)))
+    assert n == 3 and 0 <= lo <= hi <= 1
+    with pytest.raises(InputError, match="no placement"):
+        before.without_last()
