@@ -233,6 +233,13 @@ def test_two_tabs_are_two_labs(lab, browser):
     upload.set_input_files(files=[{"name": "demo.toml", "mimeType": "text/plain", "buffer": scenario}])
     assert "4 tiles rebuilt" in two.wait_text("verdict", "scenario demo.toml")
     assert two.text("placements-text").count("[[structure]]") == 4
+    # A preset file (a calibrated set) uploaded: the tower rebuilt on it.
+    from magdomino.model.presets import load_preset, write_preset
+
+    preset_file = write_preset(load_preset("weak"), Path(tempfile.mkdtemp()) / "my_set.toml")
+    two.page.locator("[data-testid=preset-upload] input[type=file]").set_input_files(
+        files=[{"name": "my_set.toml", "mimeType": "text/plain", "buffer": preset_file.read_bytes()}])
+    assert "4 tiles rebuilt" in two.wait_text("verdict", "preset file my_set.toml")
     one.tile(5, 6)
     one.wait_text("verdict", "6-5: [0-9]+ legal spots|5-6: [0-9]+ legal spots")
     assert one.errors == [] and two.errors == []
