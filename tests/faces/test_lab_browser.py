@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from browser import chromium
-from conftest import ROOT
+from conftest import ROOT, run_cli
 
 _shots: list = []
 
@@ -287,6 +287,8 @@ def test_play_a_defi_game_judged_by_the_statics(lab, browser):
 
     record = json.loads(path.read_text())
     assert record["rule"] == "defi" and record["player_kinds"] == ["me", "careful", "careful"] and record["physics"] == "statics"
+    r = run_cli("report", path, "--out", out.parent / "game.html", "--no-replays")  # the record as report reads it
+    assert r.returncode == 0, r.stderr
     tab.shot("game-over.png")
     assert tab.errors == []
     tab.close()
