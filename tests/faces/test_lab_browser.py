@@ -262,6 +262,8 @@ def play_to_the_end(tab: "Tab", physics: str, shot: str | None = None) -> str:
         tab.option("play-physics", "PyBullet (slow)")
     tab.id("new-game").click()
     status = tab.wait_text("play-status", "your turn|game over")
+    log = tab.text("play-log")  # the person's hand is shown, the other seats' stay hidden
+    assert "your hand (seat 0)" in log and not re.search(r"^\s+seat [12]: ", log, re.M), log
     moves = 0
     while "game over" not in status:
         assert moves < 40, status

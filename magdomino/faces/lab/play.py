@@ -20,6 +20,7 @@ from magdomino.errors import InputError
 from magdomino.faces.lab.build import Busy
 from magdomino.faces.lab.scene3d import TileView, hex_colour, new_scene
 from magdomino.faces.lab.tower import RISK_COLOURS, nominal_poses, replayed_motion, risk_of, tile_text
+from magdomino.faces.terminal import shown
 
 log = logging.getLogger("magdomino.lab")
 
@@ -172,7 +173,7 @@ class PlayLab:
 
     async def show_state(self) -> None:
         g = self.game
-        self.log.content = "\n".join(g.lines()[-40:])
+        self.log.content = "\n".join(shown(g, g.events)[-40:])  # the other seats' hands stay hidden
         await self.refresh_moves()
         if g.over:
             winners = ", ".join(f"seat {w}" + (" (you)" if w == 0 else "") for w in g.winners) or "none"
