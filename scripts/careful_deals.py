@@ -4,6 +4,8 @@ a deal. The bulk judged by the statics, a share by PyBullet.
 
     .venv/bin/python scripts/careful_deals.py                       # 40 statics deals, 10 PyBullet, each rule and seat count
     .venv/bin/python scripts/careful_deals.py --deals 5 --pybullet 0
+    .venv/bin/python scripts/careful_deals.py --part 2/2 &            # a second process beside the first (--part 1/2)
+    .venv/bin/python scripts/careful_deals.py --table
 
 Each deal's result is appended to ``data/careful_deals.jsonl`` as it finishes (rule, seats,
 physics, seed, abandoned, collapses, placements, seconds); a second run skips the deals
@@ -38,19 +40,28 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=40, help="statics-judged deals a rule and seat count")
     parser.add_argument("--pybullet", type=int, default=10, help="PyBullet-judged deals a rule and seat count")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--part", default="1/1", help="K/N: this process plays every N-th deal from the K-th (processes side by side)")
+    parser.add_argument("--table", action="store_true", help="print the table of the deals played so far, play none")
     args = parser.parse_args()
+    if args.table:
+        table(args.out)
+        return
+    k, n = (int(v) for v in args.part.split("/"))
     done = set()
     if args.out.exists():
         for line in args.out.read_text().splitlines():
             r = json.loads(line)
             done.add((r["rule"], r["seats"], r["physics"], r["seed"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    # seed by seed across every rule, seat count and physics: a run stopped early has played
+    # some deals of each
     plan = [(physics, rule, seats, seed)
-            for physics, count in (("statics", args.deals), ("pybullet", args.pybullet))
-            for rule in ("defi", "quinconce") for seats in (2, 3, 4) for seed in range(count)]
+            for seed in range(max(args.deals, args.pybullet))
+            for physics, count in (("statics", args.deals), ("pybullet", args.pybullet)) if seed < count
+            for rule in ("defi", "quinconce") for seats in (2, 3, 4)]
     with args.out.open("a") as out:
-        for physics, rule, seats, seed in plan:
-            if (rule, seats, physics, seed) in done:
+        for index, (physics, rule, seats, seed) in enumerate(plan):
+            if (rule, seats, physics, seed) in done or index % n != k - 1:
                 continue
             adj = adjudicator(physics)
             start = time.perf_counter()
