@@ -45,6 +45,7 @@ def test_cli_run_killed_mid_way_resumes_to_the_identical_result(statics, tmp_pat
     again = subprocess.run([*args, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     resumed = json.loads((tmp_path / "odds.json").read_text())
+    assert resumed.pop("scenario_file") == str(ROOT / "scenarios" / "odds_statics.toml")  # what the command line adds
     assert resumed == estimate_odds(statics, 40, executor="serial").to_dict()
     assert "p =" in again.stdout and "[" in again.stdout
 
