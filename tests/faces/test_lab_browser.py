@@ -271,8 +271,9 @@ def play_to_the_end(tab: "Tab", physics: str, shot: str | None = None) -> str:
         tab.wait_text("play-hover", ".")
         if shot and moves == 2:
             tab.shot(shot)
-        tab.id("move-0").click()
-        status = tab.wait_text("play-status", "(your turn|game over).*")
+        turn = int(re.search(r"your turn (\d+)", status).group(1))
+        tab.id("move-0").click()  # then the next turn (not the status as it was before the click)
+        status = tab.wait_text("play-status", rf"your turn {turn + 1} |game over")
         moves += 1
     return status
 
@@ -307,7 +308,7 @@ def test_a_collapse_in_play_is_shown_and_taken_back(lab, browser):
     assert "(risk 1.00)" in riskiest.inner_text()
     riskiest.locator("[data-testid^=move-]").click()
     assert "you take back" in tab.wait_text("play-status", "collapse!")
-    tab.wait_text("play-status", "your turn|game over")
+    tab.wait_text("play-status", "your turn 2 |game over")
     assert "COLLAPSE: takes back" in tab.text("play-log")
     assert tab.errors == []
     tab.close()
@@ -326,8 +327,9 @@ def test_en_quinconce_against_bold_and_random_seats(lab, browser):
     for _ in range(2):
         if "game over" in status:
             break
+        turn = int(re.search(r"your turn (\d+)", status).group(1))
         tab.id("move-0").click()
-        status = tab.wait_text("play-status", "(your turn|game over).*")
+        status = tab.wait_text("play-status", rf"your turn {turn + 1} |game over")
     log = tab.text("play-log")
     assert "bold" in log or "P1 place" in log
     assert tab.errors == []

@@ -181,7 +181,8 @@ class PlayLab:
             self.hand.text = "your hand: " + "  ".join(tile_text(t) for t in g.hand_of(0))
             self._save()
         else:
-            self.status.text = f"your turn (seat 0): {len(g.legal())} legal moves; pips left {g.scores}, stock {g.stock}"
+            turn = 1 + sum(1 for e in g.events if e.get("player") == 0 and e.get("type") in ("place", "draw", "pass"))
+            self.status.text = f"your turn {turn} (seat 0): {len(g.legal())} legal moves; pips left {g.scores}, stock {g.stock}"
 
     def _save(self) -> None:
         if self.saved is not None:
