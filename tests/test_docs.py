@@ -303,3 +303,14 @@ def test_the_site_builds_strictly_and_has_no_broken_internal_link(tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-5000:]
     assert (out / "index.html").is_file() and (out / "api" / "md.html").is_file()
     assert broken_internal_links(out) == []
+
+
+def test_the_readme_fits_on_a_screen_and_its_links_lead_into_the_docs():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 150
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert any(link.startswith("docs/") for link in local)
+    assert [link for link in local if not (ROOT / link).exists()] == []
+    for command in ("scripts/demo", "scripts/test", "scripts/docs", "magdomino lab"):
+        assert command in text

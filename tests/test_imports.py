@@ -1,7 +1,7 @@
 """The package's import graph, read with ``ast``: no cycles, no import from a lower layer to a
 higher one, no module over 600 lines (the house rule).
 
-Layers, bottom to top (README, "Where things live"): ``maths``, ``model``, ``physics``,
+Layers, bottom to top (docs/contributing.md, "The layers"): ``maths``, ``model``, ``physics``,
 ``studies``, ``games``, ``faces``. Modules at the top of the package (``errors``) sit below
 them all; ``magdomino/__init__.py`` (the Python face) sits on top and may import anything.
 Imports under ``if TYPE_CHECKING:`` (for annotations only, never run) are not edges. A
