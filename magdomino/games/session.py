@@ -69,6 +69,8 @@ the same game, whichever seats the caller drives.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
@@ -359,7 +361,7 @@ class GameSession:
                                  "over": self.over}
         return record
 
-    def save(self, path) -> "Path":
+    def save(self, path) -> Path:
         """Write :attr:`record` as JSON to ``path`` (resume it with :meth:`resume`); returns the path."""
         import json
         from pathlib import Path
