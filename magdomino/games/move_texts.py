@@ -31,6 +31,18 @@ def _normal(text: str) -> str:
     return text.rstrip(". ")
 
 
+def index_of(legal, action) -> int | None:
+    """Where ``action`` is in ``legal``: the very object first, else an equal one (None: not
+    there)."""
+    for k, a in enumerate(legal):
+        if a is action:
+            return k
+    for k, a in enumerate(legal):
+        if a == action:
+            return k
+    return None
+
+
 def find_move(legal, texts: list, move) -> int:
     """The index in ``legal`` (whose texts are ``texts``) of ``move``: an index, one of the
     actions, or a text (case and spacing free, pips in brackets optional, or the start of
@@ -41,12 +53,9 @@ def find_move(legal, texts: list, move) -> int:
             raise InputError(ARGUMENTS, "move", f"a move number 0..{n - 1} (legal()), got {move}")
         return int(move)
     if not isinstance(move, str):
-        for k, a in enumerate(legal):
-            if a is move:
-                return k
-        for k, a in enumerate(legal):
-            if a == move:
-                return k
+        k = index_of(legal, move)
+        if k is not None:
+            return k
         raise InputError(ARGUMENTS, "move", f"a legal move (text, index or action), got {move!r}"[:200])
     want = _normal(move)
     normal = [_normal(t) for t in texts]

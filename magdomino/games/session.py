@@ -75,7 +75,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError
-from magdomino.games.move_texts import Happened, find_move, move_texts
+from magdomino.games.move_texts import Happened, find_move, index_of, move_texts
 from magdomino.games.players import players_of
 
 CALLER_SEATS = ("me", "human")
@@ -303,13 +303,14 @@ class GameSession:
         """The winning seats once the game is over, else []."""
         return list(self.state.winners())
 
-    def placements(self) -> list[str]:
+    def placements(self, upto: int | None = None) -> list[str]:
         """Tower rules: the current construction's tiles in the placement language, in order
-        (what ``md.Construction`` takes); [] for the other games."""
+        (what ``md.Construction`` takes), or the construction as it was after the first
+        ``upto`` events (to show them one by one); [] for the other games."""
         if self.family != "tower":
             return []
         out = []
-        for ev in reversed(self.events):
+        for ev in reversed(self.events if upto is None else self.events[:upto]):
             if ev["type"] in ("deal", "collapse"):
                 break
             if ev["type"] == "place":
@@ -432,13 +433,9 @@ class GameSession:
                              f"returns one of state.legal_actions(); it raised {type(exc).__name__}: {exc}"[:300]) from None
 
     def _index(self, action) -> int:
-        legal = self.state.legal_actions()
-        for k, a in enumerate(legal):
-            if a is action:
-                return k
-        for k, a in enumerate(legal):
-            if a == action:
-                return k
+        k = index_of(self.state.legal_actions(), action)
+        if k is not None:
+            return k
         seat = self.state.current
         raise InputError(ARGUMENTS, "seats", f"seat {seat} ({self.seats[seat]}): choose(state) returned {action!r}, "
                          f"not one of state.legal_actions()"[:300])

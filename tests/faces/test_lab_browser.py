@@ -255,6 +255,14 @@ def test_two_tabs_are_two_labs(lab, browser):
     assert proc.poll() is None
 
 
+def play_first_move(tab: "Tab", status: str) -> str:
+    """Play the first listed move, then wait for the person's next turn (numbered in the
+    status), or the end: not the status as it was before the click."""
+    turn = int(re.search(r"your turn (\d+)", status).group(1))
+    tab.id("move-0").click()
+    return tab.wait_text("play-status", rf"your turn {turn + 1} |game over")
+
+
 def play_to_the_end(tab: "Tab", physics: str, shot: str | None = None) -> str:
     """A whole Défi game in seat 0 against two careful seats, always the safest listed move."""
     tab.id("mode-play").click()
@@ -271,9 +279,7 @@ def play_to_the_end(tab: "Tab", physics: str, shot: str | None = None) -> str:
         tab.wait_text("play-hover", ".")
         if shot and moves == 2:
             tab.shot(shot)
-        turn = int(re.search(r"your turn (\d+)", status).group(1))
-        tab.id("move-0").click()  # then the next turn (not the status as it was before the click)
-        status = tab.wait_text("play-status", rf"your turn {turn + 1} |game over")
+        status = play_first_move(tab, status)
         moves += 1
     return status
 
@@ -327,9 +333,7 @@ def test_en_quinconce_against_bold_and_random_seats(lab, browser):
     for _ in range(2):
         if "game over" in status:
             break
-        turn = int(re.search(r"your turn (\d+)", status).group(1))
-        tab.id("move-0").click()
-        status = tab.wait_text("play-status", rf"your turn {turn + 1} |game over")
+        status = play_first_move(tab, status)
     log = tab.text("play-log")
     assert "bold" in log or "P1 place" in log
     assert tab.errors == []

@@ -245,7 +245,7 @@ class PlayLab:
             kind, who = ev.get("type"), ev.get("player")
             seat = "you" if who == 0 else f"seat {who}"
             if kind == "place":
-                self.draw(placements_at(every, first + n + 1))
+                self.draw(self.game.placements(first + n + 1))
                 self.status.text = f"{seat}: {ev['placement']}"
                 await self.arrive(ev["placement"])
             elif kind == "collapse":
@@ -253,7 +253,7 @@ class PlayLab:
                 self.status.text = f"collapse! {takes} back {len(ev.get('tiles', []))} tiles"
                 placed = max((j for j in range(first + n) if every[j]["type"] == "place"), default=None)
                 if placed is not None:
-                    await self.show_fall(placements_at(every, placed), every[placed]["placement"])
+                    await self.show_fall(self.game.placements(placed), every[placed]["placement"])
                 for v in self.views:
                     v.highlight(True, RISK_COLOURS["falls"])
                 await asyncio.sleep(STEP_S)
@@ -261,7 +261,7 @@ class PlayLab:
             elif kind in ("draw", "pass"):
                 self.status.text = f"{seat}: {kind}"
             elif kind in ("deal", "restart"):
-                self.draw(placements_at(every, first + n + 1))
+                self.draw(self.game.placements(first + n + 1))
             else:
                 continue
             if who != 0 or kind == "collapse":
@@ -306,16 +306,3 @@ class PlayLab:
             except Exception:  # already closed
                 log.debug("lab: closing a game", exc_info=True)
 
-
-def placements_at(events, upto: int) -> list[str]:
-    """The construction after the first ``upto`` events, in the placement language (as
-    :meth:`~magdomino.games.session.GameSession.placements` says it after all of them)."""
-    out = []
-    for ev in reversed(events[:upto]):
-        if ev["type"] in ("deal", "collapse"):
-            break
-        if ev["type"] == "place":
-            out.append(ev["placement"])
-            if ev.get("start") or ev.get("restart"):
-                break
-    return out[::-1]
