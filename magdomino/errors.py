@@ -11,7 +11,7 @@ flags in one table (:mod:`magdomino.faces.cli`), so the library never speaks of 
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 ARGUMENTS = "arguments"
 """The ``source`` of an error about a function's argument (not a file)."""
@@ -48,7 +48,7 @@ class InputError(ValueError):
         where = _one_line(f"{self.source}: {key}" if key else self.source)
         super().__init__(f"{where}: {text}")
 
-    def for_command_line(self, flag_of: Callable[[str], str]) -> "InputError":
+    def for_command_line(self, flag_of: Callable[[str], str]) -> InputError:
         """The same error in the command line's words: the names in the message, and the key
         of an error about an argument, mapped by ``flag_of``."""
         expected = _NAME.sub(lambda m: flag_of(m.group(1)), self.expected)

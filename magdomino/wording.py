@@ -11,7 +11,7 @@ This module imports nothing, so every layer may use it.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def winners(seats: Iterable[int] | None) -> str:

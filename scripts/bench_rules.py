@@ -37,8 +37,8 @@ def _dominoes():
 
 
 def _ours(seconds: float, start_seed: int, rule: str = "traditional") -> tuple[int, float]:
-    from magdomino.games.players import RandomPlayer
     from magdomino.games import CHANCE, TERMINAL, Game
+    from magdomino.games.players import RandomPlayer
 
     player = RandomPlayer(start_seed)
     games = 0

@@ -6,9 +6,11 @@ Run: ``.venv/bin/python scripts/hybrid_toy_check.py FIRST COUNT TRIALS`` (cases 
 FIRST + COUNT - 1; two halves on two cores: ``0 130 25`` and ``130 130 25``, about 2 min each).
 What it found, and when: ``docs/validation/hybrid.md`` ("What chose the tests").
 """
-import sys, time
+import sys
+import time
 from dataclasses import replace
 from pathlib import Path
+
 from magdomino.errors import InputError
 from magdomino.model.presets import load_preset
 from magdomino.physics.placement import Drop
@@ -16,6 +18,7 @@ from magdomino.studies.engines import get_engine
 from magdomino.studies.hybrid_engine import decide, screen
 from magdomino.studies.trials import Job, resolve_noise, run_trial
 from magdomino.studies.validation import case_scenario, load_cases
+
 
 def main(first, count, trials):
     cases = load_cases(Path(__file__).resolve().parents[1] / "tests" / "data" / "validation_set.json")

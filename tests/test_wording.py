@@ -96,6 +96,7 @@ def test_a_one_tile_construction_is_one_tile():
 
 def test_the_report_counts_its_documents_in_words(tmp_path, capsys):
     from conftest import ROOT
+
     from magdomino.faces.cli import main
 
     doc = tmp_path / "odds.json"

@@ -104,7 +104,7 @@ class Construction:
 
     # building
 
-    def add(self, placement: str) -> "Construction":
+    def add(self, placement: str) -> Construction:
         """Add a tile (checked at once: a wrong one is refused and not added). Returns self."""
         self.tiles.append(placement)
         try:
@@ -115,7 +115,7 @@ class Construction:
         return self
 
     @classmethod
-    def load(cls, path) -> "Construction":
+    def load(cls, path) -> Construction:
         """A scenario file as a construction (its what-ifs kept in ``what_ifs``)."""
         from magdomino.studies.scenario import load_scenario
 
@@ -176,7 +176,7 @@ class Construction:
 
     # studying
 
-    def simulate(self, *what_ifs: str, engine="dynamics") -> "Simulation":
+    def simulate(self, *what_ifs: str, engine="dynamics") -> Simulation:
         """Settle the structure (does it stand?), then try each what-if alone on it."""
         from magdomino.studies.engines import get_engine
 
@@ -185,7 +185,7 @@ class Construction:
         return Simulation(chosen.simulate(sc, trace=chosen.moves), self)
 
     def odds(self, *what_ifs: str, trials: int = 100, seed: int | None = None, jobs: int | None = None, engine="hybrid",
-             noise: dict | None = None, progress: bool = True, **settings) -> "Odds":
+             noise: dict | None = None, progress: bool = True, **settings) -> Odds:
         """How likely a real hand's placement (each what-if; the structure when none) brings it down."""
         from magdomino.studies.odds import estimate_odds
 
@@ -196,7 +196,7 @@ class Construction:
 
     def rank(self, tile, *, trials: int = 20, rule: str = "any", seed: int | None = None, jobs: int | None = None,
              screen: int | None = None, parallel_only: bool = False, second_parallel: bool = True, progress: bool = True,
-             **settings) -> "Ranking":
+             **settings) -> Ranking:
         """Every legal placement of ``tile`` ("3-1" or (3, 1)) on the settled structure, safest first."""
         from magdomino.games.tower.candidates import enumerate_placements
         from magdomino.studies.whatif import rank_placements
@@ -219,7 +219,7 @@ class Construction:
         sc = self.with_what_ifs(what_ifs)
         return Sweep(sweep(sc, param, values, trials, seed=seed, jobs=jobs, progress=progress, **_executor(jobs, settings)))
 
-    def picture(self, *, settled: bool = True) -> "Picture":
+    def picture(self, *, settled: bool = True) -> Picture:
         """Side and top views of the structure with every tile (#N) and half labelled: as it
         settled (or as placed); a what-if's end is :meth:`render` or :meth:`view3d`'s."""
         sc = self.scenario
@@ -248,7 +248,7 @@ class Construction:
         return View3D(outcome_figure3d((pips, *settled), after, sc.preset, title=f"{self.name}: {sc.describe(sc.what_if[0])}",
                                        labels=labels, motion=motion))
 
-    def render(self, what_if: str | None = None, size=(800, 600)) -> "Picture":
+    def render(self, what_if: str | None = None, size=(800, 600)) -> Picture:
         """A photo-like picture from PyBullet's renderer (the structure settled, or a what-if's end)."""
         from magdomino.faces.render import render_image
 

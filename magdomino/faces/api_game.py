@@ -29,7 +29,6 @@ from magdomino.games.session import GameSession
 from magdomino.model.presets import DEFAULT_PRESET
 
 
-
 class Game(GameSession):
     """A game driven move by move (:class:`~magdomino.games.session.GameSession`), with the
     tower rules' construction as an ``md.Construction``. Made by :func:`game` and :func:`resume`."""

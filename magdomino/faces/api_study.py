@@ -8,7 +8,7 @@ from magdomino.faces.api import Picture, _executor, _Result
 
 
 def study(rule: str, seats, vary: dict, deals: int = 6, *, seed: int = 0, physics: str = "dynamics", jobs: int | None = None,
-          progress: bool = True, **options) -> "Study":
+          progress: bool = True, **options) -> Study:
     """A design study (``magdomino study``): per value of ``vary`` (``{"magnets_scale": [0.9, 1.0]}``,
     any preset key; several make a grid), ``deals`` deals between ``seats``, and the game-design
     metrics with 95 % intervals. ``options``: preset, preset_overrides, magnets,

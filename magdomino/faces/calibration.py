@@ -166,7 +166,6 @@ def setup_figure(kind: str, path, preset="standard") -> Path:
     preset : str or Preset
         Whose tile size is drawn.
     """
-    import numpy as np
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyArrowPatch, Polygon, Rectangle
 

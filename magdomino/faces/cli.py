@@ -12,16 +12,16 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.wording import counted
-from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
+from magdomino.faces.calibration import add_calibrate
 from magdomino.faces.cli_games import add_play, add_tournament
 from magdomino.faces.cli_lab import add_lab
-from magdomino.faces.calibration import add_calibrate
-from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_replay import add_replay
+from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_study import add_study
+from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
 from magdomino.faces.overrides import add_preset_overrides, overridden_scenario, preset_words, record_overrides
 from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
+from magdomino.wording import counted
 
 FLAG_OF = {
     "what_ifs": "--what-if",
@@ -111,8 +111,8 @@ def _cmd_simulate(args) -> int:
     if args.plot:
         _simulate_plot(scenario, result, args.plot)
     if args.gif and scenario.what_if:
-        from magdomino.studies.engines import check_structure_settled
         from magdomino.faces.render import render_gif
+        from magdomino.studies.engines import check_structure_settled
 
         check_structure_settled(scenario, result.structure, before="a what-if is animated (--gif)")
         for i in range(len(scenario.what_if)):
@@ -265,8 +265,8 @@ def _add_odds(sub) -> None:
 
 
 def _cmd_sweep(args) -> int:
-    from magdomino.studies.sweeps import sweep
     from magdomino.studies.scenario import load_scenario
+    from magdomino.studies.sweeps import sweep
 
     check_outputs(args, "--json", "--plot")
     scenario = overridden_scenario(load_scenario(args.scenario), args)

@@ -6,9 +6,15 @@ import json
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.faces.overrides import PRESET_DEFAULT_HELP, add_preset_overrides, check_overrides, preset_overrides, record_overrides, refuse_without_physics
+from magdomino.faces.overrides import (
+    PRESET_DEFAULT_HELP,
+    add_preset_overrides,
+    check_overrides,
+    preset_overrides,
+    record_overrides,
+    refuse_without_physics,
+)
 from magdomino.faces.running import check_outputs, write_json
-
 
 TOWER_RULES = ("defi", "quinconce")
 """The rules whose collapses the physics judges (``--physics pybullet`` by default)."""
@@ -127,9 +133,8 @@ def _cmd_play_chain(args) -> int:
 
 
 def _cmd_play(args) -> int:
-    from magdomino.games import format_record, play_game
-
     from magdomino.faces.cli_replay import check_film_outputs
+    from magdomino.games import format_record, play_game
 
     _refuse_unread_options(args)
     if args.resume is not None:

@@ -82,9 +82,9 @@ def game_series(record: dict) -> dict:
 def game_summary_figure(record: dict, path, key: str = "plot") -> Path:
     """Tower height (levels and tiles) and hand sizes over the placements, collapses marked
     (``key``: the argument that named ``path``, for an error)."""
-    from magdomino.faces.plots import save
-
     import matplotlib
+
+    from magdomino.faces.plots import save
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -195,8 +195,7 @@ def stack_centres(positions, quaternions, size, masses=None) -> dict:
 
 
 def _tile_colour(pips, preset):
-    from magdomino.model.tiles import colour_rgb
-    from magdomino.model.tiles import colour_of, tile
+    from magdomino.model.tiles import colour_of, colour_rgb, tile
 
     rgb = colour_rgb(colour_of(tile(*pips), preset.tile.colours))
     return rgb or (0.8, 0.8, 0.8)

@@ -146,8 +146,7 @@ class Scene:
         self.bodies: list[int] = []
 
     def _add(self, pips) -> int:
-        from magdomino.model.tiles import colour_rgb
-        from magdomino.model.tiles import colour_of, tile, tile_uv_mesh
+        from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_uv_mesh
 
         pb = self._pb
         colour = colour_rgb(colour_of(tile(*pips), self.preset.tile.colours)) or (0.8, 0.2, 0.2)

@@ -39,8 +39,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.chain.record import RECORD_VERSION as CHAIN_RECORD_VERSION
-from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
 from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip, named here too
     FALL_TAIL_S,
     FRAME_EVERY_S,
@@ -53,6 +51,8 @@ from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip,
     strip_height,
     tile_text,
 )
+from magdomino.games.chain.record import RECORD_VERSION as CHAIN_RECORD_VERSION
+from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
 
 WIDTH, HEIGHT = 480, 360
 """Default frame size (pixels; even, as H.264's yuv420p needs)."""

@@ -401,10 +401,10 @@ def _construction(doc: dict, title: str) -> str:
     """The final construction of a tower or traditional game, from its grid poses."""
     import numpy as np
 
+    from magdomino.faces.plots import construction_figure
     from magdomino.maths.geometry import GridPose, physical_pose
     from magdomino.maths.poses import yaw_quaternion
     from magdomino.model.presets import load_preset
-    from magdomino.faces.plots import construction_figure
 
     placed = doc["final"]["construction"]
     if not placed:

@@ -47,6 +47,22 @@ pyspiel.
 """
 
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
+from magdomino.games.chain.echanges import EchangesGame
+from magdomino.games.chain.matador import MatadorGame
+from magdomino.games.chain.players import make_echanges_player as _make_echanges_player
+from magdomino.games.chain.players import make_matador_player as _make_matador_player
+from magdomino.games.chain.record import chain_record
+from magdomino.games.chain.record import event_line as chain_event_line
+from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
+from magdomino.games.players import register_players
+from magdomino.games.record import event_lines, format_record, game_options, play_game, tower_record
+from magdomino.games.session import GameSession, register_family
+from magdomino.games.tower.players import make_player as _make_tower_player
+from magdomino.games.tower.rules import Defi, Quinconce, Traditional
+from magdomino.games.tower.state import State
+from magdomino.games.vingt.game import VingtGame, vingt_record
+from magdomino.games.vingt.game import event_line as vingt_event_line
+from magdomino.games.vingt.players import make_player as _make_vingt_player
 from magdomino.physics.adjudicator import (
     Adjudicator,
     ConstructionInfo,
@@ -57,22 +73,6 @@ from magdomino.physics.adjudicator import (
     ScriptedAdjudicator,
     make_adjudicator,
 )
-from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
-from magdomino.games.players import register_players
-from magdomino.games.record import event_lines, format_record, game_options, play_game, tower_record
-from magdomino.games.session import GameSession, register_family
-from magdomino.games.tower.players import make_player as _make_tower_player
-from magdomino.games.tower.rules import Defi, Quinconce, Traditional
-from magdomino.games.tower.state import State
-from magdomino.games.chain.echanges import EchangesGame
-from magdomino.games.chain.matador import MatadorGame
-from magdomino.games.chain.players import make_echanges_player as _make_echanges_player
-from magdomino.games.chain.players import make_matador_player as _make_matador_player
-from magdomino.games.vingt.game import VingtGame, vingt_record
-from magdomino.games.vingt.game import event_line as vingt_event_line
-from magdomino.games.chain.record import chain_record
-from magdomino.games.chain.record import event_line as chain_event_line
-from magdomino.games.vingt.players import make_player as _make_vingt_player
 
 register_rule(Traditional())
 register_rule(Defi())

@@ -101,7 +101,7 @@ class Action:
         return out
 
     @staticmethod
-    def from_json(data: dict) -> "Action":
+    def from_json(data: dict) -> Action:
         kind = data.get("kind")
         if kind == "draw":
             return DRAW
@@ -150,7 +150,7 @@ class Deal:
     kind: str = "deal"
 
     @staticmethod
-    def of(hands, stock=()) -> "Deal":
+    def of(hands, stock=()) -> Deal:
         tiles = [tuple(sorted(t)) for h in hands for t in h] + [tuple(sorted(t)) for t in stock]
         return Deal(tuple(tiles))
 
@@ -165,7 +165,7 @@ class Deal:
         return out
 
     @staticmethod
-    def from_json(data: dict) -> "Deal":
+    def from_json(data: dict) -> Deal:
         tiles = data.get("tiles")
         return DEAL if tiles is None else Deal(tuple((int(a), int(b)) for a, b in tiles))
 

@@ -308,7 +308,7 @@ class Game:
         }
 
     @staticmethod
-    def from_json(data: dict, adjudicator=None) -> "Game":
+    def from_json(data: dict, adjudicator=None) -> Game:
         return Game(
             data["rule"],
             data["players"],

@@ -19,7 +19,8 @@ import the OpenSpiel face; it imports them.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 

@@ -35,11 +35,11 @@ The record is a contract::
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.wording import winners
-from magdomino.maths.geometry import DIR_NAMES
 from magdomino.games.actions import DEAL
 from magdomino.games.core import CHANCE, TERMINAL, Game
 from magdomino.games.session import GameSession, default_player
+from magdomino.maths.geometry import DIR_NAMES
+from magdomino.wording import winners
 
 RECORD_VERSION = 2
 """The tower records' format. Format 1 named the halves of a tile placed on a double as the rules'

@@ -175,7 +175,7 @@ class GameSession:
         self._advance()
 
     @classmethod
-    def of_game(cls, game, seats, *, key: str = "seats", advance: bool = True, own_physics: bool = False) -> "GameSession":
+    def of_game(cls, game, seats, *, key: str = "seats", advance: bool = True, own_physics: bool = False) -> GameSession:
         """A session of the :class:`~magdomino.games.core.Game` ``game`` (any rule's, as
         ``Game(rule, players, seed, options)`` returns it) with ``seats`` (one per seat);
         ``key`` names the seats in errors; ``advance=False`` runs nothing yet."""
@@ -463,7 +463,7 @@ class GameSession:
 
     @classmethod
     def resume(cls, record: dict, *, seats=None, physics=None, own_physics: bool = False,
-               source: str = "record") -> "GameSession":
+               source: str = "record") -> GameSession:
         """The game of ``record`` (a record with ``"session"``, saved by a session with seats
         the caller drives), played again from its seed and continued up to the caller's next
         turn. ``seats`` default to the record's; ``physics`` judges the tower rules (give the
@@ -535,7 +535,7 @@ class GameSession:
             if close is not None:
                 close()
 
-    def __enter__(self) -> "GameSession":
+    def __enter__(self) -> GameSession:
         return self
 
     def __exit__(self, *exc) -> None:

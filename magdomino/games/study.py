@@ -42,11 +42,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.games.tournament import (
-    TournamentJob, check_deal_record, check_overrides_physics, check_tournament, deal_row, job_preset, per_kind_table,
-    play_deal_record, play_missing, seat_counts,
+    TournamentJob,
+    check_deal_record,
+    check_overrides_physics,
+    check_tournament,
+    deal_row,
+    job_preset,
+    per_kind_table,
+    play_deal_record,
+    play_missing,
+    seat_counts,
 )
+from magdomino.model.presets import DEFAULT_PRESET
 
 STUDY_VERSION = 1
 STUDY_RULES = ("traditional", "defi", "quinconce")

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.games.players import players_of
+from magdomino.model.presets import DEFAULT_PRESET
 
 TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
@@ -323,8 +323,8 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     """
     from pathlib import Path
 
-    from magdomino.version import __version__
     from magdomino.studies.runner import TrialLog, capped_jobs
+    from magdomino.version import __version__
 
     seats, objects = seat_names(check_tournament(rule, seats, deals, physics, objects=True))
     if objects and (jobs not in (None, 1) or scheduler is not None):

@@ -213,7 +213,7 @@ class Preset:
             "collapse": self.collapse.to_file(),
         }
 
-    def with_settings(self, **values: Any) -> "Preset":
+    def with_settings(self, **values: Any) -> Preset:
         """A copy with some ``[solver]`` or ``[collapse]`` values replaced, given by their file
         keys and units (``time_step_s=1/2000``, ``max_shift_mm=3``); values are not checked."""
         from dataclasses import replace
@@ -225,7 +225,7 @@ class Preset:
             (solver if k in solver else collapse)[k] = v
         return replace(self, solver=SolverSettings.from_file(solver), collapse=CollapseSettings.from_file(collapse))
 
-    def with_changes(self, **changes: Any) -> "Preset":
+    def with_changes(self, **changes: Any) -> Preset:
         """A copy with some fields replaced (used by studies that vary parameters)."""
         from dataclasses import replace
 

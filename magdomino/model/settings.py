@@ -123,7 +123,7 @@ class SolverSettings:
     friction_anchor: bool
 
     @classmethod
-    def from_file(cls, values: dict[str, Any]) -> "SolverSettings":
+    def from_file(cls, values: dict[str, Any]) -> SolverSettings:
         """From checked file values (the keys of :data:`SOLVER_DEFAULTS`, in mm and degrees)."""
         return cls(
             time_step=float(values["time_step_s"]),
@@ -182,7 +182,7 @@ class CollapseSettings:
     count_shifts: bool
 
     @classmethod
-    def from_file(cls, values: dict[str, Any]) -> "CollapseSettings":
+    def from_file(cls, values: dict[str, Any]) -> CollapseSettings:
         """From checked file values (the keys of :data:`COLLAPSE_DEFAULTS`, in mm and degrees)."""
         return cls(
             max_shift=float(values["max_shift_mm"]) / 1000,

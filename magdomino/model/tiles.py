@@ -12,9 +12,9 @@ the body and one for the pips. Collision uses the plain box (:mod:`magdomino.phy
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
 
 import numpy as np
 

@@ -131,7 +131,7 @@ def _take_client(key):
         return idle.pop() if idle else None
 
 
-def _give_back(key, client, table: "tuple[int, int] | None") -> bool:
+def _give_back(key, client, table: tuple[int, int] | None) -> bool:
     """Keep ``client`` for the next world with these settings: as it is when the world left
     only its table in it (``table``: its body, worlds served since the last reset), else
     reset (every body, shape and constraint gone). False when the pool is full (the caller

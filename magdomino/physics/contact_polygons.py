@@ -25,7 +25,6 @@ from magdomino.errors import InputError
 from magdomino.maths.geometry import cross3
 from magdomino.maths.poses import quaternion_matrices
 
-
 TILT_TOLERANCE_DEG = 1.0
 """A tile whose z axis is further than this from the vertical is not lying flat: the statics
 cannot judge it (:class:`~magdomino.errors.InputError`). Tiles within it are taken as flat

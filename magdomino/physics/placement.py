@@ -19,8 +19,8 @@ rest) and settled once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class NoClearMotion(ValueError):
     tile it would start deepest inside, ``depth`` how deep (m), ``motion`` the motion asked for.
     """
 
-    def __init__(self, tile: int, depth: float, motion: "Drop | Slide"):
+    def __init__(self, tile: int, depth: float, motion: Drop | Slide):
         self.tile = tile
         self.depth = depth
         self.motion = motion
@@ -131,7 +131,7 @@ def release_height(rest, yaw: float, height: float, poses, size) -> float:
     return max(h, 0.0)
 
 
-def clear_motion(rest, yaw: float, motion: "Drop | Slide", poses, size) -> "Drop | Slide":
+def clear_motion(rest, yaw: float, motion: Drop | Slide, poses, size) -> Drop | Slide:
     """The motion as a hand makes it: starting clear of every tile of ``poses``.
 
     A :class:`Drop` is released at :func:`release_height` (a slot under an overhang, one tile
@@ -160,7 +160,7 @@ def clear_motion(rest, yaw: float, motion: "Drop | Slide", poses, size) -> "Drop
     return out
 
 
-def start_position(rest, motion: "Drop | Slide") -> np.ndarray:
+def start_position(rest, motion: Drop | Slide) -> np.ndarray:
     """Where the motion puts the tile first (m, shape (3,)): above the rest pose for a drop,
     beside it on the table for a slide."""
     rest = np.asarray(rest, dtype=float)

@@ -36,7 +36,6 @@ from magdomino.physics.placement import Drop, NoClearMotion, Slide, build, clear
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
 
-
 COMFORTABLE_RISK = 0.2
 """A candidate whose statics risk is at most this (a tilt margin of at least 11° and a load
 factor of at least 2.1, :func:`~magdomino.physics.statics_adjudicator.statics_risk`) is not

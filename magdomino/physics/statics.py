@@ -128,7 +128,6 @@ from magdomino.physics.contact_polygons import (  # noqa: F401  (re-exported: th
     find_contacts,
     flat_footprints,
 )
-
 from magdomino.physics.equilibrium import (  # noqa: F401  (re-exported: the statics API)
     CONE_RESIDUAL,
     FRICTION_DIRECTIONS,

@@ -39,10 +39,9 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-
-from typing import TYPE_CHECKING
 
 from magdomino.maths.poses import rotation_angles, tilt_angles, tilts_from, z_axes
 

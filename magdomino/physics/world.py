@@ -465,7 +465,7 @@ class World:
             except Exception:  # already gone
                 pass
 
-    def _leave_table(self, client) -> "tuple[int, int] | None":
+    def _leave_table(self, client) -> tuple[int, int] | None:
         """Remove the tiles, newest first (Bullet's arrays then shrink from their ends, back to
         what they were before the tiles came); the table's body and the worlds this
         connection has served, or None when anything but the table is still there (made by

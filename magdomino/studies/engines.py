@@ -24,7 +24,7 @@ Engines here:
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.physics.verdict import Verdict
@@ -159,7 +159,7 @@ def engine_names() -> list[str]:
     return list(dict.fromkeys([*_BUILTIN, *_registered]))
 
 
-def get_engine(engine: "Engine | str | None" = None, *, source: str = ARGUMENTS, key: str = "engine") -> Engine:
+def get_engine(engine: Engine | str | None = None, *, source: str = ARGUMENTS, key: str = "engine") -> Engine:
     """The engine ``engine`` names (an :class:`Engine` is returned as it is; None: dynamics)."""
     if isinstance(engine, Engine):
         return engine

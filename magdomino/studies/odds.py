@@ -48,9 +48,10 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -251,7 +252,7 @@ class OddsSettings:
     progress: bool = False
     engine: Engine | str = STUDY_ENGINE
 
-    def checked(self, scenario: Scenario) -> "OddsSettings":
+    def checked(self, scenario: Scenario) -> OddsSettings:
         """These settings with the seed filled in; InputError (naming the argument) if one is bad."""
         _check_positive_int(self.trials, "trials")
         _check_positive_int(self.batch, "batch")
@@ -270,7 +271,7 @@ class OddsSettings:
         return replace(self, seed=int(seed), trials=int(self.trials), batch=int(self.batch), engine=engine)
 
 
-def odds_settings(settings: "OddsSettings | int", **changes) -> OddsSettings:
+def odds_settings(settings: OddsSettings | int, **changes) -> OddsSettings:
     """``settings`` with ``changes``; a plain number is the number of trials."""
     known = {f.name for f in fields(OddsSettings)}
     for key in changes:

@@ -17,11 +17,12 @@ import signal
 import sys
 import threading
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -350,7 +351,7 @@ def _collect(future, task, on_record, broken) -> None:
 # -- the trial log (JSON lines) -----------------------------------------------------------
 
 
-def scenario_digest(scenario: "Scenario") -> str:
+def scenario_digest(scenario: Scenario) -> str:
     """SHA-256 of what makes a scenario's physics: preset, magnets, structure, what-ifs."""
     doc = {
         "preset": scenario.preset.to_dict(),

@@ -78,7 +78,7 @@ class Case:
         return doc
 
     @staticmethod
-    def from_json(doc: dict) -> "Case":
+    def from_json(doc: dict) -> Case:
         tiles = tuple(
             (tuple(t["pips"]), np.array(t["pos"]), np.array(t["quat"]), bool(t["fixed"])) for t in doc["tiles"]
         )

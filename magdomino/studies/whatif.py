@@ -20,12 +20,11 @@ the rules' grid, and which placements each ``rule`` lists, is documented there.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from magdomino.errors import ARGUMENTS, InputError
-import math
-
 from magdomino.model.tiles import parse_tile, tile
 from magdomino.studies.odds import OddsSettings, WhatIfOdds, estimate_odds, odds_settings, resolve_noise
 from magdomino.studies.scenario import Scenario

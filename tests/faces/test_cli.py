@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from conftest import ROOT
 
 SC = ROOT / "scenarios"
@@ -69,8 +68,8 @@ def test_play_names_its_flags(cli, extra, says):
 
 def test_play_game_errors_name_the_flag(monkeypatch, capsys):
     import magdomino.games
-    from magdomino.faces.cli import main
     from magdomino.errors import InputError
+    from magdomino.faces.cli import main
 
     def refuse(*a, **k):
         raise InputError("command line", "deals", "a positive number of deals, got 0")

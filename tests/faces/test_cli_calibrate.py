@@ -4,9 +4,9 @@ writes, and bad measurements refused in one line with exit status 2."""
 import json
 
 import pytest
+from conftest import ROOT
 
 import magdomino as md
-from conftest import ROOT
 from magdomino.faces.cli import main
 
 EXAMPLE = ROOT / "docs" / "calibration" / "example.toml"

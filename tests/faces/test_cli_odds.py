@@ -9,8 +9,8 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT
+
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario
 

@@ -9,11 +9,10 @@ their titles, texts and legend the way matplotlib laid them out."""
 import json
 
 import pytest
+from conftest import ROOT
 
 from magdomino.faces import cli, plots
 from magdomino.physics.verdict import Verdict
-
-from conftest import ROOT
 
 SC = ROOT / "scenarios"
 

@@ -6,10 +6,9 @@ one line naming the file and a key, or in a sane simulation; never a traceback, 
 import copy
 
 import pytest
+from fuzz_files import BASE_PRESET, BASE_SCENARIO, mutated, run_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from fuzz_files import BASE_PRESET, BASE_SCENARIO, mutated, run_case
 
 FAST = settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

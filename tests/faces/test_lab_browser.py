@@ -19,7 +19,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from browser import chromium
 from conftest import ROOT, run_cli
 

@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import run_cli
 
 import magdomino as md
-from conftest import run_cli
 from magdomino.errors import InputError
 from magdomino.faces.lab.tower import FRAME_S, RISK_COLOURS, LabTower, risk_of
 

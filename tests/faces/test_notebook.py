@@ -8,7 +8,6 @@ import base64
 import re
 
 import pytest
-
 from conftest import ROOT
 
 nbformat = pytest.importorskip("nbformat")

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 from test_bad_input import _refused, _run
 

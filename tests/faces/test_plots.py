@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 from magdomino.faces.plots import (
     construction_figure,
@@ -12,8 +13,6 @@ from magdomino.faces.plots import (
 )
 from magdomino.model.presets import load_preset
 from magdomino.studies.scenario import load_scenario, settle_structure, try_placement
-
-from conftest import ROOT
 
 UP = np.array([0.0, 0.0, 0.0, 1.0])
 

@@ -5,8 +5,8 @@ import pytest
 from PIL import Image, ImageSequence
 
 from magdomino.errors import InputError
-from magdomino.model.presets import COLOUR_RGB
 from magdomino.faces.render import render_frames, render_gif, render_image, render_png
+from magdomino.model.presets import COLOUR_RGB
 from magdomino.studies.scenario import scenario_from_dict
 
 

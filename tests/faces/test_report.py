@@ -15,7 +15,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from browser import browser_check, not_blank
 from conftest import ROOT, run_cli
 

@@ -15,7 +15,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from browser import browser_check, not_blank
 from conftest import ROOT, run_cli
 

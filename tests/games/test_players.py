@@ -316,9 +316,8 @@ def test_careful_seats_do_not_replay_one_collapse_for_ever():
 
 
 def test_repeats_count_the_constructions_a_seat_leads_to():
-    from magdomino.games.tower.players import REPEATS, Repeats
-
     from magdomino.games.core import Game
+    from magdomino.games.tower.players import REPEATS, Repeats
 
     game = Game("defi", 2, seed=1)
     state = game.new_initial_state()

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from magdomino.games import Deal, Game, play_game
-from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.model.tiles import ALL_TILES
+from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 
 
 def T(text):

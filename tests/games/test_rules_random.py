@@ -11,9 +11,9 @@ from collections import Counter
 
 import pytest
 
+from magdomino.games import CHANCE, DEAL, RULES, TERMINAL, Game, State
 from magdomino.games.players import RandomPlayer
 from magdomino.games.tower.players import GreedyPlayer
-from magdomino.games import CHANCE, DEAL, RULES, TERMINAL, Game, State
 from magdomino.model.tiles import ALL_TILES
 
 GAMES = {"traditional": 1200, "defi": 800, "quinconce": 800}

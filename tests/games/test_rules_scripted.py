@@ -6,8 +6,6 @@ import json
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.games.players import RandomPlayer
-from magdomino.games.tower.players import GreedyPlayer
 from magdomino.games import (
     CHANCE,
     DEAL,
@@ -25,6 +23,8 @@ from magdomino.games import (
     format_record,
     play_game,
 )
+from magdomino.games.players import RandomPlayer
+from magdomino.games.tower.players import GreedyPlayer
 from magdomino.model.tiles import ALL_TILES
 
 

@@ -14,8 +14,8 @@ first tile, the double six, lies on squares (0, 0) and (1, 0) at level 0).
 import json
 
 from magdomino.games import DEAL, DRAW, Action, Deal, Game, ScriptedAdjudicator, State, format_record, play_game
-from magdomino.games.tower.grid import Grid
 from magdomino.games.players import RandomPlayer
+from magdomino.games.tower.grid import Grid
 from magdomino.model.tiles import ALL_TILES
 
 

@@ -7,20 +7,6 @@ import json
 import random
 
 import pytest
-
-from magdomino.errors import InputError
-from magdomino.games.vingt.game import (
-    CHANCE,
-    DRAW,
-    PASS,
-    STOP,
-    TERMINAL,
-    TILES,
-    IllegalActionError,
-    VingtGame,
-    VingtState,
-)
-from magdomino.games.vingt.moves import legal_moves
 from vingt_reference import (  # tests/games helpers
     ENDS,
     LEFTS,
@@ -37,6 +23,20 @@ from vingt_reference import (  # tests/games helpers
     turn_move,
     turn_tile,
 )
+
+from magdomino.errors import InputError
+from magdomino.games.vingt.game import (
+    CHANCE,
+    DRAW,
+    PASS,
+    STOP,
+    TERMINAL,
+    TILES,
+    IllegalActionError,
+    VingtGame,
+    VingtState,
+)
+from magdomino.games.vingt.moves import legal_moves
 
 # -- random play ------------------------------------------------------------------------------
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from itertools import permutations, product
 
-
 # -- independent reference: the grid as {(x, y): pips} and {(x, y): seat} ---------------------
 
 

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from magdomino.maths import geometry as geo
 from magdomino.errors import InputError
+from magdomino.maths import geometry as geo
 from magdomino.maths.geometry import GridPose
 
 SIZE = (0.048, 0.024, 0.008)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
+import magpylib as magpy  # a test dependency: missing is a failure, not a skip
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -27,8 +28,6 @@ from magdomino.maths.magnets import (
     force_between,
     rule_nodes,
 )
-
-import magpylib as magpy  # a test dependency: missing is a failure, not a skip
 
 DISC = ("cylinder", (0.006, 0.002))
 J = 1.2

@@ -5,7 +5,6 @@ import sys
 import venv
 
 import pytest
-
 from conftest import ROOT
 
 

@@ -16,8 +16,8 @@ magnets), have no answer a step size could keep; the set leaves them out
 from collections import Counter
 
 import pytest
-
 from conftest import ROOT
+
 from magdomino.model.presets import load_preset
 from magdomino.studies.validation import judge_all, load_cases
 

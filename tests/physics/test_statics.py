@@ -10,14 +10,13 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import magpylib as magpy  # a test dependency: missing is a failure, not a skip
 import numpy as np
 import pytest
 
 from magdomino.errors import InputError
 from magdomino.model.presets import load_preset
 from magdomino.physics.statics import clip_convex, find_contacts, judge, judge_many
-
-import magpylib as magpy  # a test dependency: missing is a failure, not a skip
 
 PRESET = load_preset("standard")
 L, W, T = (float(v) for v in PRESET.tile.size)

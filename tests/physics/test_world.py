@@ -364,8 +364,9 @@ def test_worlds_on_reused_connections_remember_nothing_of_earlier_worlds():
     in any order and number): validation cases, every slide among them, judged one after the
     other on reused connections (which keep their table, see POOL_SIZE) give the verdicts
     each gives on a new connection, to the last digit."""
-    import magdomino.physics.connections as world_module
     from conftest import ROOT
+
+    import magdomino.physics.connections as world_module
     from magdomino.studies.validation import judge, load_cases
 
     cases = load_cases(ROOT / "tests" / "data" / "validation_set.json")

@@ -13,7 +13,19 @@ import pytest
 from magdomino.model.presets import load_preset
 from magdomino.studies.engines import engine_names, get_engine
 from magdomino.studies.hybrid_engine import (
-    AT_REST, GRIP, LOW_DROP, LOW_DROP_MM, ROBUST, SHORT_DROP, SHORT_DROP_MM, TILT_DEG, TILTS, TIPS, TIPS_BARE, decide, screen,
+    AT_REST,
+    GRIP,
+    LOW_DROP,
+    LOW_DROP_MM,
+    ROBUST,
+    SHORT_DROP,
+    SHORT_DROP_MM,
+    TILT_DEG,
+    TILTS,
+    TIPS,
+    TIPS_BARE,
+    decide,
+    screen,
 )
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario

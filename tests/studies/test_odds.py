@@ -16,11 +16,11 @@ import pytest
 from scipy.stats import binomtest, norm
 
 from magdomino.errors import InputError
+from magdomino.physics.verdict import Verdict
 from magdomino.studies.odds import estimate_odds, wilson_interval
+from magdomino.studies.scenario import load_scenario, scenario_from_dict, with_preset
 from magdomino.studies.sweeps import sweep
 from magdomino.studies.trials import NOISE_DEFAULTS, _outcome, resolve_noise, trial_stream
-from magdomino.studies.scenario import load_scenario, scenario_from_dict, with_preset
-from magdomino.physics.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 STATICS = ROOT / "scenarios" / "odds_statics.toml"
@@ -71,9 +71,9 @@ def test_noise_defaults_scenario_and_overrides(statics):
 
 
 def test_varied_preset_multiplies_and_clips_positive():
+    from magdomino.model.presets import load_preset
     from magdomino.studies.sweeps import scaled_polarization
     from magdomino.studies.trials import MIN_FACTOR, _factors, varied_preset
-    from magdomino.model.presets import load_preset
 
     preset = load_preset("standard")  # data only: no magnet model is used here
     n = len(preset.tile.magnets)

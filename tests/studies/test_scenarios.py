@@ -1,7 +1,7 @@
 """Every curated scenario in scenarios/ runs and shows the verdicts its header promises."""
 
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -36,7 +36,7 @@ def outcome(verdict) -> str:
     return S
 
 
-@lru_cache(maxsize=None)
+@cache
 def run(name: str, preset: str | None = None, magnets: bool | None = None):
     scenario = load_scenario(SCENARIOS / f"{name}.toml")
     if preset is not None:

@@ -8,8 +8,8 @@ trial by trial.
 """
 
 import json
-from functools import partial
 import math
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,15 +17,15 @@ import pytest
 from scipy.stats import binomtest, norm
 
 from magdomino.errors import InputError
+from magdomino.games.tower.candidates import enumerate_placements
 from magdomino.physics.statics import judge
+from magdomino.studies import whatif
+from magdomino.studies.engines import Engine, get_engine, register_engine
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario, scenario_from_dict, simulate
-from magdomino.studies.engines import Engine, get_engine, register_engine
 from magdomino.studies.statics_engine import StaticsEngine, batch_stands, nominal_structure, with_placement
+from magdomino.studies.trials import Job, resolve_noise, trial_draws
 from magdomino.studies.whatif import SCREEN_BAND_DEG
-from magdomino.studies.trials import Job, resolve_noise, trial_draws, trial_stream
-from magdomino.games.tower.candidates import enumerate_placements
-from magdomino.studies import whatif
 
 rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it
 

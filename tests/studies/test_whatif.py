@@ -8,20 +8,19 @@ scenarios/whatif_step.toml, rule defi, two candidates, a few trials in this proc
 """
 
 import json
-from functools import partial
 import math
+from functools import partial
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 from magdomino.errors import InputError
-from magdomino.maths.geometry import DIRS, physical_pose
-from magdomino.studies.scenario import load_scenario, settle_structure
 from magdomino.games.tower.candidates import enumerate_placements, structure_grid
+from magdomino.maths.geometry import DIRS, physical_pose
 from magdomino.studies import whatif
+from magdomino.studies.scenario import load_scenario, settle_structure
 from magdomino.studies.whatif import whatif_document
-
-from conftest import ROOT
 
 rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it
 

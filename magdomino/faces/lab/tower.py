@@ -315,7 +315,7 @@ class LabTower:
 
     # -- building -----------------------------------------------------------------------
 
-    def start(self, texts) -> "object":
+    def start(self, texts) -> object:
         """A new base from placements (the first tile: ``["6-6 at (0, 0) mm"]``): checked,
         spawned and settled once; refused unless it stands. Returns its verdict."""
         from magdomino.faces.api import Construction
@@ -332,7 +332,7 @@ class LabTower:
         self.history = [poses]
         return verdict
 
-    def first(self, tile) -> "object":
+    def first(self, tile) -> object:
         """The first tile ((a, b) or "a-b"), in the middle of the table."""
         from magdomino.model.tiles import parse_tile
 
@@ -484,7 +484,7 @@ class LabTower:
         self.poses = (positions, quats)
         self.history.append(self.poses)
 
-    def without_last(self) -> "LabTower":
+    def without_last(self) -> LabTower:
         """A copy of this tower before its last placement (nothing is run again)."""
         if not self.placed:
             raise InputError(LAB, "tower", "no placement on the base to take away")

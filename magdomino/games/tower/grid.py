@@ -83,7 +83,7 @@ class Grid:
     def __len__(self) -> int:
         return len(self.poses)
 
-    def copy(self) -> "Grid":
+    def copy(self) -> Grid:
         g = Grid.__new__(Grid)
         g.cells = dict(self.cells)
         g.top = dict(self.top)

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import json
 from bisect import insort
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
-from magdomino.games.tower.grid import Grid
 from magdomino.games.core import (
     _START_RANK,
-    ABANDONED,
     _TILE_INDEX,
+    ABANDONED,
     CHANCE,
     STATE_FORMAT,
     TERMINAL,
@@ -28,6 +28,7 @@ from magdomino.games.core import (
     IllegalActionError,
     TurnState,
 )
+from magdomino.games.tower.grid import Grid
 from magdomino.maths import geometry as geo
 from magdomino.maths.geometry import DIRS
 from magdomino.model.tiles import ALL_TILES, Tile
@@ -485,7 +486,7 @@ class State(TurnState):
 
     # -- copies -------------------------------------------------------------------------------
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         s = State(self.game, _blank=True)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state
@@ -505,7 +506,7 @@ class State(TurnState):
         return doc
 
     @staticmethod
-    def from_json(data, game: Game | None = None) -> "State":
+    def from_json(data, game: Game | None = None) -> State:
         """Restore a state from :meth:`to_json` output (a dict or a JSON string).
 
         ``game`` supplies the adjudicator object (a JSON copy only knows its name; without a

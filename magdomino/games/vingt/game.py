@@ -50,7 +50,6 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.wording import counted, winners
 from magdomino.games.core import CHANCE, TERMINAL, TurnState
 from magdomino.games.core import IllegalActionError as _IllegalAction
 from magdomino.games.vingt.moves import (
@@ -63,6 +62,7 @@ from magdomino.games.vingt.moves import (
     legal_moves,
 )
 from magdomino.model.tiles import double_set
+from magdomino.wording import counted, winners
 
 RULE = "vingt"
 STATE_FORMAT = "magdomino.vingt/1"
@@ -113,14 +113,14 @@ class VingtGame:
         self.target = None if target is None else int(target)
         self.markers = MARKERS[self.players]
 
-    def new_initial_state(self) -> "VingtState":
+    def new_initial_state(self) -> VingtState:
         return VingtState(self)
 
     def to_json(self) -> dict:
         return {"rule": RULE, "players": self.players, "seed": self.seed, "target": self.target}
 
     @staticmethod
-    def from_json(data: dict) -> "VingtGame":
+    def from_json(data: dict) -> VingtGame:
         if not isinstance(data, dict) or data.get("rule") != RULE:
             raise InputError("state", "game.rule", f"{RULE!r}, got {data.get('rule') if isinstance(data, dict) else data!r}")
         return VingtGame(data["players"], data["seed"], target=data.get("target"))
@@ -374,7 +374,7 @@ class VingtState(TurnState):
 
     # -- copies -------------------------------------------------------------------------------
 
-    def clone(self) -> "VingtState":
+    def clone(self) -> VingtState:
         s = VingtState(self.game, _blank=True)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state
@@ -424,7 +424,7 @@ class VingtState(TurnState):
         return json.dumps(self.to_json(), sort_keys=True)
 
     @staticmethod
-    def from_json(data, game: VingtGame | None = None) -> "VingtState":
+    def from_json(data, game: VingtGame | None = None) -> VingtState:
         """Restore a state from :meth:`to_json` output (a dict or a JSON string)."""
         if isinstance(data, str):
             data = json.loads(data)
@@ -463,7 +463,7 @@ class VingtState(TurnState):
         return s
 
     @staticmethod
-    def position(game: VingtGame, tiles, racks, stock=(), markers=None, markers_left=None, current: int = 0) -> "VingtState":
+    def position(game: VingtGame, tiles, racks, stock=(), markers=None, markers_left=None, current: int = 0) -> VingtState:
         """A scripted position in round 0, ``current`` to move (for examples and tests).
 
         ``tiles``: ``(x, y, d, p, q)`` or ``(x, y, d, p, q, seat)``; ``racks``: tiles per

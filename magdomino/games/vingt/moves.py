@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from itertools import combinations, permutations, product
 
-
 STRIDE = 4096
 STEPS = (STRIDE, 1)
 """Key step along a row (d = 0) and along a column (d = 1)."""

@@ -218,7 +218,7 @@ class TileMagnets:
         self._rules_key = (tuple(shapes), tuple(dims), J.tobytes(), A.tobytes(), k, fixed)
 
     @classmethod
-    def from_specs(cls, specs, **kwargs) -> "TileMagnets":
+    def from_specs(cls, specs, **kwargs) -> TileMagnets:
         """Build from objects with ``.position`` (3,) m, ``.axis`` (3,), ``.shape``,
         ``.dimensions`` (m), ``.polarization`` (T), ``.free`` — e.g. the ``MagnetSpec`` of
         ``preset.tile.magnets``. Keywords pass to the constructor."""

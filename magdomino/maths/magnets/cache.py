@@ -120,7 +120,7 @@ class CachedWrenches:
     operations around the compiled cell sums).
     """
 
-    def __init__(self, magnets: "TileMagnets", shift: float, turn: float, margin: float = 0.004,
+    def __init__(self, magnets: TileMagnets, shift: float, turn: float, margin: float = 0.004,
                  linear: tuple[float, float] | None = None):
         self.magnets = magnets
         self.shift = float(shift)

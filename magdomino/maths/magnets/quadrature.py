@@ -4,7 +4,8 @@ that picks them (arrays in, arrays out, no checks; SI units)."""
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss as roots_legendre  # scipy.special costs 0.2 s to import
