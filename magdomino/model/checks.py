@@ -1,6 +1,16 @@
-"""Checks of values read from a file: every failure names the file and the key.
+"""Every check of a value the user gave: a file's key or a function's argument.
 
-Used by the preset loader (:mod:`magdomino.model.presets`) and the scenario loader.
+Each failure is an :class:`~magdomino.errors.InputError` naming the source (the file, or
+:data:`~magdomino.errors.ARGUMENTS`) and the key, in one wording per kind of value:
+
+- a number: ``expected a number in [0, 1], got 2`` (:func:`check_number`);
+- a whole number: ``expected a whole number >= 0, got -1`` (:func:`check_count`,
+  :func:`check_seed`);
+- a probability: ``expected a probability in [0, 1], got 1.5`` (:func:`check_probability`);
+- one of a few names: ``expected one of 'a', 'b', got 'c'`` (:func:`check_choice`).
+
+A file's tables are read through :class:`FileChecks` (the preset, measurement and scenario
+loaders).
 """
 
 from __future__ import annotations
@@ -8,10 +18,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from magdomino.errors import InputError
+import numpy as np
+
+from magdomino.errors import ARGUMENTS, InputError
 
 
-class _Checker:
+class FileChecks:
     """Checks values of one file; every failure names the file and the key."""
 
     def __init__(self, source: str):
@@ -134,3 +146,42 @@ def _range_text(positive: bool, minimum: float | None, maximum: float | None) ->
     if maximum is None:
         return f"> {low:g}" if bracket == "(" else f">= {low:g}"
     return f"in {bracket}{low:g}, {maximum:g}]"
+
+
+def is_whole(value: Any) -> bool:
+    """Is ``value`` a Python or NumPy integer (not a bool)?"""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_count(value: Any, key: str, *, minimum: int = 0, maximum: int | None = None, source: str = ARGUMENTS) -> int:
+    """A whole number in ``[minimum, maximum]`` (a count, an index, a number of workers).
+
+    Raises
+    ------
+    InputError
+        ``expected a whole number >= 1, got 0`` (or ``in [2, 4]`` with a maximum), naming
+        ``source`` and ``key``.
+    """
+    if not is_whole(value) or value < minimum or (maximum is not None and value > maximum):
+        bounds = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise InputError(source, key, f"expected a whole number {bounds}, got {value!r}")
+    return int(value)
+
+
+def check_seed(value: Any, key: str = "seed", *, source: str = ARGUMENTS) -> int:
+    """A random seed: a whole number >= 0 (what :class:`numpy.random.SeedSequence` takes)."""
+    return check_count(value, key, minimum=0, source=source)
+
+
+def check_probability(value: Any, key: str, *, source: str = ARGUMENTS) -> float:
+    """A probability: a number in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not 0 <= value <= 1:
+        raise InputError(source, key, f"expected a probability in [0, 1], got {value!r}")
+    return float(value)
+
+
+def check_choice(value: Any, key: str, options, *, source: str = ARGUMENTS) -> str:
+    """One of ``options`` (names: a rule, an engine, a player kind)."""
+    if not isinstance(value, str) or value not in options:
+        raise InputError(source, key, f"expected one of {', '.join(repr(o) for o in options)}, got {value!r}")
+    return value

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.model.checks import _Checker, check_number
+from magdomino.model.checks import FileChecks, check_number
 from magdomino.model.presets import LIMITS, Preset, load_preset, read_toml, with_overrides
 
 UNCERTAINTY_DEFAULTS = {"length_mm": 0.5, "angle_deg": 1.0, "mass_g": 0.1}
@@ -132,7 +132,7 @@ class Measurements:
         )
 
 
-def _readings(c: _Checker, table: dict, path: str, key: str, *, maximum: float | None = None, below: float | None = None,
+def _readings(c: FileChecks, table: dict, path: str, key: str, *, maximum: float | None = None, below: float | None = None,
               positive: bool = True) -> np.ndarray:
     """One number or a non-empty list of numbers, each > 0 (or >= 0), <= maximum, < below."""
     if key not in table:
@@ -157,7 +157,7 @@ def _readings(c: _Checker, table: dict, path: str, key: str, *, maximum: float |
 
 def measurements_from_dict(data: dict[str, Any], source: str = "<measurements>", relative_to: Path | None = None) -> Measurements:
     """Check measurement data (as read from the TOML file) and return :class:`Measurements`."""
-    c = _Checker(source)
+    c = FileChecks(source)
     c.keys(data, "", required={"magnet_layout", "tile", "slide", "overhang"},
            optional={"name", "load", "bounce", "uncertainty"})
     name = c.string(data, "name") if "name" in data else (Path(source).stem if source.endswith(".toml") else "my set")
@@ -239,7 +239,7 @@ def measurements_from_dict(data: dict[str, Any], source: str = "<measurements>",
     return m
 
 
-def _within_tile(c: _Checker, path: str, values: np.ndarray, size_mm: np.ndarray) -> None:
+def _within_tile(c: FileChecks, path: str, values: np.ndarray, size_mm: np.ndarray) -> None:
     if np.any(values >= size_mm[0]):
         c.fail(f"{path}.overhang_mm", f"an overhang shorter than the tile's length ({size_mm[0]:g} mm), got {values.max():g}")
 

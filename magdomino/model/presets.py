@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.checks import _Checker, check_number  # noqa: F401 - check_number is used by scenarios
+from magdomino.model.checks import FileChecks, check_number  # noqa: F401 - check_number is used by scenarios
 from magdomino.model.settings import COLLAPSE_DEFAULTS, SOLVER_DEFAULTS, CollapseSettings, SolverSettings  # noqa: F401 - re-exported
 from magdomino.model.tiles import COLOUR_RGB, DEFAULT_COLOURS, colour_rgb  # noqa: F401 - re-exported: presets name colours
 
@@ -315,7 +315,7 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
     source : str
         Named in error messages.
     """
-    c = _Checker(source)
+    c = FileChecks(source)
     c.keys(data, "", required={"name", "tile"}, optional={"description", "spread", "solver", "collapse"})
     name = c.string(data, "name")
     description = c.string(data, "description") if "description" in data else ""
