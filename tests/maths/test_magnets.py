@@ -290,9 +290,9 @@ def test_batch_equals_sum_of_pairs(model, cells):
 
 def test_compiled_direct_sums_equal_the_moment_sums():
     """The batch's compiled kernel (direct sums over cell pairs, float64) against the moment
-    sums of :func:`_cells_wrench` (float64), on mixed magnets (padded rules), every level
+    sums of :func:`cells_wrench` (float64), on mixed magnets (padded rules), every level
     from the point dipole to fine rules, random poses: equal to rounding."""
-    from magdomino.maths.magnets.finite import _cells_wrench, _rules_wrench
+    from magdomino.maths.magnets.finite import cells_wrench, rules_wrench
 
     specs = [SimpleNamespace(position=np.array([-0.012, 0.001, 0.0]), axis=np.array([0.0, 0.1, 1.0]), shape="cylinder",
                              dimensions=(0.006, 0.002), polarization=1.2, free=False),
@@ -310,14 +310,14 @@ def test_compiled_direct_sums_equal_the_moment_sums():
     ua = np.einsum("pij,pj->pi", Ra, tm.axes[ka])
     ub = np.einsum("pij,pj->pi", Rb, tm.axes[kb])
     F, T = np.empty((P, 3)), np.empty((P, 3))
-    _rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, F, T)
+    rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, F, T)
     def cells(kind, lv):  # the magnet's own quadrature cells (tile frame), unpadded
         o, w = cell_rule(specs[kind].shape, specs[kind].dimensions, rule_nodes(specs[kind].shape, specs[kind].dimensions, lv))
         return o @ tm.frames[kind].T, w * tm.moments[kind]
 
     for p in range(P):
         (oa, wa), (ob, wb) = cells(ka[p], level[p]), cells(kb[p], level[p])
-        Fr, Tr = _cells_wrench((oa @ Ra[p].T)[None], wa[None], ua[p][None], (r[p] + ob @ Rb[p].T)[None], wb[None],
+        Fr, Tr = cells_wrench((oa @ Ra[p].T)[None], wa[None], ua[p][None], (r[p] + ob @ Rb[p].T)[None], wb[None],
                                ub[p][None], r[p][None])
         scale = np.linalg.norm(Fr)
         assert np.allclose(F[p], Fr[0], rtol=0, atol=1e-9 * scale), p

@@ -65,10 +65,10 @@ How the finite model is computed
 With ``r = q_j - p_i`` (cells i of a, j of b), ``ua·r = A_j - a_i`` and ``ub·r = B_j - b_i``
 split into per-cell projections, so every sum over cell pairs that the force, the torque and
 the mean field need is a linear combination of the moment sums
-``Σ_ij w_i w_j d(j) r_ij^-(3+2k) c(i)`` with a few per-cell monomials c, d (:func:`_cells_moments`).
+``Σ_ij w_i w_j d(j) r_ij^-(3+2k) c(i)`` with a few per-cell monomials c, d (:func:`cells_moments`).
 Only ``r⁻³, r⁻⁵, r⁻⁷`` are computed per cell pair; both sums are batched matrix products.
 The batch's wrenches use the same sums written out directly, compiled (numba, float64,
-:func:`~magdomino.maths.magnets.finite._rules_wrench`: one call for every magnet pair, where
+:func:`~magdomino.maths.magnets.finite.rules_wrench`: one call for every magnet pair, where
 the array operations of the moment sums cost more than the arithmetic for the few pairs a
 moving construction recomputes); tests hold the two equal to 1e-9. The moment sums remain
 for the raw and checked functions and for the fields of free magnets (levels 0-2 in

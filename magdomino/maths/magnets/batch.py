@@ -8,8 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.maths.magnets.dipole import MU0, _cross, dipole_field_pairs
-from magdomino.maths.magnets.finite import _cells_moments, _pairs_field, _rules_wrench
+from magdomino.maths.magnets.dipole import MU0, cross3, dipole_field_pairs
+from magdomino.maths.magnets.finite import cells_moments, pairs_field, rules_wrench
 from magdomino.maths.magnets.magnet import Magnet, check_model_cells
 from magdomino.maths.magnets.quadrature import (
     Sizes,
@@ -153,7 +153,7 @@ class TileMagnets:
     Cost (``scripts/bench_magnets.py``): a 28-tile aligned tower of the standard preset has
     54 level-2 pairs (8 mm), 306 level-1 pairs (16-38 mm) and 184 dipole pairs (38-51 mm).
     The cell sums of every magnet pair run in one compiled call
-    (:func:`~magdomino.maths.magnets.finite._rules_wrench`); free magnets add up to
+    (:func:`~magdomino.maths.magnets.finite.rules_wrench`); free magnets add up to
     ``FREE_ITERATIONS`` field evaluations. An instance keeps work arrays: use one per
     thread. Stepping worlds use :class:`CachedWrenches`, which recomputes only the tile
     pairs whose relative pose moved (:meth:`pair_wrenches`; a few pairs with their
@@ -245,7 +245,7 @@ class TileMagnets:
         return self._rules[level]
 
     def _stacked_rules(self, top: int):
-        """Every rule up to level ``top`` in one padded array, for :func:`_rules_wrench`:
+        """Every rule up to level ``top`` in one padded array, for :func:`rules_wrench`:
         offsets (top + 1, k, c, 3) m, moments (top + 1, k, c) A·m², cells per level
         (shared by the instances of the same magnets, as the rules are)."""
         stack = self._stack
@@ -445,13 +445,13 @@ class TileMagnets:
         # level 0), direct sums in float64.
         Fb = np.empty((len(ti), 3))
         Tb = np.empty((len(ti), 3))
-        _rules_wrench(levels.astype(np.intp, copy=False), ka, kb, R[ti], R[tj], r, Ua, Ub,
+        rules_wrench(levels.astype(np.intp, copy=False), ka, kb, R[ti], R[tj], r, Ua, Ub,
                       *self._stacked_rules(int(levels.max())), Fb, Tb)
         # Action and reaction, angular momentum: τ_a = -τ_b - r × F_b (each about its own
         # magnet centre); then about the tile centres.
-        Ta = -Tb - _cross(r, Fb)
-        Tb += _cross(Ca + r - X[tj], Fb)
-        Ta -= _cross(Ca - X[ti], Fb)
+        Ta = -Tb - cross3(r, Fb)
+        Tb += cross3(Ca + r - X[tj], Fb)
+        Ta -= cross3(Ca - X[ti], Fb)
         vals = np.concatenate([Fb, Tb, Ta], axis=1)  # (p, 9)
         idx = pid[:, None] * 9 + np.arange(9)
         out = np.bincount(idx.ravel(), vals.ravel(), minlength=9 * npairs).reshape(npairs, 9)
@@ -527,8 +527,8 @@ class TileMagnets:
                 if cells is None:
                     Bm = dipole_field_pairs(rr, src_u * self.moments[src_k, None])
                 else:
-                    T = _cells_moments(cells.src, cells.src_moments, src_u, cells.dst, cells.dst_moments, dirs[dst_id], self._work)
-                    Bm = _pairs_field(T, src_u) / cells.dst_total[:, None]
+                    T = cells_moments(cells.src, cells.src_moments, src_u, cells.dst, cells.dst_moments, dirs[dst_id], self._work)
+                    Bm = pairs_field(T, src_u) / cells.dst_total[:, None]
                 for cc in range(3):
                     Bsum[:, cc] += np.bincount(dst_id, Bm[:, cc], n * k)
             norm = np.linalg.norm(Bsum, axis=1)

@@ -15,7 +15,8 @@ import numpy as np
 MU0 = 4e-7 * math.pi
 """Vacuum permeability μ0 (T·m/A)."""
 
-_K = MU0 / (4 * math.pi)  # μ0 / 4π = 1e-7
+MU0_OVER_4PI = MU0 / (4 * math.pi)
+"""μ0 / 4π = 1e-7 T·m/A, the factor of every dipole field."""
 
 _EPS9 = np.zeros((3, 3, 3))
 _EPS9[0, 1, 2] = _EPS9[1, 2, 0] = _EPS9[2, 0, 1] = 1.0
@@ -23,7 +24,7 @@ _EPS9[0, 2, 1] = _EPS9[2, 1, 0] = _EPS9[1, 0, 2] = -1.0
 _EPS9 = _EPS9.reshape(3, 9).T.copy()  # (a ⊗ b) flattened @ _EPS9 = a × b
 
 
-def _cross(a, b):
+def cross3(a, b):
     """Cross product of (..., 3) arrays (faster than np.cross for small arrays)."""
     if a.ndim == 2 and a.shape == b.shape and len(a) <= 64:  # one outer product, one matmul
         return (a[:, :, None] * b[:, None, :]).reshape(len(a), 9) @ _EPS9
@@ -39,7 +40,7 @@ def _dipole_terms(r, moments):
     ir2 = 1.0 / (r * r).sum(axis=-1)
     ir3 = ir2 * np.sqrt(ir2)
     mr = (moments * r).sum(axis=-1)
-    B = (3 * _K * mr * ir2 * ir3)[..., None] * r - (_K * ir3)[..., None] * moments
+    B = (3 * MU0_OVER_4PI * mr * ir2 * ir3)[..., None] * r - (MU0_OVER_4PI * ir3)[..., None] * moments
     return ir2, ir3, mr, B
 
 
@@ -82,9 +83,9 @@ def dipole_pair_force_torque(r, moments_a, moments_b):
     ir2, ir3, ar, B = _dipole_terms(r, ma)
     br = (mb * r).sum(axis=-1)
     ab = (ma * mb).sum(axis=-1)
-    s = (3 * _K) * ir3 * ir2
+    s = (3 * MU0_OVER_4PI) * ir3 * ir2
     F = (s * ar)[..., None] * mb + (s * br)[..., None] * ma + (s * (ab - 5.0 * ar * br * ir2))[..., None] * r
-    return F, _cross(mb, B)
+    return F, cross3(mb, B)
 
 
 def dipole_field(points, positions, moments):

@@ -1,7 +1,7 @@
 """Raw layer: the finite model, point dipoles at the cells of quadrature rules, summed as
 moment sums over the cells of both magnets (see the package docstring, "How the finite
 model is computed"), and the same sums written out directly and compiled for the batch
-(:func:`_rules_wrench`). Arrays in, arrays out, no checks; SI units at the interface."""
+(:func:`rules_wrench`). Arrays in, arrays out, no checks; SI units at the interface."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import math
 import numpy as np
 from numba import njit
 
-from magdomino.maths.magnets.dipole import _K, _cross
+from magdomino.maths.magnets.dipole import MU0_OVER_4PI, cross3
 
 
 def _combination_matrix():
-    """The sparse linear map from the moment sums T (see :func:`_cells_moments`) to the 24
+    """The sparse linear map from the moment sums T (see :func:`cells_moments`) to the 24
     sums the force, torque and field need; returns (entries of T used, matrix)."""
     def flat(mb, nb, k, ma, na):
         return (((mb * 4 + nb) * 3 + k) * 4 + ma) * 4 + na
@@ -60,7 +60,7 @@ _T_INDEX, _T_SIGNS, _T_STARTS = _combination_matrix()
 _T_UNITS = np.array([1e12] * 8 + [1e9] * 16)  # mm⁻⁴ and mm⁻³ to SI for the 24 sums
 
 
-def _cells_moments(pa, wa, ua, pb, wb, ub, work=None):
+def cells_moments(pa, wa, ua, pb, wb, ub, work=None):
     """Stage 1 of the finite model: moment sums over the cells of both magnets.
 
     Parameters
@@ -159,33 +159,33 @@ def _features(p, w, pr, dt, work=None, key="f"):
     return out.reshape(P, n, 16)
 
 
-def _pairs_field(S, ua):
-    """Σ_j w_j B_a(q_j) (T·A·m²) from :func:`_cells_moments` (divide by Σ w_j for the mean)."""
-    return _K * (3.0 * S[:, 20:23] - S[:, 23:24] * ua)
+def pairs_field(S, ua):
+    """Σ_j w_j B_a(q_j) (T·A·m²) from :func:`cells_moments` (divide by Σ w_j for the mean)."""
+    return MU0_OVER_4PI * (3.0 * S[:, 20:23] - S[:, 23:24] * ua)
 
 
 def _pairs_wrench(S, ua, ub, cb):
     """Stage 2 of the finite model: force on b and torque on b about ``cb``.
 
-    ``S`` from :func:`_cells_moments`; ``ua``, ``ub`` (P, 3) unit directions; ``cb`` (P, 3)
+    ``S`` from :func:`cells_moments`; ``ua``, ``ub`` (P, 3) unit directions; ``cb`` (P, 3)
     m, b's centre relative to a's. With ``r = q_j - p_i``, ``α = ua·r``, ``β = ub·r``:
     ``F = 3 μ0/4π Σ_ij w_i w_j [(α ub + β ua + (ua·ub) r) / r⁵ - 5 α β r / r⁷]``,
     ``τ = Σ_j (q_j - cb) × F_j + ub × Σ_j w_j B_a(q_j)``.
     """
     ab = np.einsum("pc,pc->p", ua, ub)[:, None]
-    F = (3 * _K) * (S[:, 0:1] * ub + S[:, 1:2] * ua + ab * S[:, 2:5] - 5.0 * S[:, 5:8])
-    qxF = (3 * _K) * (_cross(S[:, 8:11], ub) + _cross(S[:, 11:14], ua) - ab * S[:, 14:17] + 5.0 * S[:, 17:20])
-    torque = qxF - _cross(cb, F) + _cross(ub, _pairs_field(S, ua))
+    F = (3 * MU0_OVER_4PI) * (S[:, 0:1] * ub + S[:, 1:2] * ua + ab * S[:, 2:5] - 5.0 * S[:, 5:8])
+    qxF = (3 * MU0_OVER_4PI) * (cross3(S[:, 8:11], ub) + cross3(S[:, 11:14], ua) - ab * S[:, 14:17] + 5.0 * S[:, 17:20])
+    torque = qxF - cross3(cb, F) + cross3(ub, pairs_field(S, ua))
     return F, torque
 
 
-def _cells_wrench(pa, wa, ua, pb, wb, ub, cb):
+def cells_wrench(pa, wa, ua, pb, wb, ub, cb):
     """Finite-model force on b from a and torque on b about ``cb`` for P pairs.
 
     ``pa (P,Na,3)``, ``pb (P,Nb,3)`` m relative to a's centre; ``wa (P,Na)``, ``wb (P,Nb)``
     A·m²; ``ua``, ``ub`` (P,3) unit directions; ``cb (P,3)`` m. Returns (P,3) N, (P,3) N·m.
     """
-    return _pairs_wrench(_cells_moments(pa, wa, ua, pb, wb, ub), ua, ub, cb)
+    return _pairs_wrench(cells_moments(pa, wa, ua, pb, wb, ub), ua, ub, cb)
 
 
 # -- the same sums, compiled and direct (fixed magnets of a batch) ---------------------------
@@ -196,7 +196,7 @@ _FASTMATH = {"reassoc", "contract"}  # sums may be reordered and vectorised; no 
 @njit("void(intp[::1], intp[::1], intp[::1], float64[:, :, ::1], float64[:, :, ::1], float64[:, ::1], float64[:, ::1], "
       "float64[:, ::1], float64[:, :, :, ::1], float64[:, :, ::1], intp[::1], float64[:, ::1], float64[:, ::1])",
       cache=True, nogil=True, fastmath=_FASTMATH)
-def _rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, force, torque):
+def rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, force, torque):
     """Finite-model force on magnet b and torque on b about its centre, for P magnet pairs
     whose cells are rules of their tiles (direct sums over the cell pairs).
 
@@ -223,7 +223,7 @@ def _rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, fo
     With ``r = q_j - p_i``, ``α = ua·r``, ``β = ub·r``: ``F = 3 μ0/4π Σ_ij w_i w_j [(α ub +
     β ua + (ua·ub) r) / r⁵ - 5 α β r / r⁷]`` and ``τ = Σ_j (q_j - c_b) × F_j + w_j ub ×
     B_a(q_j)``, ``B_a(q) = μ0/4π Σ_i w_i (3 α r / r⁵ - ua / r³)``: what
-    :func:`_cells_moments` and :func:`_pairs_wrench` give, summed directly in float64 (for
+    :func:`cells_moments` and :func:`_pairs_wrench` give, summed directly in float64 (for
     the few pairs a moving construction recomputes, the ~40 array operations of those cost
     more than the arithmetic).
     """
@@ -280,7 +280,7 @@ def _rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, fo
                 bx += c3 * rx - c4 * uax
                 by += c3 * ry - c4 * uay
                 bz += c3 * rz - c4 * uaz
-            s = 3.0 * _K * wb
+            s = 3.0 * MU0_OVER_4PI * wb
             fx *= s
             fy *= s
             fz *= s
@@ -288,9 +288,9 @@ def _rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, fo
             Fy += fy
             Fz += fz
             # (q_j - c_b) × F_j + w_j ub × B_a(q_j)
-            Tx += ob[j, 1] * fz - ob[j, 2] * fy + _K * wb * (uby * bz - ubz * by)
-            Ty += ob[j, 2] * fx - ob[j, 0] * fz + _K * wb * (ubz * bx - ubx * bz)
-            Tz += ob[j, 0] * fy - ob[j, 1] * fx + _K * wb * (ubx * by - uby * bx)
+            Tx += ob[j, 1] * fz - ob[j, 2] * fy + MU0_OVER_4PI * wb * (uby * bz - ubz * by)
+            Ty += ob[j, 2] * fx - ob[j, 0] * fz + MU0_OVER_4PI * wb * (ubz * bx - ubx * bz)
+            Tz += ob[j, 0] * fy - ob[j, 1] * fx + MU0_OVER_4PI * wb * (ubx * by - uby * bx)
         force[p, 0] = Fx
         force[p, 1] = Fy
         force[p, 2] = Fz

@@ -10,7 +10,7 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.maths.magnets.dipole import MU0, dipole_field, dipole_pair_force_torque
-from magdomino.maths.magnets.finite import _cells_wrench
+from magdomino.maths.magnets.finite import cells_wrench
 from magdomino.maths.magnets.quadrature import (
     SHAPES,
     auto_level,
@@ -146,7 +146,7 @@ def force_between(a: Magnet, b: Magnet, model: str = "finite", *, cells: int | N
     ub = b.moment / mb_n if mb_n else np.array([0.0, 0.0, 1.0])
     wa = ma @ ua
     wb = mb @ ub
-    F, T = _cells_wrench((pa - origin)[None], wa[None], ua[None], (pb - origin)[None], wb[None], ub[None], (b.position - origin)[None])
+    F, T = cells_wrench((pa - origin)[None], wa[None], ua[None], (pb - origin)[None], wb[None], ub[None], (b.position - origin)[None])
     return F[0], T[0]
 
 
