@@ -584,3 +584,13 @@ def test_the_registry_plays_vingt():
     assert state.is_chance_node() and state.legal_actions() == (("deal",),)
     with pytest.raises(InputError):
         Game("vingt", 2, 0, {"deals": 3})
+
+
+def test_an_illegal_move_raises_the_one_illegal_action_error_of_every_game():
+    import magdomino.games.core as core
+
+    state = VingtGame(2, 0).new_initial_state()
+    state.apply_action(state.legal_actions()[0])  # the deal
+    with pytest.raises(core.IllegalActionError):
+        state.apply_action(("place", 0, ((0, 0, 9, 9),)))
+    assert IllegalActionError is core.IllegalActionError

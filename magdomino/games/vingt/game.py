@@ -50,8 +50,7 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.core import CHANCE, TERMINAL, TurnState
-from magdomino.games.core import IllegalActionError as _IllegalAction
+from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState
 from magdomino.games.vingt.moves import (
     MAX_TILES,
     STEPS,
@@ -76,10 +75,6 @@ STOP = ("stop",)
 DEAL = ("deal",)
 DRAW = ("draw",)
 _TILE_SET = frozenset(TILES)
-
-
-class IllegalActionError(_IllegalAction):
-    """An action that is not in ``legal_actions()`` was applied."""
 
 
 class VingtGame:
@@ -326,7 +321,8 @@ class VingtState(TurnState):
         self.refill = -1
         done = g.target is None or max(self.totals) >= g.target
         self.current = TERMINAL if done else CHANCE
-        self._event({"type": "end", "player": winners[0], "reason": reason, "winners": list(winners), "points": points, "totals": list(self.totals)})
+        self._event({"type": "end", "player": winners[0], "reason": reason, "winners": list(winners), "points": points,
+                     "totals": list(self.totals)})
 
     def _event(self, ev: dict) -> None:
         if self.log is None:
