@@ -102,7 +102,7 @@ _pool_lock = threading.Lock()
 _pool_closed = False  # set at exit: worlds closed after that disconnect
 
 
-def _engine_key(solver) -> tuple:
+def engine_key(solver) -> tuple:
     """What a connection keeps through ``resetSimulation`` and this module sets: only
     connections set up alike are shared (PyBullet keeps engine parameters, such as
     ``contactERP``, that it cannot report)."""
@@ -125,13 +125,14 @@ def _drain_pool() -> None:
             pass
 
 
-def _take_client(key):
+def take_client(key):
+    """An idle connection set up as ``key`` says (see :func:`engine_key`), or None."""
     with _pool_lock:
         idle = _pool.get(key)
         return idle.pop() if idle else None
 
 
-def _give_back(key, client, table: tuple[int, int] | None) -> bool:
+def give_back(key, client, table: tuple[int, int] | None) -> bool:
     """Keep ``client`` for the next world with these settings: as it is when the world left
     only its table in it (``table``: its body, worlds served since the last reset), else
     reset (every body, shape and constraint gone). False when the pool is full (the caller

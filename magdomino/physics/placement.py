@@ -72,7 +72,7 @@ class NoClearMotion(ValueError):
         return f"{what} {self.depth * 1000:.2f} mm inside {tile_name}"
 
 
-def _boxes(poses):
+def tile_boxes(poses):
     """Indices, positions (k, 3) and rotation matrices (k, 3, 3) of the tiles of ``poses`` (an
     iterable of (position (3,), quaternion (4,)), or a pair of arrays (positions (n, 3),
     quaternions (n, 4)) as :meth:`World.poses` gives, NaN for removed tiles: left out)."""
@@ -117,7 +117,7 @@ def release_height(rest, yaw: float, height: float, poses, size) -> float:
     # Narrowed sideways by the tolerance: a neighbour it touches end to end is not "above".
     narrow = half - [CLEAR_TOLERANCE_M, CLEAR_TOLERANCE_M, 0.0]
     R = quaternion_matrices(yaw_quaternion(yaw))
-    _, positions, rotations = _boxes(poses)
+    _, positions, rotations = tile_boxes(poses)
     t_in, t_out = box_rises(rest, R, positions, rotations, narrow, half)
     hit = ~np.isnan(t_in) & (np.nan_to_num(t_out, nan=-np.inf) > CLEAR_TOLERANCE_M)  # not only a support below
     blocks = list(zip(t_in[hit].tolist(), t_out[hit].tolist()))
@@ -152,7 +152,7 @@ def clear_motion(rest, yaw: float, motion: Drop | Slide, poses, size) -> Drop | 
     start = start_position(rest, out)
     half = np.asarray(size, dtype=float) / 2
     R = quaternion_matrices(yaw_quaternion(yaw))
-    indices, positions, rotations = _boxes(poses)
+    indices, positions, rotations = tile_boxes(poses)
     inside = -box_separations(start, R, positions, rotations, half)
     if len(inside) and inside.max() > CLEAR_TOLERANCE_M:
         k = int(np.argmax(inside))

@@ -31,7 +31,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import Preset
 from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_mesh, tile_uv_mesh
-from magdomino.physics.connections import _engine_key, _give_back, _take_client, connect
+from magdomino.physics.connections import engine_key, give_back, take_client, connect
 
 
 @dataclass
@@ -71,8 +71,8 @@ class World:
             raise InputError(ARGUMENTS, "gui", "a display for PyBullet's window (DISPLAY is not set); drop {gui} to run headless")
         solver = preset.solver
         # Worlds with visual meshes (GUI, renders) keep their own connection.
-        self._pool_key = None if gui or visuals else _engine_key(solver)
-        reused = None if self._pool_key is None else _take_client(self._pool_key)
+        self._pool_key = None if gui or visuals else engine_key(solver)
+        reused = None if self._pool_key is None else take_client(self._pool_key)
         table = None
         if reused is not None:
             import pybullet
@@ -110,7 +110,8 @@ class World:
         )
         self.restitution = float(tile_spec.restitution)
         self._served = 1 if table is None else table[1] + 1  # worlds on this connection since its reset
-        self.table = table[0] if table is not None else self.client.createMultiBody(0, self.client.createCollisionShape(pybullet.GEOM_PLANE))
+        self.table = (table[0] if table is not None
+                      else self.client.createMultiBody(0, self.client.createCollisionShape(pybullet.GEOM_PLANE)))
         self.client.changeDynamics(
             self.table, -1, lateralFriction=self.table_body_friction, restitution=self.restitution,
             frictionAnchor=int(solver.friction_anchor),
@@ -460,7 +461,7 @@ class World:
             try:
                 # A closed world's connection serves the next one (see magdomino.physics.connections.POOL_SIZE); a world
                 # built on it is the same as on a new one, bit for bit (tested).
-                if self._pool_key is None or not _give_back(self._pool_key, client, self._leave_table(client)):
+                if self._pool_key is None or not give_back(self._pool_key, client, self._leave_table(client)):
                     client.disconnect()
             except Exception:  # already gone
                 pass

@@ -18,7 +18,7 @@ import numpy as np
 from magdomino.errors import InputError
 from magdomino.maths.geometry import box_rises, box_separations, footprints_overlap, footprints_overlap_many
 from magdomino.maths.poses import box_corners, quaternion_matrices, quaternion_yaw, top_face_height, yaw_quaternion
-from magdomino.physics.placement import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, _boxes, clear_motion
+from magdomino.physics.placement import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, clear_motion, tile_boxes
 
 if TYPE_CHECKING:  # the scenario's types, for annotations only (scenario.py imports this module)
     from magdomino.studies.scenario import Placement, Scenario
@@ -257,7 +257,7 @@ def aim_placement(
     elif placement.pos_mm is not None and len(placement.pos_mm) == 3:
         check_clear(rest, yaw, poses, size, scenario.source, _what_if_key(scenario, placement, "pos_mm"))
     if offset_mm[0] or offset_mm[1] or yaw_offset_deg:
-        rest, yaw = _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size)
+        rest, yaw = missed_placement(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size)
     slide = placement.slide_mm
     if slide is None and placement.relation == "beneath":  # in along the table, from where its free half points
         t, h = placement.on
@@ -321,7 +321,7 @@ def aim_many(scenario: Scenario, settled, placement: Placement, size: np.ndarray
     rest = np.column_stack([out[:, :2], face + thick / 2])
     # clear_motion: the release height (the room above the rest pose), then the start clear.
     R1 = quaternion_matrices(np.array([yaw_quaternion(y) for y in yaw]))
-    _, positions, rotations = _boxes((P2, Q2))
+    _, positions, rotations = tile_boxes((P2, Q2))
     kk = len(positions)
     half = np.asarray(size, dtype=float) / 2
     narrow = half - [CLEAR_TOLERANCE_M, CLEAR_TOLERANCE_M, 0.0]
@@ -360,10 +360,10 @@ def _what_if_key(scenario: Scenario, placement: Placement, part: str) -> str:
 
 
 CONTACT_SLACK_M = 1e-5
-"""Footprints closer than this count as touching, not overlapping (see :func:`_missed`)."""
+"""Footprints closer than this count as touching, not overlapping (see :func:`missed_placement`)."""
 
 
-def _missed(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size):
+def missed_placement(placement, rest, yaw, offset_mm, yaw_offset_deg, poses, size):
     """Where a hand that aims at ``rest`` and misses by the offsets puts the tile.
 
     The tile is released at the height it aimed for, or higher if the miss puts it over

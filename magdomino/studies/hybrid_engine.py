@@ -151,10 +151,10 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
     and every force by ``every``, the wrench is ``every (W_s + own (W - W_s))``, with ``W``
     the wrench with the tile and ``W_s`` the structure's own (magnet forces are pairwise).
     """
-    from magdomino.studies.statics_engine import TrialBatch, _fixed, batch_magnets
+    from magdomino.studies.statics_engine import TrialBatch, batch_magnets, fixed_tiles
 
     B, n = P.shape[:2]
-    batch = TrialBatch(presets, P, Q, _fixed(sc, True), sc.preset)
+    batch = TrialBatch(presets, P, Q, fixed_tiles(sc, True), sc.preset)
     for r, why in zip(judged, batch.refused):
         r["refused"] = why
     if sc.magnets and sc.preset.tile.magnets:

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.model.checks import check_count, check_seed
 from magdomino.studies.engines import STUDY_ENGINE, Engine, get_engine
 from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest
 from magdomino.studies.scenario import Scenario, check_scenario
@@ -254,18 +255,17 @@ class OddsSettings:
 
     def checked(self, scenario: Scenario) -> OddsSettings:
         """These settings with the seed filled in; InputError (naming the argument) if one is bad."""
-        _check_positive_int(self.trials, "trials")
-        _check_positive_int(self.batch, "batch")
+        check_count(self.trials, "trials", minimum=1)
+        check_count(self.batch, "batch", minimum=1)
         if self.jobs is not None:
-            _check_positive_int(self.jobs, "jobs")
+            check_count(self.jobs, "jobs", minimum=1)
         precision = self.precision
         if precision is not None and not (isinstance(precision, (int, float)) and 0 < precision <= 0.5):
             raise InputError(ARGUMENTS, "precision", f"expected a half-width in (0, 0.5], got {precision!r}")
         if self.resume and self.out_dir is None:
             raise InputError(ARGUMENTS, "resume", "expected {out_dir} with it (the directory of the run to resume)")
         seed = scenario.seed if self.seed is None else self.seed
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise InputError(ARGUMENTS, "seed", f"expected a whole number >= 0, got {seed!r}")
+        check_seed(seed)
         resolve_noise(scenario, self.noise)
         engine = get_engine(self.engine)
         return replace(self, seed=int(seed), trials=int(self.trials), batch=int(self.batch), engine=engine)
@@ -282,7 +282,7 @@ def odds_settings(settings: OddsSettings | int, **changes) -> OddsSettings:
     return OddsSettings(settings, **changes)
 
 
-def _jobs_for(run: OddsSettings, work: int) -> int | None:
+def jobs_for(run: OddsSettings, work: int) -> int | None:
     """The local pool's size: ``run.jobs`` capped at the ``work`` (trials), said on stderr when
     the caller asked for more (other executors size themselves)."""
     if run.executor not in (None, "processes") or run.scheduler is not None:
@@ -293,7 +293,7 @@ def _jobs_for(run: OddsSettings, work: int) -> int | None:
     return jobs
 
 
-def _executor_for(run: OddsSettings, work: int, jobs: int | None):
+def executor_for(run: OddsSettings, work: int, jobs: int | None):
     """Where the trials run: ``run.executor``, but this process (``"serial"``) when one
     worker is asked for, or when none is said and the run is too small to gain from
     workers (fewer trials than the engine's ``serial_below``: starting workers and importing
@@ -306,12 +306,6 @@ def _executor_for(run: OddsSettings, work: int, jobs: int | None):
     return None
 
 
-def _check_positive_int(value, name) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise InputError(ARGUMENTS, name, f"expected a whole number > 0, got {value!r}")
-    return int(value)
-
-
 def estimate_odds(
     scenario: Scenario,
     settings: OddsSettings | int,
@@ -320,10 +314,6 @@ def estimate_odds(
     offset_mm: tuple[float, float] = (0.0, 0.0),
     what_ifs: list[int] | None = None,
     settled: tuple[np.ndarray, np.ndarray] | None = None,
-    _log_name: str = "odds.jsonl",
-    _log_extra: dict | None = None,
-    _log_required: bool = True,
-    _trial_hook: Callable | None = None,
     **changes,
 ) -> OddsResult:
     """Probability that each what-if collapses the construction, with 95 % intervals.
@@ -351,7 +341,44 @@ def estimate_odds(
         ``median_shift_mm`` (median of the counted trials' largest shifts), None where the
         engine does not know shifts.
     """
-    run = odds_settings(settings, **changes).checked(scenario)
+    return run_odds(scenario, odds_settings(settings, **changes), offset_mm=offset_mm, what_ifs=what_ifs, settled=settled)
+
+
+@dataclass(frozen=True)
+class RunLog:
+    """Where a run streams its trials in its ``out_dir``.
+
+    Attributes
+    ----------
+    name : str
+        The file's name (JSON lines).
+    extra : dict or None
+        Keys added to the file's header (a sweep's parameter and value).
+    required : bool
+        ``resume`` refuses to start when the file is missing (a sweep's later points may
+        not have begun).
+    """
+
+    name: str = "odds.jsonl"
+    extra: dict | None = None
+    required: bool = True
+
+
+def run_odds(
+    scenario: Scenario,
+    settings: OddsSettings,
+    *,
+    offset_mm: tuple[float, float] = (0.0, 0.0),
+    what_ifs: list[int] | None = None,
+    settled: tuple[np.ndarray, np.ndarray] | None = None,
+    log: RunLog | None = None,
+    trial_hook: Callable | None = None,
+) -> OddsResult:
+    """:func:`estimate_odds` with its settings made, for the studies that run odds as a part
+    (sweeps) and for tests: ``log`` names the run's file in ``out_dir`` (default
+    ``odds.jsonl``), ``trial_hook(what_if, trial)`` is called in the worker before each trial."""
+    log = RunLog() if log is None else log
+    run = settings.checked(scenario)
     check_scenario(scenario)  # what simulate refuses, odds refuses, before any work
     trials, seed, precision, batch = run.trials, run.seed, run.precision, run.batch
     noise_used = resolve_noise(scenario, run.noise)
@@ -363,19 +390,19 @@ def estimate_odds(
         for w in labels:
             if not isinstance(w, int) or not 0 <= w < len(scenario.what_if):
                 raise InputError(ARGUMENTS, "what_ifs", f"expected what-if indices in 0..{len(scenario.what_if) - 1}, got {w!r}")
-    log_path = Path(run.out_dir) / _log_name if run.out_dir is not None else None
-    if run.resume and _log_required and not log_path.is_file():  # before any work
-        raise InputError(str(log_path.parent), "", f"nothing to resume: no run stored here ({_log_name}); leave out {{resume}} to start one")
-    jobs = _jobs_for(run, trials * len(labels))
+    log_path = Path(run.out_dir) / log.name if run.out_dir is not None else None
+    if run.resume and log.required and not log_path.is_file():  # before any work
+        raise InputError(str(log_path.parent), "", f"nothing to resume: no run stored here ({log.name}); leave out {{resume}} to start one")
+    jobs = jobs_for(run, trials * len(labels))
     start = time.perf_counter()
-    with runner_for(_executor_for(run, trials * len(labels), jobs), jobs, run.scheduler) as runner:  # its workers start while the structure settles
+    with runner_for(executor_for(run, trials * len(labels), jobs), jobs, run.scheduler) as runner:  # its workers start while the structure settles
         if labels == [None]:
             settled = None
         elif settled is None:  # settled (dynamics) or nominal and standing (statics), as the engine judges
             settled = run.engine.starting_structure(scenario)
         else:
             settled = (np.asarray(settled[0], dtype=float), np.asarray(settled[1], dtype=float))
-        job = Job(scenario, settled, noise_used, seed, offset_mm, _trial_hook, run.engine)
+        job = Job(scenario, settled, noise_used, seed, offset_mm, trial_hook, run.engine)
         header = {
             "kind": "header",
             "format": LOG_FORMAT,
@@ -389,10 +416,10 @@ def estimate_odds(
             "trials": trials,
             "precision": precision,
             "batch": batch if precision is not None else None,
-            **(_log_extra or {}),
+            **(log.extra or {}),
         }
-        log = TrialLog(log_path, header, run.resume, _log_required, check_trial_record) if log_path is not None else None
-        final = _run_trials(runner, job, labels, trials, precision, batch, log, run.progress)
+        trial_log = TrialLog(log_path, header, run.resume, log.required, check_trial_record) if log_path is not None else None
+        final = _run_trials(runner, job, labels, trials, precision, batch, trial_log, run.progress)
     return OddsResult(
         scenario=scenario.name,
         seed=seed,
@@ -403,7 +430,7 @@ def estimate_odds(
         offset_mm=offset_mm,
         results=[final[w] for w in labels],
         wall_time_s=time.perf_counter() - start,
-        log_path=str(log.path) if log else None,
+        log_path=str(trial_log.path) if trial_log else None,
         engine=run.engine.name,
     )
 

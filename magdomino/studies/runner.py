@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.model.checks import check_count
 from magdomino.physics.connections import quiet_c_output, signals_held
 
 if TYPE_CHECKING:
@@ -123,8 +124,8 @@ def _start_server(context) -> None:
 def capped_jobs(jobs: int | None, work: int) -> int:
     """Worker processes for ``work`` trials: ``jobs`` (default all cores), never more than the
     trials (a worker with nothing to do still costs a process and its memory)."""
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1):
-        raise InputError(ARGUMENTS, "jobs", f"expected a whole number of worker processes > 0, got {jobs!r}")
+    if jobs is not None:
+        check_count(jobs, "jobs", minimum=1)
     wanted = default_jobs() if jobs is None else int(jobs)
     return max(1, min(wanted, int(work)))
 
@@ -396,7 +397,8 @@ class TrialLog:
                 str(path), "", "already holds a run; pass {resume} to continue it, or choose another {out_dir}"
             )
         if resume and require and not exists:
-            raise InputError(str(path.parent), "", f"nothing to resume: no run stored here ({path.name}); leave out {{resume}} to start one")
+            raise InputError(str(path.parent), "",
+                             f"nothing to resume: no run stored here ({path.name}); leave out {{resume}} to start one")
         keep = self._read(header) if exists else None
         try:
             if keep is not None and keep < path.stat().st_size:

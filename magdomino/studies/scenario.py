@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.model.checks import check_seed
 from magdomino.model.presets import DEFAULT_PRESET, Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
 from magdomino.physics.placement import Slide, build, place
@@ -56,9 +57,9 @@ from magdomino.studies.aiming import (  # noqa: F401 - re-exported: the poses of
     CONTACT_SLACK_M,
     OVERLAP_TOLERANCE_M,
     SLIDE_START_MM,
-    _missed,
     aim_placement,
     check_clear,
+    missed_placement,
     rest_height,
     rest_pose,
     structure_poses,
@@ -170,8 +171,7 @@ def scenario_from_dict(data: dict, source: str = "<scenario>", base: Path | None
     if not isinstance(magnets, bool):
         raise InputError(source, "magnets", "expected true or false")
     seed = data.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError(source, "seed", "expected a whole number >= 0")
+    check_seed(seed, source=source)
 
     structure_raw = data.get("structure")
     if not isinstance(structure_raw, list) or not structure_raw:
@@ -255,8 +255,9 @@ def _check_free_half(scenario: Scenario, placement: Placement, poses, size, key:
     if j is None:
         return
     shown = [pl.pips for pl in scenario.structure]
-    raise InputError(scenario.source, key, f"expected a free half for {placement.describe(shown)!r}: #{t} ({shown[t][0]}-{shown[t][1]}) half {h} "
-                                           f"is covered by #{j} ({shown[j][0]}-{shown[j][1]}); place it on #{j} instead")
+    raise InputError(scenario.source, key,
+                     f"expected a free half for {placement.describe(shown)!r}: #{t} ({shown[t][0]}-{shown[t][1]}) half {h} "
+                     f"is covered by #{j} ({shown[j][0]}-{shown[j][1]}); place it on #{j} instead")
 
 
 def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
@@ -314,7 +315,8 @@ def _in_words_written(exc: InputError, key: str, written: str) -> str:
     expected = re.sub(r"structure\[(\d+)\]|\btile (\d+)(?='s half)", lambda m: f"#{m.group(1) or m.group(2)}", exc.expected)
     m = re.fullmatch(r"expected the index of an earlier structure tile \(0\.\.(-?\d+)\), got (.+)", expected)
     if m:
-        expected = f"expected an earlier tile, #0 to #{m.group(1)}, got #{m.group(2)}" if int(m.group(1)) >= 0 else "expected an earlier tile; there is none"
+        expected = (f"expected an earlier tile, #0 to #{m.group(1)}, got #{m.group(2)}" if int(m.group(1)) >= 0
+                    else "expected an earlier tile; there is none")
     expected = re.sub(r"got \[(-?\d+), (-?\d+)\]$", r"got \1-\2", expected)
     if part == "yaw_deg" and "[-" in expected:
         expected = expected.replace("a number in", "an angle in").replace("]", "] deg", 1)
@@ -358,14 +360,16 @@ def _table_placement(entry: dict, source: str, key: str, earlier: int, used) -> 
             raise InputError(source, f"{key}.{relation}", "expected { tile = N, half = 0 or 1 }")
         t, h = value["tile"], value["half"]
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < earlier:
-            raise InputError(source, f"{key}.{relation}.tile", f"expected the index of an earlier structure tile (0..{earlier - 1}), got {t!r}")
+            raise InputError(source, f"{key}.{relation}.tile",
+                             f"expected the index of an earlier structure tile (0..{earlier - 1}), got {t!r}")
         if isinstance(h, bool) or not isinstance(h, int) or h not in (0, 1):
             raise InputError(source, f"{key}.{relation}.half", f"expected 0 or 1, got {h!r}")
         below = used[t].pips[h]
         if below not in pips:
             how = {"on": "lie on", "beneath": "lie beneath", "after": "touch"}[relation]
             raise InputError(
-                source, f"{key}.{relation}", f"expected a tile with a half of {below} pips to {how} tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
+                source, f"{key}.{relation}",
+                f"expected a tile with a half of {below} pips to {how} tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
             )
         on = (t, h)
     yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0), minimum=-YAW_LIMIT_DEG, maximum=YAW_LIMIT_DEG)

@@ -39,6 +39,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import yaw_quaternion
+from magdomino.model.checks import check_count
 from magdomino.studies.engines import Engine
 from magdomino.studies.scenario import Scenario, SimulationResult, aim_placement, structure_poses
 
@@ -50,9 +51,7 @@ STATICS_CHUNK = 100
 def check_screen(screen) -> int | None:
     if screen is None:
         return None
-    if isinstance(screen, bool) or not isinstance(screen, (int, np.integer)) or screen <= 0:
-        raise InputError(ARGUMENTS, "screen", f"expected a whole number of candidates > 0, got {screen!r}")
-    return int(screen)
+    return check_count(screen, "screen", minimum=1)
 
 
 # -- poses and one judgement --------------------------------------------------------------
@@ -64,7 +63,8 @@ def nominal_structure(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
     return np.array([p for p, _ in used]), np.array([q for _, q in used])
 
 
-def _fixed(scenario: Scenario, placed: bool) -> np.ndarray:
+def fixed_tiles(scenario: Scenario, placed: bool) -> np.ndarray:
+    """Which tiles of the scenario are fixed (bool (n,)), the placed tile last (never fixed) when ``placed``."""
     return np.array([pl.fixed for pl in scenario.structure] + ([False] if placed else []), bool)
 
 
@@ -84,7 +84,7 @@ def judge_poses(scenario: Scenario, positions, quaternions, key: str, *, placed:
     try:
         return judge(
             preset or scenario.preset, positions, quaternions, placed=len(positions) - 1 if placed else None,
-            magnets=scenario.magnets, fixed=_fixed(scenario, placed), margin=margin,
+            magnets=scenario.magnets, fixed=fixed_tiles(scenario, placed), margin=margin,
         )
     except InputError as exc:
         raise InputError(scenario.source, key, exc.expected) from None
@@ -99,7 +99,7 @@ def graded(scenario: Scenario, answer, positions, quaternions, *, placed: bool):
     from magdomino.physics.statics_screen import screen
 
     verdict = answer.verdict()
-    if _fixed(scenario, placed).any():
+    if fixed_tiles(scenario, placed).any():
         return verdict
     sure, _ = screen(scenario.preset, positions, quaternions, placed=placed, magnets=scenario.magnets)
     verdict.unsure = sure == "unsure"
@@ -402,9 +402,9 @@ def _batch_magnets(presets, flat_p, flat_q, n, base, copies: int = 0, involving=
     single = [wrench(np.eye(K)[k]) for k in range(K)]
     total = sum(f[:, k : k + 1] ** 2 * single[k] for k in range(K))
     for k in range(K):
-        for l in range(k + 1, K):
-            both = wrench(np.eye(K)[k] + np.eye(K)[l]) - single[k] - single[l]
-            total = total + f[:, k : k + 1] * f[:, l : l + 1] * both
+        for other in range(k + 1, K):
+            both = wrench(np.eye(K)[k] + np.eye(K)[other]) - single[k] - single[other]
+            total = total + f[:, k : k + 1] * f[:, other : other + 1] * both
     return total[:, :3], total[:, 3:]
 
 
@@ -436,7 +436,7 @@ def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
         presets.append(preset)
         poses.append((P, Q))
         judged.append(record)
-    fixed = _fixed(sc, what_if is not None)
+    fixed = fixed_tiles(sc, what_if is not None)
     for start in range(0, len(judged), STATICS_CHUNK):
         part = slice(start, start + STATICS_CHUNK)
         P = np.array([p for p, _ in poses[part]])

@@ -10,7 +10,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.presets import Preset
-from magdomino.studies.odds import OddsResult, OddsSettings, _executor_for, _jobs_for, estimate_odds, odds_settings
+from magdomino.studies.odds import OddsResult, OddsSettings, RunLog, executor_for, jobs_for, odds_settings, run_odds
 from magdomino.studies.runner import runner_for
 from magdomino.studies.scenario import NOISE_KEYS, SLIDE_LIMIT_MM, Scenario, check_noise, with_preset
 from magdomino.studies.trials import varied_preset
@@ -107,8 +107,8 @@ def sweep(
     n_what_ifs = len(what_ifs) if what_ifs is not None else max(1, len(scenario.what_if))
     runs = []
     work = run.trials * n_what_ifs * len(values)
-    jobs = _jobs_for(run, run.trials * n_what_ifs)
-    with runner_for(_executor_for(run, work, jobs), jobs, run.scheduler) as runner:
+    jobs = jobs_for(run, run.trials * n_what_ifs)
+    with runner_for(executor_for(run, work, jobs), jobs, run.scheduler) as runner:
         for k, value in enumerate(values):
             sc, run_noise, offset = scenario, dict(run.noise or {}), (0.0, 0.0)
             if param == "polarization_scale":
@@ -120,9 +120,9 @@ def sweep(
             else:
                 run_noise[param] = value
             runs.append(
-                estimate_odds(
+                run_odds(
                     sc, replace(run, executor=runner, noise=run_noise), offset_mm=offset, what_ifs=what_ifs,
-                    _log_name=f"sweep-{param}-{k:03d}.jsonl", _log_extra={"param": param, "value": value}, _log_required=k == 0,
+                    log=RunLog(f"sweep-{param}-{k:03d}.jsonl", {"param": param, "value": value}, required=k == 0),
                 )
             )
     return SweepResult(param, values, runs)

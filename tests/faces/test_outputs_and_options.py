@@ -83,8 +83,8 @@ def test_a_saved_record_is_redrawn_only_to_an_output_and_with_nothing_else(tmp_p
 
 
 @pytest.mark.parametrize("extra, flag, says", [
-    (["--jobs", "0"], "--jobs", "whole number of worker processes > 0"),
-    (["--jobs", "-1"], "--jobs", "whole number of worker processes > 0"),
+    (["--jobs", "0"], "--jobs", "expected a whole number >= 1"),
+    (["--jobs", "-1"], "--jobs", "expected a whole number >= 1"),
     (["--max-placements", "5"], "--max-placements", "only with traditional, defi or quinconce"),
 ])
 def test_tournament_options_that_cannot_apply_are_refused(extra, flag, says):

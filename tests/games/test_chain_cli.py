@@ -10,7 +10,7 @@ from magdomino.faces.tables import ROW_UNITS, chain_layout
 from magdomino.games.chain.record import play_chain
 
 
-def _boxes(layout):
+def tile_boxes(layout):
     """Each tile's rectangle (x0, x1, y0, y1) from its two half centres (unit squares)."""
     out = []
     for p in layout:
@@ -26,7 +26,7 @@ def test_layout_turns_corners_and_tiles_never_overlap(rule, players, options):
         record = play_chain(rule, players, seed, options)
         table = record["final"]["table"]
         layout = chain_layout(table)
-        boxes = _boxes(layout)
+        boxes = tile_boxes(layout)
         for i, (x0, x1, y0, y1) in enumerate(boxes):
             assert -1.5 <= x0 and x1 <= ROW_UNITS + 1.5  # within the picture's width
             for u0, u1, v0, v1 in boxes[i + 1:]:

@@ -277,7 +277,7 @@ def test_fixed_tiles_never_move_and_slides_push():
 
 
 def test_a_missed_placement_stops_at_contact_and_never_starts_inside_a_tile():
-    from magdomino.studies.scenario import _missed, scenario_from_dict, settle_structure, try_placement
+    from magdomino.studies.scenario import missed_placement, scenario_from_dict, settle_structure, try_placement
 
     data = {
         "preset": "plain",
@@ -290,13 +290,13 @@ def test_a_missed_placement_stops_at_contact_and_never_starts_inside_a_tile():
     rest = np.array([L, 0, H / 2])
     # Missing 3 mm towards the tile it should touch end to end: the hand stops at contact,
     # the sideways part of the miss stays.
-    out, yaw = _missed(sc.what_if[0], rest, 0.0, (-3.0, 0.5), 0.0, poses, size)
+    out, yaw = missed_placement(sc.what_if[0], rest, 0.0, (-3.0, 0.5), 0.0, poses, size)
     assert out[0] == pytest.approx(L, abs=2e-5) and out[1] == pytest.approx(0.5e-3, abs=2e-5)
     # Missing away from it, or sideways, is a plain miss.
-    out, _ = _missed(sc.what_if[0], rest, 0.0, (2.0, 1.0), 0.0, poses, size)
+    out, _ = missed_placement(sc.what_if[0], rest, 0.0, (2.0, 1.0), 0.0, poses, size)
     assert np.allclose(out, [L + 0.002, 0.001, H / 2])
     # A miss that puts the tile over a higher tile releases it above that tile, not inside.
-    out, _ = _missed(sc.what_if[0], np.array([0.030, 0, 1.5 * H]), 0.0, (-8.0, 0.0), 0.0, poses, size)
+    out, _ = missed_placement(sc.what_if[0], np.array([0.030, 0, 1.5 * H]), 0.0, (-8.0, 0.0), 0.0, poses, size)
     assert out[2] >= 2.5 * H - 1e-9
     _, settled = settle_structure(sc)
     v = try_placement(sc, settled, sc.what_if[0], offset_mm=(-3.0, 0.0))

@@ -17,7 +17,7 @@ from scipy.stats import binomtest, norm
 
 from magdomino.errors import InputError
 from magdomino.physics.verdict import Verdict
-from magdomino.studies.odds import estimate_odds, wilson_interval
+from magdomino.studies.odds import estimate_odds, odds_settings, run_odds, wilson_interval
 from magdomino.studies.scenario import load_scenario, scenario_from_dict, with_preset
 from magdomino.studies.sweeps import sweep
 from magdomino.studies.trials import NOISE_DEFAULTS, _outcome, resolve_noise, trial_stream
@@ -161,7 +161,7 @@ def _raise_on(trial, what_if, i):
 
 
 def test_a_trial_that_raises_is_an_error_not_a_collapse(statics):
-    result = estimate_odds(statics, 10, executor="serial", what_ifs=[BEYOND], _trial_hook=functools.partial(_raise_on, 3))
+    result = run_odds(statics, odds_settings(10, executor="serial"), what_ifs=[BEYOND], trial_hook=functools.partial(_raise_on, 3))
     r = result.results[0]
     assert (r.trials, r.errors, r.collapses) == (10, 1, 9)
     assert r.p_collapse == 1.0 and r.ci95 == wilson_interval(9, 9)
@@ -189,7 +189,7 @@ def _crash_once(marker, trial, what_if, i):
 def test_a_crashed_workers_trials_are_retried(statics, tmp_path):
     marker = tmp_path / "crashed"
     hook = functools.partial(_crash_once, str(marker), 5)
-    crashed = estimate_odds(statics, 16, jobs=2, what_ifs=[EDGE], _trial_hook=hook)
+    crashed = run_odds(statics, odds_settings(16, jobs=2), what_ifs=[EDGE], trial_hook=hook)
     assert marker.exists()
     clean = estimate_odds(statics, 16, executor="serial", what_ifs=[EDGE])
     assert crashed.to_dict() == clean.to_dict()
@@ -210,9 +210,9 @@ def test_resume_after_a_cut_log_recomputes_only_the_missing_trials(statics, tmp_
     assert len(lines) == 21 and json.loads(lines[0])["kind"] == "header"
     log.write_text("".join(lines[:9]) + lines[9][:15])  # 8 trials kept, one cut mid-line
     calls = []
-    resumed = estimate_odds(
-        statics, 20, executor="serial", what_ifs=[EDGE], out_dir=tmp_path, resume=True,
-        _trial_hook=functools.partial(_record_calls, calls),
+    resumed = run_odds(
+        statics, odds_settings(20, executor="serial", out_dir=tmp_path, resume=True), what_ifs=[EDGE],
+        trial_hook=functools.partial(_record_calls, calls),
     )
     assert resumed.to_dict() == full.to_dict()
     kept = {json.loads(line)["trial"] for line in lines[1:9]}
@@ -399,5 +399,5 @@ def test_odds_arguments_from_python_are_refused_naming_the_argument_before_any_t
     ran = []
     settings = {"trials": 4, "engine": "statics", "executor": "serial", **changes}
     with pytest.raises(InputError) as err:
-        estimate_odds(sc, settings.pop("trials"), _trial_hook=lambda w, i: ran.append(i), **settings)
+        run_odds(sc, odds_settings(settings.pop("trials"), **settings), trial_hook=lambda w, i: ran.append(i))
     assert err.value.key == key and ran == []
