@@ -174,5 +174,21 @@ class Deal:
 
 
 DRAW = Action("draw")
+"""Draw a tile from the stock (a tower rule's only action when nothing can be placed and the stock is not empty)."""
 PASS = Action("pass")
+"""Pass (a tower rule's only action when nothing can be placed and the stock is empty)."""
 DEAL = Deal()
+"""The chance action that shuffles and deals from the state's own random stream."""
+
+# The chain games (Matador, Échanges) and 20 sur 20 spell their actions as plain tuples
+# ("kind", ...), which OpenSpiel and the JSON records carry as they are; their fixed actions:
+TUPLE_DEAL = ("deal",)
+"""A tuple game's chance action that shuffles and deals from the state's own random stream."""
+TUPLE_DRAW = ("draw",)
+"""A tuple game's draw: Matador's choice to draw, or the chance action that takes the top tile."""
+TUPLE_PASS = ("pass",)
+"""A tuple game's pass."""
+TUPLE_STOP = ("stop",)
+"""20 sur 20: end a series of single-tile moves."""
+TUPLE_SWAP = ("swap",)
+"""Échanges: the tile in hand fits nowhere, so it goes under the stock for its top tile."""

@@ -40,12 +40,12 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.actions import TUPLE_DEAL as DEAL
+from magdomino.games.actions import TUPLE_DRAW as DRAW
+from magdomino.games.actions import TUPLE_PASS as PASS
 from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState
 from magdomino.model.tiles import TILE_SETS
 
-DEAL = ("deal",)
-DRAW = ("draw",)
-PASS = ("pass",)
 LEFT, RIGHT = 0, 1
 SIDE_NAMES = ("left", "right")
 

@@ -45,9 +45,9 @@ SUN stays ahead of RAIN; the hidden stock and the tile P will draw are never loo
 
 from __future__ import annotations
 
+from magdomino.games.actions import TUPLE_SWAP as SWAP
 from magdomino.games.chain.core import TERMINAL, ChainGame, ChainState
 
-SWAP = ("swap",)
 CENTRE = "centre"
 
 

@@ -50,6 +50,10 @@ import json
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.actions import TUPLE_DEAL as DEAL
+from magdomino.games.actions import TUPLE_DRAW as DRAW
+from magdomino.games.actions import TUPLE_PASS as PASS
+from magdomino.games.actions import TUPLE_STOP as STOP
 from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState
 from magdomino.games.vingt.moves import (
     MAX_TILES,
@@ -70,10 +74,6 @@ TILES = TILE_SET.tiles
 """The 54 tiles: the double-nine set without the double blank, in a fixed order."""
 MARKERS = {2: 22, 3: 15, 4: 11}
 RACK = MAX_TILES
-PASS = ("pass",)
-STOP = ("stop",)
-DEAL = ("deal",)
-DRAW = ("draw",)
 _TILE_SET = frozenset(TILES)
 
 
