@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.maths.magnets import TileMagnets
 from magdomino.model.checks import FileChecks, check_number  # noqa: F401 - check_number is used by scenarios
 from magdomino.model.settings import COLLAPSE_DEFAULTS, SOLVER_DEFAULTS, CollapseSettings, SolverSettings  # noqa: F401 - re-exported
 from magdomino.model.tiles import COLOUR_RGB, DEFAULT_COLOURS, colour_rgb  # noqa: F401 - re-exported: presets name colours
@@ -181,6 +182,19 @@ class Preset:
     @property
     def size_mm(self) -> list[float]:
         return [float(v) * 1000 for v in self.tile.size]
+
+    def tile_magnets(self) -> TileMagnets:
+        """The tile's magnets as the magnet model computes them, made once per preset object
+        (the statics asks for them at every placement it judges: making them costs about as
+        much as one evaluation of their forces). Not pickled: a worker makes its own."""
+        made = self.__dict__.get("_tile_magnets")
+        if made is None:
+            made = TileMagnets.from_specs(self.tile.magnets, model=self.solver.magnet_model)
+            object.__setattr__(self, "_tile_magnets", made)
+        return made
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_tile_magnets"}
 
     def to_dict(self) -> dict[str, Any]:
         """The preset as TOML-shaped data (mm, g, degrees) with every default filled in."""
@@ -402,7 +416,8 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
             elif k == "friction_anchor":
                 solver[k] = c.boolean(table, f"solver.{k}", k, default=True)
             else:
-                solver[k] = c.bounded(table, f"solver.{k}", k, *LIMITS[f"solver.{k}"], integer=f"solver.{k}" in _INTEGER_KEYS, zero=k == "gravity_m_s2")
+                solver[k] = c.bounded(table, f"solver.{k}", k, *LIMITS[f"solver.{k}"], integer=f"solver.{k}" in _INTEGER_KEYS,
+                                      zero=k == "gravity_m_s2")
     collapse = dict(COLLAPSE_DEFAULTS)
     if "collapse" in data:
         table = c.table(data, "collapse")
@@ -413,7 +428,8 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
             else:
                 collapse[k] = c.bounded(table, f"collapse.{k}", k, *LIMITS[f"collapse.{k}"], integer=f"collapse.{k}" in _INTEGER_KEYS)
         if collapse["settle_hold_s"] >= collapse["time_limit_s"]:
-            c.fail("collapse.settle_hold_s", f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
+            c.fail("collapse.settle_hold_s",
+                   f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
     steps = collapse["time_limit_s"] / solver["time_step_s"]
     if steps > MAX_STEPS:
         key = "collapse.time_limit_s" if "time_limit_s" in data.get("collapse", {}) else "solver.time_step_s"
@@ -459,7 +475,8 @@ def with_overrides(preset: Preset, overrides: dict[str, Any], source: str = ARGU
         if path[0] == "spread" and len(path) == 2 and "spread" not in data:
             table = data["spread"] = {}
         if not isinstance(table, dict) or len(path) < 2 or not known:
-            raise InputError(source, key, "expected a preset key such as tile.friction, tile.table_friction, tile.mass_g, tile.magnets.polarization_T, "
+            raise InputError(source, key, "expected a preset key such as tile.friction, tile.table_friction, tile.mass_g, "
+                                          "tile.magnets.polarization_T, "
                                           "spread.friction_rel_sigma, solver.time_step_s, collapse.max_tilt_deg or magnets_scale")
         table[path[-1]] = value
     if "magnets_scale" in overrides:

@@ -211,28 +211,12 @@ class StaticVerdict:
 # -- the linear program -------------------------------------------------------------------
 
 
-_MAGNETS: dict[int, tuple] = {}
-
-
-def _tile_magnets(preset: Preset):
-    """One TileMagnets per preset object (built as the world builds it)."""
-    entry = _MAGNETS.get(id(preset))
-    if entry is None or entry[0] is not preset:
-        from magdomino.maths.magnets import TileMagnets
-
-        if len(_MAGNETS) > 16:
-            _MAGNETS.clear()
-        entry = (preset, TileMagnets.from_specs(preset.tile.magnets, model=preset.solver.magnet_model))
-        _MAGNETS[id(preset)] = entry
-    return entry[1]
-
-
 def magnet_wrenches(preset: Preset, positions, quaternions) -> tuple[np.ndarray, np.ndarray]:
     """Magnet force (n, 3) N and torque about each tile's centre (n, 3) N·m at these poses."""
     P = np.asarray(positions, float).reshape(-1, 3)
     if not preset.tile.magnets or len(P) < 2:
         return np.zeros((len(P), 3)), np.zeros((len(P), 3))
-    return _tile_magnets(preset).wrenches(P, np.asarray(quaternions, float).reshape(-1, 4))
+    return preset.tile_magnets().wrenches(P, np.asarray(quaternions, float).reshape(-1, 4))
 
 
 def judge(
@@ -349,7 +333,7 @@ class Structure:
         self.size = np.asarray(preset.tile.size, float)
         self.contacts = find_contacts(self.P, self.Q, self.size, fixed=self.fixed)
         self.use_magnets = bool(magnets) and len(preset.tile.magnets) > 0
-        self._free = self.use_magnets and bool(np.any(_tile_magnets(preset).free))
+        self._free = self.use_magnets and bool(np.any(preset.tile_magnets().free))
         if self.use_magnets and not self._free:
             self.mf, self.mt = magnet_wrenches(preset, self.P, self.Q)
         else:
@@ -368,7 +352,7 @@ class Structure:
         if self._free:
             mf, mt = magnet_wrenches(self.preset, P, Q)
         elif self.use_magnets and n:
-            tm = _tile_magnets(self.preset)
+            tm = self.preset.tile_magnets()
             ti, tj = tm.tile_pairs(P)
             others = ti[tj == n]  # the structure's tiles within reach of the candidate (i < j = n)
             if len(others):

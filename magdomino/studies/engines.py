@@ -5,8 +5,9 @@ the construction fall? Every engine returns the one :class:`~magdomino.physics.v
 (the same fields and the same JSON; what only one engine knows is None elsewhere) and says
 its ``name``. The studies (odds, sweeps, what-if rankings and screening), the games'
 adjudicators and the command line hold an :class:`Engine` and call its methods; none of
-them tests an engine's name. A new engine is one module with a subclass of :class:`Engine`
-and one :func:`register_engine` call (or an entry in :data:`_BUILTIN`).
+them tests an engine's name. A new engine is one module with a class that follows the
+:class:`Engine` protocol (subclass it to inherit its defaults) and one :func:`register_engine`
+call (or an entry in :data:`BUILTIN_ENGINES`).
 
 Engines here:
 
@@ -25,14 +26,17 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.physics.verdict import Verdict
 from magdomino.studies.scenario import Scenario, SimulationResult, settle_structure, simulate
 
 
-class Engine:
-    """The interface every engine implements (subclass it).
+@runtime_checkable
+class Engine(Protocol):
+    """The interface every engine implements (as the rules, adjudicators and players do, a
+    protocol: subclass it for the defaults below, or write the members yourself).
 
     Attributes
     ----------
@@ -56,20 +60,20 @@ class Engine:
 
     def simulate(self, scenario: Scenario, *, gui: bool = False, trace: bool = False) -> SimulationResult:
         """The structure's verdict, then each what-if tried alone on it."""
-        raise NotImplementedError
+        ...
 
     def starting_structure(self, scenario: Scenario, before: str = "the what-ifs"):
         """The structure the what-ifs start from, (positions (n, 3) m, quaternions (n, 4));
         InputError on ``structure`` when it does not stand by this engine."""
-        raise NotImplementedError
+        ...
 
     def run_trials(self, job, what_if: int | None, trials: list[int]) -> list[dict]:
         """The records of these odds trials (:func:`magdomino.studies.trials.run_trial`'s shape)."""
-        raise NotImplementedError
+        ...
 
     def adjudicator(self, preset, *, magnets: bool = True):
         """The games' adjudicator judged by this engine (:mod:`magdomino.physics.adjudicator`)."""
-        raise NotImplementedError
+        ...
 
     def __repr__(self) -> str:
         return f"<engine {self.name}>"
@@ -124,7 +128,7 @@ class DynamicsEngine(Engine):
 
 # -- the registry -------------------------------------------------------------------------
 
-_BUILTIN = {
+BUILTIN_ENGINES = {
     "dynamics": "magdomino.studies.engines:DynamicsEngine",
     "statics": "magdomino.studies.statics_engine:StaticsEngine",
     "hybrid": "magdomino.studies.hybrid_engine:HybridEngine",
@@ -139,41 +143,38 @@ STUDY_ENGINE = "hybrid"
 dynamics' verdict on 99.5 % or more of trials (``scripts/hybrid_validation.py``) at a
 fraction of its cost. ``simulate`` (one nominal run, watched) is the dynamics'."""
 
-_made: dict[str, Engine] = {}
-_registered: dict[str, Callable[[], Engine]] = {}
+REGISTERED: dict[str, Callable[[], Engine]] = {}
+"""Engines registered by :func:`register_engine` with a callable that makes one."""
 
 
 def register_engine(name: str, factory: Callable[[], Engine] | str) -> None:
     """Make an engine available by ``name``: a callable returning it, or ``"module:Class"``."""
-    _BUILTIN.pop(name, None)
-    _registered.pop(name, None)
+    BUILTIN_ENGINES.pop(name, None)
+    REGISTERED.pop(name, None)
     if isinstance(factory, str):
-        _BUILTIN[name] = factory
+        BUILTIN_ENGINES[name] = factory
     else:
-        _registered[name] = factory
-    _made.pop(name, None)
+        REGISTERED[name] = factory
 
 
 def engine_names() -> list[str]:
     """The names :func:`get_engine` takes (aliases apart)."""
-    return list(dict.fromkeys([*_BUILTIN, *_registered]))
+    return list(dict.fromkeys([*BUILTIN_ENGINES, *REGISTERED]))
 
 
 def get_engine(engine: Engine | str | None = None, *, source: str = ARGUMENTS, key: str = "engine") -> Engine:
-    """The engine ``engine`` names (an :class:`Engine` is returned as it is; None: dynamics)."""
+    """The engine ``engine`` names, made anew (engines keep no state between calls; an
+    :class:`Engine` is returned as it is; None: dynamics)."""
     if isinstance(engine, Engine):
         return engine
     if engine is not None and not isinstance(engine, str):
         raise InputError(source, key, f"expected one of {', '.join(engine_names())} or an Engine, got {engine!r}")
     name = "dynamics" if engine is None else ALIASES.get(engine, engine)
-    if name in _made:
-        return _made[name]
-    if name in _registered:
-        made = _registered[name]()
-    elif name in _BUILTIN:
-        module, cls = _BUILTIN[name].split(":")
+    if name in REGISTERED:
+        made = REGISTERED[name]()
+    elif name in BUILTIN_ENGINES:
+        module, cls = BUILTIN_ENGINES[name].split(":")
         made = getattr(importlib.import_module(module), cls)()
     else:
         raise InputError(source, key, f"expected one of {', '.join(engine_names())}, got {engine!r}")
-    _made[name] = made
     return made

@@ -329,10 +329,6 @@ def _side_by_side(P: np.ndarray) -> np.ndarray:
     return P + np.arange(len(P))[:, None, None] * np.array([BATCH_SPACING_M, 0.0, 0.0])
 
 
-_MODELS: dict = {}
-"""Magnet models of :func:`_batch_magnets`, by magnet layout and polarisations."""
-
-
 def batch_magnets(presets, positions, quaternions, base=None, *, last_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Magnet force (B, n, 3) N and torque (B, n, 3) N·m on every tile of B trials of the
     same structure (positions (B, n, 3) m, quaternions (B, n, 4)), each trial with its own
@@ -387,15 +383,12 @@ def _batch_magnets(presets, flat_p, flat_q, n, base, copies: int = 0, involving=
     f = np.repeat(f, n, axis=0)  # (B n, K): per tile row
 
     def wrench(on):
-        key = (tuple((tuple(s.position), tuple(s.axis), s.shape, tuple(s.dimensions), float(j)) for s, j in zip(specs, J0 * on)), model)
-        tm = _MODELS.get(key)
-        if tm is None:  # kept: a model builds its quadrature rules on first use
-            if len(_MODELS) > 32:
-                _MODELS.clear()
-            tm = _MODELS[key] = TileMagnets(
-                [s.position for s in specs], [s.axis for s in specs], [s.shape for s in specs],
-                [s.dimensions for s in specs], J0 * on, [False] * K, model=model,
-            )
+        # Made at every call (0.35 ms each, K(K+1)/2 a batch of trials): the quadrature rules,
+        # the costly part, are shared by every model of the same magnets (maths.magnets.batch).
+        tm = TileMagnets(
+            [s.position for s in specs], [s.axis for s in specs], [s.shape for s in specs],
+            [s.dimensions for s in specs], J0 * on, [False] * K, model=model,
+        )
         got = np.hstack(tm.wrenches(flat_p, flat_q, involving=involving))  # (B n, 6), or (n, 6) for all the copies
         return np.tile(got, (copies, 1)) if copies else got
 
