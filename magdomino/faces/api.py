@@ -20,7 +20,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.faces.notebook import Picture, View3D, _cell, _construction_png, _png_bytes, _table, figure_png, simulation_picture  # noqa: F401
+from magdomino.faces.notebook import (  # noqa: F401 - Picture and Result are the face's too
+    Picture,
+    Result,
+    View3D,
+    construction_png,
+    figure_png,
+    html_table,
+    png_bytes,
+    simulation_picture,
+)
 from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.wording import counted
 
@@ -191,7 +200,7 @@ class Construction:
 
         sc = self.with_what_ifs(what_ifs)
         result = estimate_odds(sc, trials, seed=seed, jobs=jobs, engine=engine, noise=noise, progress=progress,
-                               **_executor(jobs, settings))
+                               **executor_settings(jobs, settings))
         return Odds(result, sc)
 
     def rank(self, tile, *, trials: int = 20, rule: str = "any", seed: int | None = None, jobs: int | None = None,
@@ -204,7 +213,7 @@ class Construction:
         typed, tile = tile, _tile(tile)
         ranked = rank_placements(self.scenario, tile, trials, candidates=enumerate_placements, rule=rule, seed=seed, jobs=jobs,
                                  screen=screen, parallel_only=parallel_only, second_parallel=second_parallel,
-                                 progress=progress, **_executor(jobs, settings))
+                                 progress=progress, **executor_settings(jobs, settings))
         from magdomino.studies.whatif import whatif_document
 
         document = whatif_document(self.scenario, tile, ranked, seed=seed, rule=rule, parallel_only=parallel_only,
@@ -217,7 +226,7 @@ class Construction:
         from magdomino.studies.sweeps import sweep
 
         sc = self.with_what_ifs(what_ifs)
-        return Sweep(sweep(sc, param, values, trials, seed=seed, jobs=jobs, progress=progress, **_executor(jobs, settings)))
+        return Sweep(sweep(sc, param, values, trials, seed=seed, jobs=jobs, progress=progress, **executor_settings(jobs, settings)))
 
     def picture(self, *, settled: bool = True) -> Picture:
         """Side and top views of the structure with every tile (#N) and half labelled: as it
@@ -228,7 +237,7 @@ class Construction:
             from magdomino.studies.scenario import settle_structure
 
             _, poses = settle_structure(sc)
-        return Picture(_construction_png(sc, poses))
+        return Picture(construction_png(sc, poses))
 
     def view3d(self, what_if: str | None = None, *, labels: bool = True):
         """An interactive 3D view (rotate, zoom): the settled structure, or a what-if's
@@ -254,7 +263,7 @@ class Construction:
 
         sc = self.with_what_ifs([what_if] if what_if else [])
         image, _ = render_image(sc, width=size[0], height=size[1], what_if=0 if what_if else None)
-        return Picture(_png_bytes(image))
+        return Picture(png_bytes(image))
 
     def __repr__(self) -> str:
         preset = self._scenario.preset.name if self._scenario else getattr(self._preset, "name", self._preset)
@@ -266,7 +275,7 @@ class Construction:
     def _repr_html_(self) -> str:
         rows = [[f"#{i}", t] for i, t in enumerate(self.tiles)]
         picture = self.picture(settled=False) if self._scenario else None
-        return (picture.html() if picture else "") + _table(["tile", "placement"], rows, html.escape(repr(self).splitlines()[0]))
+        return (picture.html() if picture else "") + html_table(["tile", "placement"], rows, html.escape(repr(self).splitlines()[0]))
 
 
 def load(path) -> Construction:
@@ -277,46 +286,7 @@ def load(path) -> Construction:
 # -- results ------------------------------------------------------------------------------
 
 
-class _Result:
-    """Rows, a DataFrame, a text table and an HTML table, from ``_header`` and ``_rows``."""
-
-    _title = ""
-
-    def to_rows(self) -> list[dict]:
-        return [dict(zip(self._header, row)) for row in self._rows()]
-
-    def to_dataframe(self):
-        try:
-            import pandas
-        except ImportError:
-            raise InputError(PYTHON, "to_dataframe", "expected pandas to be installed (pip install pandas); to_rows() needs nothing") from None
-        return pandas.DataFrame(self.to_rows())
-
-    def __repr__(self) -> str:
-        rows = [[_cell(v, h) for v, h in zip(row, self._header)] for row in self._rows()]
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(self._header)]
-        lines = [self._title, "  " + "  ".join(h.ljust(w) for h, w in zip(self._header, widths))]
-        lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        picture = self.figure()
-        table = _table(self._header, [[_cell(v, h) for v, h in zip(r, self._header)] for r in self._rows()], html.escape(self._title))
-        return (picture.html() if picture is not None else "") + table
-
-    def figure(self) -> Picture | None:
-        """The result's picture (the command line's ``--plot``), or None when it has none."""
-        return None
-
-    def plot(self, path=None) -> Picture | None:
-        """The result's picture, as the command line's ``--plot`` draws it; written to ``path`` when given."""
-        picture = self.figure()
-        if picture is not None and path is not None:
-            picture.save(path)
-        return picture
-
-
-class Simulation(_Result):
+class Simulation(Result):
     """A simulation: the structure's verdict and each what-if's (``verdicts``; ``result`` the library's)."""
 
     _header = ["", "placement", "verdict", "reason", "max shift (mm)", "max tilt (deg)", "margin (deg)", "engine"]
@@ -356,7 +326,7 @@ class Simulation(_Result):
         return simulation_picture(self.result, self.construction.name)
 
 
-class Odds(_Result):
+class Odds(Result):
     """Odds of collapse per what-if (``results``: the library's :class:`~magdomino.studies.odds.WhatIfOdds`)."""
 
     _header = ["", "placement", "trials", "collapses", "p(collapse)", "95 % interval", "shifted", "errors"]
@@ -383,7 +353,7 @@ class Odds(_Result):
         return figure_png(odds_figure, self.to_dict())
 
 
-class Ranking(_Result):
+class Ranking(Result):
     """Every legal placement of a tile, safest first (``ranked``: the library's RankedPlacement)."""
 
     _header = ["rank", "placement", "p(collapse)", "95 % interval", "shift share", "median shift (mm)", "trials", "engine"]
@@ -416,7 +386,7 @@ class Ranking(_Result):
         return None if self.document is None else figure_png(whatif_figure, self.document)
 
 
-class Sweep(_Result):
+class Sweep(Result):
     """Odds against one parameter (``result``: the library's SweepResult)."""
 
     _header = ["value", "placement", "trials", "p(collapse)", "95 % interval"]
@@ -442,7 +412,7 @@ class Sweep(_Result):
 # -- games ----------------------------------------------------------------------------------
 
 
-class GameRecord(_Result):
+class GameRecord(Result):
     """A played game's record (``record``: the JSON document of ``magdomino play``)."""
 
     _header = ["event", "what"]
@@ -503,7 +473,7 @@ def play(rule: str, players: int | None = None, *, seed: int = 0, physics: str |
         raise InputError(PYTHON, "seats", "player kinds or objects: a seat of yours ('me') plays through md.game(...)")
     players = 2 if players is None else players
     kind = family(rule)
-    adjudicator = _physics(rule, physics, preset, magnets, options)
+    adjudicator = game_physics(rule, physics, preset, magnets, options)
     try:
         if kind == "tower":
             record = play_game(rule, players, seed=seed, physics=adjudicator, player_kinds=seats, **options)
@@ -531,11 +501,13 @@ def tournament(rule: str, seats, deals: int = 10, *, seed: int = 0, physics: str
     from magdomino.games.tournament import run_tournament
 
     seats = seats.split(",") if isinstance(seats, str) else list(seats)
-    return run_tournament(rule, seats, deals, seed=seed, physics=physics, jobs=jobs, progress=progress, **_executor(jobs, options))
+    return run_tournament(rule, seats, deals, seed=seed, physics=physics, jobs=jobs, progress=progress, **executor_settings(jobs, options))
 
 
-def _physics(rule: str, physics, preset, magnets: bool, options: dict):
-    """The adjudicator ``physics`` names (None: none), and the runaway guard set by default."""
+def game_physics(rule: str, physics, preset, magnets: bool, options: dict):
+    """The adjudicator of a game of ``rule`` with the Python face's defaults: ``physics`` names
+    its engine (None: the rule's default, as ``magdomino play``; ``"none"``: no adjudicator, None
+    returned); a judged game gets the runaway guard ``max_placements`` in ``options`` unless given."""
     from magdomino.games.session import default_physics
 
     if physics is None:
@@ -545,10 +517,11 @@ def _physics(rule: str, physics, preset, magnets: bool, options: dict):
     if rule in ("matador", "echanges", "vingt"):
         raise InputError(PYTHON, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
     options.setdefault("max_placements", PHYSICS_GUARD)
-    return _adjudicator(physics, preset, magnets)
+    return make_adjudicator(physics, preset, magnets)
 
 
-def _adjudicator(physics, preset_name, magnets):
+def make_adjudicator(physics, preset_name, magnets):
+    """The adjudicator of the engine named ``physics`` (error naming ``physics``), on a preset given by name or object."""
     from magdomino.studies.engines import get_engine
 
     chosen = preset_name if not isinstance(preset_name, str) else preset(preset_name)
@@ -558,9 +531,10 @@ def _adjudicator(physics, preset_name, magnets):
 # -- helpers --------------------------------------------------------------------------------
 
 
-def _executor(jobs, settings: dict) -> dict:
-    """In this process unless worker processes are asked for (``jobs`` > 1, or an executor):
-    a large run started from a script without a ``__main__`` guard would stop in its workers."""
+def executor_settings(jobs, settings: dict) -> dict:
+    """A study's ``settings`` with the serial executor unless worker processes are asked for
+    (``jobs`` > 1, or an executor): a large run started from a script without a ``__main__``
+    guard would stop in its workers."""
     if "executor" not in settings and "scheduler" not in settings and jobs in (None, 1):
         settings = {**settings, "executor": "serial"}
     return settings

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.faces.api import _physics
+from magdomino.faces.api import game_physics
 from magdomino.games.session import GameSession
 from magdomino.model.presets import DEFAULT_PRESET
 
@@ -86,7 +86,7 @@ def game(rule: str, seats=None, *, players: int | None = None, seed: int = 0, ph
     **options
         The game's options (``variant``, ``kids``, ``deals``, ``max_placements``, ``target``, ``set``...).
     """
-    adjudicator = _physics(rule, physics, preset, magnets, options)
+    adjudicator = game_physics(rule, physics, preset, magnets, options)
     try:
         made = Game(rule, seats, players=players, seed=seed, physics=adjudicator, own_physics=True, **options)
     except BaseException:
@@ -123,9 +123,9 @@ def resume(record, *, seats=None, physics: str | None = None, preset=None, magne
     magnets = magnets if magnets is not None else record.get("magnets") is not False
     adjudicator = None
     if physics != "none" and record.get("rule") in ("traditional", "defi", "quinconce"):
-        from magdomino.faces.api import _adjudicator
+        from magdomino.faces.api import make_adjudicator
 
-        adjudicator = _adjudicator(physics, preset, magnets)
+        adjudicator = make_adjudicator(physics, preset, magnets)
     try:
         made = Game.resume(record, seats=seats, physics=adjudicator, own_physics=True, source=source)
     except BaseException:

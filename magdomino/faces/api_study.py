@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from magdomino.faces.api import Picture, _executor, _Result
+from magdomino.faces.api import executor_settings
+from magdomino.faces.notebook import Picture, Result
 
 
 def study(rule: str, seats, vary: dict, deals: int = 6, *, seed: int = 0, physics: str = "dynamics", jobs: int | None = None,
@@ -17,10 +18,10 @@ def study(rule: str, seats, vary: dict, deals: int = 6, *, seed: int = 0, physic
 
     seats = seats.split(",") if isinstance(seats, str) else list(seats)
     return Study(run_study(rule, seats, deals, vary, seed=seed, physics=physics, jobs=jobs, progress=progress,
-                           **_executor(jobs, options)))
+                           **executor_settings(jobs, options)))
 
 
-class Study(_Result):
+class Study(Result):
     """A design study: one row per value, each metric with its 95 % interval (``doc``: the JSON document)."""
 
     def __init__(self, doc: dict):

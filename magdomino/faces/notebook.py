@@ -17,6 +17,8 @@ import io
 import tempfile
 from pathlib import Path
 
+from magdomino.errors import ARGUMENTS, InputError
+
 
 class Picture:
     """A PNG picture: shows itself in a notebook, ``save(path)`` writes it."""
@@ -41,7 +43,7 @@ PROBABILITY_COLUMNS = {"p(collapse)", "shift share"}
 """Columns that hold a probability: shown with three decimals, as the command line shows them."""
 
 
-def _cell(value, header: str = "") -> str:
+def table_cell(value, header: str = "") -> str:
     """A table cell as text: a probability with three decimals, a boolean as a word, ``-`` for None."""
     from magdomino.wording import as_words, probability
 
@@ -52,13 +54,59 @@ def _cell(value, header: str = "") -> str:
     return str(as_words(value))
 
 
-def _table(header, rows, caption: str = "") -> str:
+def html_table(header, rows, caption: str = "") -> str:
+    """An HTML table: ``header`` (column names), ``rows`` (lists of cells, escaped here) and a caption (HTML)."""
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _png_bytes(image) -> bytes:
+class Result:
+    """A result of the Python face as rows, a DataFrame, a text table and an HTML table (a picture above it
+    when it has one), from its ``_header`` (column names), ``_rows()`` and ``_title``."""
+
+    _title = ""
+
+    def to_rows(self) -> list[dict]:
+        """One dict per row, keyed by the column names."""
+        return [dict(zip(self._header, row)) for row in self._rows()]
+
+    def to_dataframe(self):
+        """The rows as a pandas DataFrame."""
+        try:
+            import pandas
+        except ImportError:
+            raise InputError(ARGUMENTS, "to_dataframe",
+                             "expected pandas to be installed (pip install pandas); to_rows() needs nothing") from None
+        return pandas.DataFrame(self.to_rows())
+
+    def __repr__(self) -> str:
+        rows = [[table_cell(v, h) for v, h in zip(row, self._header)] for row in self._rows()]
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(self._header)]
+        lines = [self._title, "  " + "  ".join(h.ljust(w) for h, w in zip(self._header, widths))]
+        lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        picture = self.figure()
+        cells = [[table_cell(v, h) for v, h in zip(r, self._header)] for r in self._rows()]
+        table = html_table(self._header, cells, html.escape(self._title))
+        return (picture.html() if picture is not None else "") + table
+
+    def figure(self) -> Picture | None:
+        """The result's picture (the command line's ``--plot``), or None when it has none."""
+        return None
+
+    def plot(self, path=None) -> Picture | None:
+        """The result's picture, as the command line's ``--plot`` draws it; written to ``path`` when given."""
+        picture = self.figure()
+        if picture is not None and path is not None:
+            picture.save(path)
+        return picture
+
+
+def png_bytes(image) -> bytes:
+    """An image array (height, width, 3 or 4) as PNG bytes."""
     from matplotlib.image import imsave
 
     buffer = io.BytesIO()
@@ -66,7 +114,7 @@ def _png_bytes(image) -> bytes:
     return buffer.getvalue()
 
 
-def _construction_png(sc, poses) -> bytes:
+def construction_png(sc, poses) -> bytes:
     """Side and top views of the structure (nominal or ``poses``), each tile and half labelled."""
     import numpy as np
 

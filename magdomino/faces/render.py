@@ -225,7 +225,7 @@ class Scene:
             self.client = None
 
 
-def _bounds(positions: np.ndarray, quaternions: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def tiles_box(positions: np.ndarray, quaternions: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A box around the tiles at these poses (NaN rows ignored), down to the table."""
     live = np.all(np.isfinite(positions), axis=1)
     corners = box_corners(positions[live], quaternions[live], size).reshape(-1, 3)
@@ -287,7 +287,7 @@ class _Recorder:
         self.verdict_time = world.time - self.start
         chunk = max(1, int(round(0.05 / world.time_step)))
         end = world.time + self.tail_s - 1e-9
-        while world.time < end and _moving(world):
+        while world.time < end and tiles_moving(world):
             world.step(min(chunk, max(1, int(round((end - world.time) / world.time_step)))))
         positions, quats = world.poses()
         self.final = ([t.pips for t in world.tiles], positions, quats)
@@ -301,7 +301,7 @@ class _Recorder:
         self.frame_times.append(world.time - self.start)
 
 
-def _settled(scenario, settled):
+def settled_for_what_if(scenario, settled):
     """The settled structure a what-if starts from: ``settled`` as given (the caller vouches
     that it settled), or settled here and refused unless it settles (as ``odds`` does)."""
     from magdomino.studies.engines import check_structure_settled
@@ -314,7 +314,7 @@ def _settled(scenario, settled):
     return verdict, settled
 
 
-def _moving(world) -> bool:
+def tiles_moving(world) -> bool:
     """Is some tile faster than the preset's settle thresholds?"""
     limits = world.preset.collapse
     lin, ang = world.velocities()
@@ -324,7 +324,8 @@ def _moving(world) -> bool:
     )
 
 
-def _what_if(scenario, what_if: int):
+def what_if_placement(scenario, what_if: int):
+    """The scenario's what-if number ``what_if`` (an error naming ``what_if`` when there is no such one)."""
     if not scenario.what_if:
         raise InputError(scenario.source, "what_if", "expected at least one [[what_if]] to animate or show")
     if not 0 <= what_if < len(scenario.what_if):
@@ -363,7 +364,7 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
     scene = Scene(scenario.preset)
     try:
         scene.sync(pips, positions, quats)
-        lo, hi = _bounds(positions, quats, size)
+        lo, hi = tiles_box(positions, quats, size)
         camera = Camera(lo, hi, width, height)
         image = scene.image(camera)
         return (label_tiles(image, camera, positions, quats, size) if labels else image), verdict
@@ -402,8 +403,8 @@ def _what_if_end(scenario, what_if: int, settled, tail_s: float = 1.0):
     and (pips, positions, quaternions) at the end."""
     from magdomino.studies.scenario import try_placement
 
-    placement = _what_if(scenario, what_if)
-    _, settled = _settled(scenario, settled)
+    placement = what_if_placement(scenario, what_if)
+    _, settled = settled_for_what_if(scenario, settled)
     recorder = _Recorder(None, None, 0.0, tail_s)
     verdict = try_placement(scenario, settled, placement, world_hook=recorder)
     return verdict, recorder.final
@@ -485,15 +486,15 @@ def render_frames(
     from magdomino.studies.scenario import try_placement
 
     width, height = parse_size((width, height))
-    placement = _what_if(scenario, what_if)
-    _, settled = _settled(scenario, settled)
+    placement = what_if_placement(scenario, what_if)
+    _, settled = settled_for_what_if(scenario, settled)
     size = np.asarray(scenario.preset.tile.size, dtype=float)
     scene = Scene(scenario.preset)
 
     def camera_for(positions, quats):
         # The structure and the placed tile where it starts; wider by half the tower's
         # height, so that a fall stays in the picture.
-        lo, hi = _bounds(positions, quats, size)
+        lo, hi = tiles_box(positions, quats, size)
         spread = 0.5 * hi[2]
         lo[:2] -= spread
         hi[:2] += spread

@@ -66,12 +66,12 @@ class FilmingAdjudicator(PybulletAdjudicator):
 
     def _tail(self) -> None:
         """Go on while something moves (at most FALL_TAIL_S), so the fall is seen to its end."""
-        from magdomino.faces.render import _moving
+        from magdomino.faces.render import tiles_moving
 
         world = self.world
         end = world.time + frames.FALL_TAIL_S - 1e-9
         chunk = max(1, int(round(0.05 / world.time_step)))
-        while world.time < end and _moving(world):
+        while world.time < end and tiles_moving(world):
             world.step(chunk)
 
 
@@ -116,12 +116,12 @@ class _Camera:
         self.box, self.camera = None, None
 
     def for_poses(self, positions, quats):
-        from magdomino.faces.render import Camera, _bounds
+        from magdomino.faces.render import Camera, tiles_box
 
         live = np.all(np.isfinite(positions), axis=1) & (positions[:, 2] > -1.0)
         if not np.any(live):
             return self.camera
-        lo, hi = _bounds(positions[live], quats[live], self.size)
+        lo, hi = tiles_box(positions[live], quats[live], self.size)
         reach = max(0.03, 0.5 * hi[2])  # room for a fall around the tower
         lo[:2] -= reach
         hi[:2] += reach

@@ -375,11 +375,11 @@ def what_if_motion(scenario, what_if: int, settled=None, *, tail_s: float | None
     at_rest : bool
         The tiles lay still at the end (False: ``tail_s`` ran out first).
     """
-    from magdomino.faces.render import _settled, _what_if
+    from magdomino.faces.render import settled_for_what_if, what_if_placement
     from magdomino.studies.scenario import try_placement
 
-    placement = _what_if(scenario, what_if)
-    _, settled = _settled(scenario, settled)
+    placement = what_if_placement(scenario, what_if)
+    _, settled = settled_for_what_if(scenario, settled)
     recorder = _MotionRecorder(REST_TAIL_S if tail_s is None else tail_s, MOTION_EVERY_S if every_s is None else every_s)
     try_placement(scenario, settled, placement, world_hook=recorder)
     return recorder.end, recorder.motion, recorder.at_rest

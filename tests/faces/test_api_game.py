@@ -55,10 +55,10 @@ def test_md_play_takes_seats_and_player_alike():
 
 def test_md_play_and_magdomino_play_share_one_default_physics(monkeypatch):
     made = []
-    monkeypatch.setattr("magdomino.faces.api._adjudicator", lambda physics, preset, magnets: made.append(physics) or None)
+    monkeypatch.setattr("magdomino.faces.api.make_adjudicator", lambda physics, preset, magnets: made.append(physics) or None)
     options = {}
-    api._physics("defi", None, "toy", True, options)
-    api._physics("traditional", None, "toy", True, {})
+    api.game_physics("defi", None, "toy", True, options)
+    api.game_physics("traditional", None, "toy", True, {})
     assert made == ["pybullet"] and options == {"max_placements": 300}
 
 

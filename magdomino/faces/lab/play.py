@@ -140,12 +140,12 @@ class PlayLab:
         self.ghost = TileView(self.scene, pips[-1], size, colour, opacity=0.5)
         self.ghost.pose(positions[-1], quats[-1])
 
-    async def refresh_moves(self, _event=None) -> None:
+    async def refresh_moves(self, event=None) -> None:
         """The legal moves (and with hints their risks, judged in a worker thread) listed again."""
         from nicegui import run
 
         g = self.game
-        if _event is not None and self.busy.what is not None:  # the switch, while a move is played: shown after it
+        if event is not None and self.busy.what is not None:  # the switch, while a move is played: shown after it
             return
         if g is None or g.over or not g.my_turn:
             self.moves.clear()
