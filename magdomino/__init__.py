@@ -7,7 +7,8 @@ and degrees::
     tower.simulate("3-1 on #1 half 1")
 
 :class:`Construction`, :func:`load`, :func:`preset`, :func:`presets`, :func:`engines`,
-:func:`play`, :func:`game` (a game driven move by move), :func:`resume`, :func:`tournament`, :func:`study`, :func:`calibrate` and :class:`InputError` are imported when first used, so
+:func:`play`, :func:`game` (a game driven move by move), :func:`resume`, :func:`tournament`, :func:`study`, :func:`calibrate` and
+:class:`InputError` are imported when first used, so
 ``import magdomino`` stays light. :func:`env` is a game as a PettingZoo environment
 (:func:`magdomino.games.pettingzoo.env`, the ``pettingzoo`` extra).
 

@@ -145,7 +145,8 @@ class Construction:
         bundled = isinstance(self._preset, str) and self._preset in preset_names()
         name = self._preset if bundled else self._preset_file(path)
         what_ifs = self.what_ifs if what_ifs is None else what_ifs
-        lines = [f"name = {_toml(self.name)}", f"preset = {_toml(name)}", f"magnets = {str(self.magnets).lower()}", f"seed = {self.seed}", ""]
+        lines = [f"name = {_toml(self.name)}", f"preset = {_toml(name)}", f"magnets = {str(self.magnets).lower()}",
+                 f"seed = {self.seed}", ""]
         for t in self.tiles:
             lines += ["[[structure]]", f"place = {_toml(t)}", ""]
         for w in _texts(what_ifs):

@@ -111,7 +111,8 @@ def calibrate(measurements, *, draws: int | None = None, seed: int = 0) -> Calib
     elif isinstance(measurements, (str, Path)):
         m = load_measurements(measurements)
     else:
-        raise InputError(ARGUMENTS, "measurements", f"expected a measurement file's path or its data as a dict, got {type(measurements).__name__}")
+        raise InputError(ARGUMENTS, "measurements",
+                         f"expected a measurement file's path or its data as a dict, got {type(measurements).__name__}")
     draws = DRAWS if draws is None else int(check_number(ARGUMENTS, "draws", draws, minimum=10, maximum=100_000, integer=True))
     seed = int(check_number(ARGUMENTS, "seed", seed, minimum=0, integer=True))
     return Calibration(fit(m, draws=draws, seed=seed))
@@ -185,7 +186,8 @@ def setup_figure(kind: str, path, preset="standard") -> Path:
 
     def tile(x0, z0, length, angle=0.0, kw=tile_kw, magnets=True, pivot=(0.0, 0.0)):
         c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-        rot = lambda pts: [(pivot[0] + c * (x - pivot[0]) - s * (z - pivot[1]), pivot[1] + s * (x - pivot[0]) + c * (z - pivot[1])) for x, z in pts]  # noqa: E731
+        rot = lambda pts: [(pivot[0] + c * (x - pivot[0]) - s * (z - pivot[1]),  # noqa: E731
+                            pivot[1] + s * (x - pivot[0]) + c * (z - pivot[1])) for x, z in pts]
         ax.add_patch(Polygon(rot([(x0, z0), (x0 + length, z0), (x0 + length, z0 + t), (x0, z0 + t)]), closed=True, **kw))
         if magnets:
             for m in p.tile.magnets:
@@ -228,15 +230,18 @@ def setup_figure(kind: str, path, preset="standard") -> Path:
         ax.annotate("", xy=(L / 2 + s, 2 * t + 4), xytext=(L / 2, 2 * t + 4), arrowprops={"arrowstyle": "<->", "color": "#c1121f"})
         note(L / 2 + s / 2, 2 * t + 6, "overhang (mm)", ha="center", color="#c1121f")
         if kind == "overhang":
-            ax.add_patch(FancyArrowPatch((-L / 2 + s - 16, 1.5 * t), (-L / 2 + s - 2, 1.5 * t), arrowstyle="-|>", mutation_scale=12, color="#333"))
+            ax.add_patch(FancyArrowPatch((-L / 2 + s - 16, 1.5 * t), (-L / 2 + s - 2, 1.5 * t), arrowstyle="-|>", mutation_scale=12,
+                                         color="#333"))
             note(-L / 2 + s - 40, 1.5 * t - 1, "push\nslowly", fontsize=8)
-            note(-65, -6, "push the top tile out along the lower one until it tips; measure how far its end had passed the lower end", va="top")
+            note(-65, -6, "push the top tile out along the lower one until it tips; measure how far its end had passed the lower end",
+                 va="top")
         else:
             x = L / 2 + s - 2
             ax.plot([x, x], [2 * t, -2], color="#333", linewidth=0.8)
             ax.add_patch(Rectangle((x - 4, -12), 8, 10, facecolor="#8d99ae", edgecolor="#333"))
             note(x + 6, -10, "load (g): add coins or\nclips until it tips", fontsize=8)
-            note(-65, -16, "the lower tile at the table's edge; at a set overhang, hang weights from the far end; weigh what tipped it", va="top")
+            note(-65, -16, "the lower tile at the table's edge; at a set overhang, hang weights from the far end; weigh what tipped it",
+                 va="top")
         ax.set_xlim(-70, 80)
         ax.set_ylim(-25, 30)
     else:  # bounce
@@ -248,7 +253,8 @@ def setup_figure(kind: str, path, preset="standard") -> Path:
         ax.annotate("", xy=(L / 2 + 12 + L + 6, 8), xytext=(L / 2 + 12 + L + 6, 0), arrowprops={"arrowstyle": "<->", "color": "#c1121f"})
         note(L / 2 + 12 + L + 9, 2, "rebound", color="#c1121f")
         ax.add_patch(Circle((0, h + 14), 0.01, color="white"))
-        note(-65, -4, "drop a tile flat from a set height beside a ruler (film it with a phone); read the top of the first bounce", va="top")
+        note(-65, -4, "drop a tile flat from a set height beside a ruler (film it with a phone); read the top of the first bounce",
+             va="top")
         ax.set_xlim(-70, 100)
         ax.set_ylim(-12, 60)
     fig.savefig(path)

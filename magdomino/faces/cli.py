@@ -132,7 +132,8 @@ def _simulate_plot(scenario, result, path) -> None:
         if verdict is not None
     ]
     positions, quats = result.settled_poses
-    title = f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, preset {scenario.preset.name}, structure {structure_outcome(result.structure)}"
+    title = (f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, preset {scenario.preset.name}, "
+             f"structure {structure_outcome(result.structure)}")
     no_traces = f"what-ifs {what_ifs_not_tried(result.structure)}" if scenario.what_if else "no what-if in this scenario"
     wrote = simulation_figure(positions, quats, [pl.pips for pl in scenario.structure], scenario.preset, traces, path,
                               thresholds=result.structure.thresholds, title=title, structure=result.structure, no_traces=no_traces)
@@ -145,7 +146,8 @@ def _add_simulate(sub) -> None:
     p.add_argument("--json", metavar="OUT", help="write the verdicts as JSON ('-' for stdout)")
     p.add_argument("--gui", action="store_true", help="watch in PyBullet's window (needs a display)")
     p.add_argument("--gif", metavar="FILE.gif", help="animate every what-if (FILE-0.gif, FILE-1.gif, ...)")
-    p.add_argument("--plot", metavar="FILE.png", help="side and top views of the settled structure, shift and tilt over time of each what-if")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="side and top views of the settled structure, shift and tilt over time of each what-if")
     add_engine(p, "statics: judge the structure and each what-if at rest, with a margin (milliseconds)")
     add_preset_overrides(p, "the scenario's preset", scenario=True)
     p.set_defaults(func=_cmd_simulate)
@@ -339,7 +341,8 @@ def _cmd_render(args) -> int:
 def _add_render(sub) -> None:
     p = sub.add_parser("render", help="draw a scenario's settled structure (PNG) or animate a what-if (GIF)")
     p.add_argument("scenario", help="a scenario .toml file")
-    p.add_argument("--out", required=True, metavar="FILE.png|FILE.gif", help="PNG: the settled structure; GIF: a what-if from release to verdict")
+    p.add_argument("--out", required=True, metavar="FILE.png|FILE.gif",
+                   help="PNG: the settled structure; GIF: a what-if from release to verdict")
     p.add_argument("--what-if", type=int, metavar="I", help="GIF: which what-if (default 0); PNG: draw the end of this what-if instead")
     p.add_argument("--size", default="800x600", metavar="WxH", help="image size in pixels (default 800x600)")
     add_preset_overrides(p, "the scenario's preset", scenario=True)
@@ -371,8 +374,10 @@ def _cmd_whatif(args) -> int:
     n = resolve_noise(scenario)
     magnets = "magnets on" if scenario.magnets and scenario.preset.tile.magnets else "no magnets"
     how = ("parallel only" if args.parallel_only
-           else "parallel and perpendicular" + (", the second tile parallel" if args.second_parallel and len(scenario.structure) == 1 else ""))
-    print(f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, {preset_words(scenario, args)}, {magnets}, seed {document['seed']}", file=out)
+           else "parallel and perpendicular"
+           + (", the second tile parallel" if args.second_parallel and len(scenario.structure) == 1 else ""))
+    print(f"{scenario.name}: {counted(len(scenario.structure), 'tile')}, {preset_words(scenario, args)}, {magnets}, "
+          f"seed {document['seed']}", file=out)
     print(f"  tile {tile_as_ranked(document)}, rule {args.rule} ({how}): {len(ranked)} legal placements, safest first", file=out)
     if args.screen is not None:
         print(screen_note(ranked, args.screen, document["screen"]["band_deg"]), file=out)
@@ -422,7 +427,8 @@ def _add_whatif(sub) -> None:
     p.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
     p.add_argument("--rule", choices=["any", "defi", "quinconce"], default="any",
                    help="which placements: any (on top, end to end, beneath; default), defi (on top), quinconce (extremities only)")
-    p.add_argument("--parallel-only", action="store_true", help="every tower placement parallel to the tile below (default: parallel or perpendicular)")
+    p.add_argument("--parallel-only", action="store_true",
+                   help="every tower placement parallel to the tile below (default: parallel or perpendicular)")
     p.add_argument("--no-second-parallel", "--perpendicular", dest="second_parallel", action="store_false",
                    help="on a one-tile structure, also perpendicular (default: the second tile parallel, the leaflet's tip)")
     p.add_argument("--screen", type=int, metavar="K",
@@ -447,7 +453,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             args = parser.parse_args(argv)
             if not getattr(args, "func", None):
-                raise InputError("command line", "", f"expected a command: {', '.join(args.commands)} (magdomino --help says what each does)")
+                raise InputError("command line", "",
+                                 f"expected a command: {', '.join(args.commands)} (magdomino --help says what each does)")
             with json_alone_on_stdout(args):
                 return int(args.func(args) or 0)
         except InputError as exc:

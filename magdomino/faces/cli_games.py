@@ -62,7 +62,8 @@ def _refuse_unread_options(args) -> None:
     if args.resume is not None:
         for dest in given:
             if dest not in _RESUME:
-                raise InputError("command line", _flag(dest), "not with --resume (the saved game has its own; --json and --hints go with it)")
+                raise InputError("command line", _flag(dest),
+                                 "not with --resume (the saved game has its own; --json and --hints go with it)")
         return
     if args.record is not None:
         if args.rule not in ("vingt", "matador", "echanges"):
@@ -76,7 +77,9 @@ def _refuse_unread_options(args) -> None:
     for dest in given:
         if dest not in _PLAY_OPTIONS[args.rule]:
             rules = [r for r, options in _PLAY_OPTIONS.items() if dest in options]
-            raise InputError("command line", _flag(dest), f"only with --rule {', '.join(rules[:-1])}{' or ' if len(rules) > 1 else ''}{rules[-1]} (not read by {args.rule})")
+            raise InputError("command line", _flag(dest),
+                             f"only with --rule {', '.join(rules[:-1])}{' or ' if len(rules) > 1 else ''}{rules[-1]} "
+                             f"(not read by {args.rule})")
 
 
 def _cmd_play_vingt(args) -> int:
@@ -201,7 +204,8 @@ def _tower_physics(args) -> tuple:
     if args.physics is None:  # tower rules need the physics to judge collapses; flat games none
         args.physics = default_physics(args.rule)
     if args.physics == "none" and (args.preset is not None or args.no_magnets):
-        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics (without physics nothing is simulated)")
+        raise InputError("command line", "--preset/--no-magnets",
+                         "only with --physics pybullet or statics (without physics nothing is simulated)")
     refuse_without_physics(args, args.physics)
     preset = None
     if args.physics != "none":
@@ -393,7 +397,8 @@ def add_play(sub) -> None:
     p.add_argument("--seats", metavar="K1,K2,...",
                    help="one player per seat, comma-separated, e.g. human,careful,careful (human: you, at the terminal; "
                         "the count is the number of players)")
-    p.add_argument("--hints", action="store_true", help="traditional, defi, quinconce: show the statics' risk beside each of a human seat's moves")
+    p.add_argument("--hints", action="store_true",
+                   help="traditional, defi, quinconce: show the statics' risk beside each of a human seat's moves")
     p.add_argument("--resume", metavar="FILE", help="go on with a game saved at the terminal (quit, or the end of the input, saves it)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout); a human seat's quit saves it there")
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")

@@ -49,7 +49,8 @@ def film(record: dict, outputs: list, source: str = "record") -> int:
         size = sum(f.stat().st_size for f in path.iterdir()) if path.is_dir() else path.stat().st_size
         print(f"wrote {path}: {len(rep.frames)} frames, {sum(rep.durations_ms) / 1000:.1f} s, {size / 1e6:.2f} MB")
     if rep.mismatches:
-        print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} from the record (not deterministic here)", file=sys.stderr)
+        print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} "
+              "from the record (not deterministic here)", file=sys.stderr)
         return 1
     if record.get("physics") == "pybullet":
         print(f"replay: all {len(rep.placements)} placements judged as recorded")
@@ -145,7 +146,8 @@ def _cmd_replay(args) -> int:
         size = sum(f.stat().st_size for f in path.iterdir()) if path.is_dir() else path.stat().st_size
         print(f"wrote {path}: {len(rep.frames)} frames, {sum(rep.durations_ms) / 1000:.1f} s, {size / 1e6:.2f} MB")
         if rep.mismatches:
-            print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} from the record (not deterministic here)", file=sys.stderr)
+            print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} "
+                  "from the record (not deterministic here)", file=sys.stderr)
             status = 1
         elif record.get("physics") == "pybullet":
             print(f"replay: all {len(rep.placements)} placements judged as recorded")

@@ -196,5 +196,6 @@ def simulation_picture(result, name: str) -> Picture:
         no_traces = f"what-ifs judged at rest by {result.engine}: nothing moves (see the table)"
     title = f"{name}: {counted(len(sc.structure), 'tile')}, structure {structure_outcome(result.structure)}"
     pips = [pl.pips for pl in sc.structure]
-    return figure_png(lambda _, path: simulation_figure(*result.settled_poses, pips, sc.preset, traces, path, thresholds=result.structure.thresholds,
+    return figure_png(lambda _, path: simulation_figure(*result.settled_poses, pips, sc.preset, traces, path,
+                                                        thresholds=result.structure.thresholds,
                                                         title=title, structure=result.structure, no_traces=no_traces), {})

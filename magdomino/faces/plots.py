@@ -443,7 +443,8 @@ def whatif_figure(document: dict, path: str | Path) -> Path:
     cands = document["candidates"]
     n = len(cands)
     fig, ax = new_figure(
-        title=f"{document.get('name', '')}: where to put {tile_as_ranked(document)}? (preset {document['preset']}, rule {document.get('rule', 'any')})",
+        title=(f"{document.get('name', '')}: where to put {tile_as_ranked(document)}? "
+               f"(preset {document['preset']}, rule {document.get('rule', 'any')})"),
         xlabel="p(collapse), 95 % interval\n" + _noise_text(document["noise"]),
         figsize=(STYLE["figsize"][0] * 1.25, max(2.2, 0.42 * n + 1.4)),
     )

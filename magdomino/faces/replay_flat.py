@@ -81,7 +81,8 @@ def _caption(record: dict, ev: dict) -> str:
     if record["rule"] == "vingt":
         if ev.get("type") == "place":
             tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
-            return f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, {counted(len(ev['markers']), 'marker')}"
+            return (f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, "
+                    f"{counted(len(ev['markers']), 'marker')}")
         return f"end: {winners(record.get('winners'))}; scores {record.get('scores')}"
     from magdomino.games.chain.record import _event_line
 

@@ -248,7 +248,8 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                     frame(pips, pos, q, lines, hands, frames.HOLD_MS * 2, alert)
                     shown[:] = [(pips, pos, q)]
                 rep.placements.append({
-                    "deal": e["deal"], "player": e["player"], "tile": list(e["tile"]), "collapsed": recorded and not e.get("collapse_ignored"),
+                    "deal": e["deal"], "player": e["player"], "tile": list(e["tile"]),
+                    "collapsed": recorded and not e.get("collapse_ignored"),
                     "hand_sizes": list(e["hand_sizes"]), "construction_size": len(built),
                     "levels": 1 + max(a.level for a in built), "replayed_collapsed": replayed,
                 })

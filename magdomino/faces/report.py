@@ -56,7 +56,9 @@ def _p(value) -> str:
     """A probability (a share) with three decimals, as every face prints one; ``—`` when not known."""
     from magdomino.wording import probability
 
-    return "—" if value is None else _e(probability(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else _num(value)
+    return ("—" if value is None
+            else _e(probability(value)) if isinstance(value, (int, float)) and not isinstance(value, bool)
+            else _num(value))
 
 
 def _ci(ci) -> str:
@@ -137,7 +139,8 @@ def find_scenario(doc: dict, source: Path, scenario_dirs) -> tuple[object | None
         misfits.append(why)
     if misfits:
         return None, "no scenario file fits the run: " + "; ".join(misfits) + " (give --scenarios DIR): no renders"
-    return None, f"scenario file {Path(recorded).name if recorded else f'{name}.toml'} not found (looked in {', '.join(looked)}; give --scenarios DIR): no renders"
+    return None, (f"scenario file {Path(recorded).name if recorded else f'{name}.toml'} not found "
+                  f"(looked in {', '.join(looked)}; give --scenarios DIR): no renders")
 
 
 def _scenario_as_run(path: Path, doc: dict, source: Path, by_path: bool) -> tuple[object | None, str]:
@@ -237,7 +240,8 @@ def _scenario_renders(doc, source, options, placements=None, labels=None, indice
     if placements is None:
         indices = list(range(len(scenario.what_if))) if indices is None else indices
         if any(not isinstance(i, int) or not 0 <= i < len(scenario.what_if) for i in indices):
-            return out + f'<p class="note">the scenario file has {counted(len(scenario.what_if), "what-if")}, the document names {_e(indices)}: no renders</p>'
+            return out + (f'<p class="note">the scenario file has {counted(len(scenario.what_if), "what-if")}, '
+                          f"the document names {_e(indices)}: no renders</p>")
         placements = [scenario.what_if[i] for i in indices]
         labels = [f"what-if {i}: {label}" for i, label in zip(indices, labels or [""] * len(indices))]
     return out + _renders(scenario, placements, labels, options.get("animate", False), options.get("max_renders", 12), view3d)
@@ -335,7 +339,6 @@ def section_whatif(doc: dict, source: Path, options: dict) -> str:
 
 
 def section_play(doc: dict, source: Path, options: dict) -> str:
-    rule = doc["rule"]
     kinds = doc.get("player_kinds") or []
     rows = [[s, kinds[s] if s < len(kinds) else "", doc["scores"][s], "yes" if s in doc["winners"] else ""]
             for s in range(len(doc["scores"]))]

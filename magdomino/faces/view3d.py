@@ -79,7 +79,8 @@ def _poses(positions, quaternions, pips) -> tuple[np.ndarray, np.ndarray, list]:
     q = np.asarray(quaternions, dtype=float).reshape(-1, 4)
     pips = [tuple(int(v) for v in t) for t in pips]
     if not len(p) == len(q) == len(pips):
-        raise InputError(ARGUMENTS, "positions", f"expected as many positions, quaternions and pips, got {len(p)}, {len(q)} and {len(pips)}")
+        raise InputError(ARGUMENTS, "positions",
+                         f"expected as many positions, quaternions and pips, got {len(p)}, {len(q)} and {len(pips)}")
     return p, q, pips
 
 
@@ -343,7 +344,8 @@ def _add_motion(go, fig, pips, motion, preset, labels: bool) -> None:
         sliders=[{"active": len(frames) - 1, "currentvalue": {"prefix": "after release: "}, "steps": step, "pad": {"t": 10}}],
         updatemenus=[{"type": "buttons", "showactive": False, "x": 0, "y": 0, "xanchor": "left", "yanchor": "top",
                       "buttons": [{"label": "play", "method": "animate",
-                                   "args": [None, {"frame": {"duration": 80, "redraw": True}, "fromcurrent": False, "transition": {"duration": 0}}]}]}],
+                                   "args": [None, {"frame": {"duration": 80, "redraw": True}, "fromcurrent": False,
+                                                   "transition": {"duration": 0}}]}]}],
     )
 
 

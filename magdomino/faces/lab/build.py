@@ -449,7 +449,8 @@ class BuildLab:
             return
         await self._rebuild(f"preset file {name}", lambda: self.tower.set_preset(preset))
         if self.tower.preset is preset:
-            self.preset_select.set_options(list(self.preset_select.options) + ([] if "(file)" in self.preset_select.options else ["(file)"]),
+            self.preset_select.set_options(list(self.preset_select.options)
+                                           + ([] if "(file)" in self.preset_select.options else ["(file)"]),
                                            value="(file)")
 
     async def _on_scenario_upload(self, e) -> None:
