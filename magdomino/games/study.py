@@ -196,7 +196,8 @@ def study_points(vary: dict) -> list[dict]:
 
 def _check_vary(vary, base: dict) -> dict:
     if not isinstance(vary, dict) or not vary:
-        raise InputError(ARGUMENTS, "vary", f"a dict of preset keys and their values, e.g. {{'magnets_scale': [0.9, 1.0, 1.1]}}, got {vary!r}"[:200])
+        raise InputError(ARGUMENTS, "vary",
+                         f"a dict of preset keys and their values, e.g. {{'magnets_scale': [0.9, 1.0, 1.1]}}, got {vary!r}"[:200])
     checked = {}
     for key, values in vary.items():
         if not isinstance(key, str) or not key:

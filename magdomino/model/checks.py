@@ -104,7 +104,8 @@ class FileChecks:
     def bounded(self, data: dict, path: str, key: str, low: float, high: float, integer: bool = False, zero: bool = False) -> float:
         """A number in ``[low, high]`` (``(0, high]`` when ``low`` is 0 and not ``zero``), a whole one if ``integer``."""
         positive = low == 0 and not zero
-        value = check_number(self.source, path, data[key], positive=positive, minimum=None if positive else low, maximum=high, integer=integer)
+        value = check_number(self.source, path, data[key], positive=positive, minimum=None if positive else low, maximum=high,
+                             integer=integer)
         return int(value) if integer else value
 
 

@@ -337,7 +337,8 @@ class Equilibrium:
                 residual, optimal = _nnls_fit(M, -W[k], feasible_below=CONE_RESIDUAL * scale)
                 if residual > CONE_RESIDUAL * scale:
                     if optimal or not _feasible(M, W[k]):
-                        ok[carried[np.searchsorted(carrier, child[k]) : np.searchsorted(carrier, child[k], "right")]] = False  # what it carries
+                        ok[carried[np.searchsorted(carrier, child[k]) :
+                                   np.searchsorted(carrier, child[k], "right")]] = False  # what it carries
                         if first:
                             return ok
                         if labels is not None:
@@ -350,7 +351,7 @@ class Equilibrium:
                 np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - cross3(at[other], Fc)) / length])[keep])
         else:
             rhs = block
-        for tiles, rows, A_group in groups:
+        for tiles, _rows, A_group in groups:
             if check is not None and not check[tiles].any():
                 continue
             w_group = rhs[tiles].ravel()

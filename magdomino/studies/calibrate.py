@@ -124,7 +124,8 @@ class Row:
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("key", "what", "unit", "readings", "inside", "alone")}
-        out.update({k: round(float(getattr(self, k)), 4) if math.isfinite(getattr(self, k)) else None for k in ("mean", "sigma", "predicted")})
+        out.update({k: round(float(getattr(self, k)), 4) if math.isfinite(getattr(self, k)) else None
+                    for k in ("mean", "sigma", "predicted")})
         return out
 
 

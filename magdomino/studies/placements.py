@@ -140,7 +140,7 @@ def parse_placement(text, source: str, key: str) -> dict:
     entry["pips"] = [int(m["a"]), int(m["b"])]
     seen: set = set()
     for clause in clauses:
-        for pattern, what in _CLAUSES:
+        for pattern, what in _CLAUSES:  # noqa: B007 (what is read below, after the break)
             found = pattern.match(clause)
             if found:
                 break

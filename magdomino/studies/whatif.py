@@ -222,7 +222,8 @@ def rank_placements(
     if not candidates:
         t = tile if isinstance(tile, tuple) else parse_tile(tile)
         how = (" (parallel only)" if parallel_only
-               else " (the second tile parallel; --no-second-parallel lifts it)" if second_parallel and len(scenario.structure) == 1 else "")
+               else " (the second tile parallel; --no-second-parallel lifts it)" if second_parallel and len(scenario.structure) == 1
+               else "")
         raise InputError(ARGUMENTS, "tile",
                          f"no legal placement of {t[0]}-{t[1]} on this structure under rule {rule}{how}")
     if screen is not None:

@@ -29,7 +29,8 @@ dipole carrying its share of the moment ``m = J V / μ0``:
 Rules come in *levels* (:func:`rule_nodes`): level 0 is the point dipole; level ``k >= 1``
 has ``n = max(1, round(k D / M))`` nodes in ``s``, ``4n`` in θ and
 ``max(2, round(1 + 1.5 k h / M))`` in z for a cylinder, ``M = max(D, h)`` (8, 32, 72, 192,
-400, 576, 784, 1280, 1944 cells for a Ø6×2 mm disc at levels 1 to 9) and ``max(2, round(1 + k d_i / max(d)))`` nodes along side ``d_i`` of a cuboid.
+400, 576, 784, 1280, 1944 cells for a Ø6×2 mm disc at levels 1 to 9) and
+``max(2, round(1 + k d_i / max(d)))`` nodes along side ``d_i`` of a cuboid.
 A Gauss rule's error falls geometrically with the ratio of node spacing to the gap between
 the bodies, so the level is picked from ``γ = g / L``: ``g`` a lower bound of the clearance
 (:func:`clearance_bound`: separating axes along the line of centres and both magnet axes) and

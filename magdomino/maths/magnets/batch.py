@@ -274,14 +274,14 @@ class TileMagnets:
             offs.append(o @ self.frames[i].T)
             wts.append(w * self.moments[i])
         c = max(len(w) for w in wts)
-        O = np.zeros((self.k, c, 3))
+        offsets = np.zeros((self.k, c, 3))
         W = np.zeros((self.k, c))
         for i, (o, w) in enumerate(zip(offs, wts)):
-            O[i, : len(w)] = o
+            offsets[i, : len(w)] = o
             W[i, : len(w)] = w
         # float32 halves the cost; its rounding grows with (distance / gap)³ through the
         # expanded sums, so the fine rules of close pairs (level >= 3) stay in float64.
-        rule = Rule(O, W, W.astype(np.float32) if level <= F32_MAX_LEVEL else W)
+        rule = Rule(offsets, W, W.astype(np.float32) if level <= F32_MAX_LEVEL else W)
         for a in rule:
             a.flags.writeable = False
         return rule
@@ -468,17 +468,17 @@ class TileMagnets:
                 groups.append(PairGroup(sel, None, None, None, None))
                 continue
             rule = self._rule(int(lv))
-            O = rule.offsets
-            c = O.shape[1]
+            offsets = rule.offsets
+            c = offsets.shape[1]
             if 2 * len(sel) < n * k:  # few pairs: turn only their magnets' cells
-                pa = np.matmul(O[ka[sel]], R[ti[sel]].transpose(0, 2, 1))
-                ob = np.matmul(O[kb[sel]], R[tj[sel]].transpose(0, 2, 1))  # b's cells about b's centre
+                pa = np.matmul(offsets[ka[sel]], R[ti[sel]].transpose(0, 2, 1))
+                ob = np.matmul(offsets[kb[sel]], R[tj[sel]].transpose(0, 2, 1))  # b's cells about b's centre
                 # Round-off residues (~1e-19 m) would multiply into subnormal float32
                 # numbers, which are very slow: make them exact zeros (1 pm is far below any effect).
                 pa[np.abs(pa) < 1e-12] = 0.0
                 ob[np.abs(ob) < 1e-12] = 0.0
             else:  # every tile's cells once
-                Ow = np.matmul(O.reshape(1, k * c, 3), R.transpose(0, 2, 1)).reshape(n, k, c, 3)
+                Ow = np.matmul(offsets.reshape(1, k * c, 3), R.transpose(0, 2, 1)).reshape(n, k, c, 3)
                 Ow[np.abs(Ow) < 1e-12] = 0.0
                 pa = Ow[ti[sel], ka[sel]]
                 ob = Ow[tj[sel], kb[sel]]
@@ -519,10 +519,11 @@ class TileMagnets:
             dt = W32.dtype
             src_p = np.concatenate([pa[fwd], ob[bwd]]).astype(dt)
             dst_p = np.concatenate([pb[fwd], pa[bwd] - r[s_b][:, None, :]]).astype(dt)
-            pieces.append(FreePiece(src_k, dst_k, src_id, dst_id, rr, FreeCells(src_p, dst_p, W32[src_k], W32[dst_k], W[dst_k].sum(axis=1))))
+            pieces.append(FreePiece(src_k, dst_k, src_id, dst_id, rr,
+                                    FreeCells(src_p, dst_p, W32[src_k], W32[dst_k], W[dst_k].sum(axis=1))))
         for _ in range(FREE_ITERATIONS):
             Bsum = np.zeros((n * k, 3))
-            for src_k, dst_k, src_id, dst_id, rr, cells in pieces:
+            for src_k, _dst_k, src_id, dst_id, rr, cells in pieces:
                 src_u = dirs[src_id]
                 if cells is None:
                     Bm = dipole_field_pairs(rr, src_u * self.moments[src_k, None])

@@ -206,18 +206,18 @@ class CachedWrenches:
         self._recompute(A, np.arange(P), result)
 
     def _recompute(self, A, sel, result=None):
-        I, J = self.I[sel], self.J[sel]
+        ti, tj = self.I[sel], self.J[sel]
         R = np.ascontiguousarray(A[:, :, :3])
         X = np.ascontiguousarray(A[:, :, 3])
-        RI = R[I]
-        M0 = np.matmul(RI.transpose(0, 2, 1), R[J])
-        s0 = np.matmul(RI.transpose(0, 2, 1), (X[J] - X[I])[:, :, None])[:, :, 0]
+        RI = R[ti]
+        M0 = np.matmul(RI.transpose(0, 2, 1), R[tj])
+        s0 = np.matmul(RI.transpose(0, 2, 1), (X[tj] - X[ti])[:, :, None])[:, :, 0]
         if self.linear is not None:
             new, gap, self.jac[sel] = self._local_and_jacobian(s0, M0)
             self.base[sel] = new
             self.in_band[sel] = False
         else:
-            Fj, Tj, Ti, gap = self.magnets._pairs(X, R, I, J) if result is None else result
+            Fj, Tj, Ti, gap = self.magnets._pairs(X, R, ti, tj) if result is None else result
             new = np.matmul(np.stack([Fj, Tj, Ti], axis=1), RI)  # v @ R_i = R_iᵀ v
         self.M0h[sel, :3, :3] = M0
         self.M0h[sel, :3, 3] = s0
@@ -323,9 +323,10 @@ def _share(value, limit):
 _F1, _F2, _F3, _I1, _B1 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]", "intp[::1]", "boolean[::1]"
 
 
-@njit(f"Tuple((intp, intp, float64, float64))({_F2}, {_F2}, {_F3}, {_I1}, {_I1}, {_F3}, {_F2}, {_F2}, float64, intp, {_F3}, {_F3}, {_F3}, {_B1}, {_B1}, {_F2}, {_F1})",
+@njit(f"Tuple((intp, intp, float64, float64))({_F2}, {_F2}, {_F3}, {_I1}, {_I1}, {_F3}, {_F2}, {_F2}, float64, intp, "
+      f"{_F3}, {_F3}, {_F3}, {_B1}, {_B1}, {_F2}, {_F1})",
       cache=True, nogil=True)
-def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved, used):
+def _check_pairs(poses, previous, A, ti, tj, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved, used):
     """Fill the pose matrices ``A[:n]`` from ``poses`` (n, 7), then for every tracked row
     (pairs ``< P``, then each tile against its pose at the set's making) measure how far
     ``j`` has moved in ``i``'s frame since ``M0h``: ``D = A_j - A_i M0h`` has ``|D[:, 3]| =
@@ -370,9 +371,9 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
     W = np.empty((3, 3))
     band = 0
     over = 0
-    for r in range(I.shape[0]):
-        i = I[r]
-        j = J[r]
+    for r in range(ti.shape[0]):
+        i = ti[r]
+        j = tj[r]
         sq_turn = 0.0
         sq_shift = 0.0
         for a in range(3):
@@ -440,7 +441,7 @@ def _check_pairs(poses, previous, A, I, J, M0h, limits, limits1, turn_lever, P, 
 
 
 @njit(f"void({_F3}, {_I1}, {_I1}, intp, {_F3}, {_F2}, {_F3})", cache=True, nogil=True)
-def _assemble(A, I, J, P, local, moved, out):
+def _assemble(A, ti, tj, P, local, moved, out):
     """World wrenches ``out`` (n, 2, 3) (forces, torques about each tile's centre) from the
     pairs' ``local`` wrenches (i's frame), turned by tile i's orientation now. A pair reused
     at a shifted relative position (``moved`` = ``R_i (s - s0)``, world axes) has a net moment
@@ -451,8 +452,8 @@ def _assemble(A, I, J, P, local, moved, out):
     Tj = np.empty(3)
     Ti = np.empty(3)
     for p in range(P):
-        i = I[p]
-        j = J[p]
+        i = ti[p]
+        j = tj[p]
         for a in range(3):
             F[a] = A[i, a, 0] * local[p, 0, 0] + A[i, a, 1] * local[p, 0, 1] + A[i, a, 2] * local[p, 0, 2]
             Tj[a] = A[i, a, 0] * local[p, 1, 0] + A[i, a, 1] * local[p, 1, 1] + A[i, a, 2] * local[p, 1, 2]

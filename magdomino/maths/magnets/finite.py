@@ -32,11 +32,11 @@ def _combination_matrix():
     for c in range(1, 4):  # 11-13: Σ β q / r⁵
         combos.append([(1, (2, c, 1, 0, 0)), (-1, (0, c, 1, 2, 0))])
     eps = [(0, 1, 2), (1, 2, 0), (2, 0, 1)]  # (l, m, n) with ε_lmn = +1; also -1 for (l, n, m)
-    for l in range(3):  # 14-16: Σ q × p / r⁵
-        _, m, n = eps[l]
+    for axis in range(3):  # 14-16: Σ q × p / r⁵
+        _, m, n = eps[axis]
         combos.append([(1, (0, 1 + m, 1, 0, 1 + n)), (-1, (0, 1 + n, 1, 0, 1 + m))])
-    for l in range(3):  # 17-19: Σ q × (α β p-part) / r⁷, i.e. ε q_m g_n
-        _, m, n = eps[l]
+    for axis in range(3):  # 17-19: Σ q × (α β p-part) / r⁷, i.e. ε q_m g_n
+        _, m, n = eps[axis]
         terms = []
         for sign, (mb, ma) in ((1, (3, 0)), (-1, (1, 2)), (-1, (2, 1)), (1, (0, 3))):
             terms += [(sign, (mb, 1 + m, 2, ma, 1 + n)), (-sign, (mb, 1 + n, 2, ma, 1 + m))]
@@ -246,7 +246,8 @@ def rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, for
             paz[i] = Ra[p, 2, 0] * ox + Ra[p, 2, 1] * oy + Ra[p, 2, 2] * oz
             wa[i] = moments[lv, a_k, i]
             for d in range(3):
-                ob[i, d] = Rb[p, d, 0] * offsets[lv, b_k, i, 0] + Rb[p, d, 1] * offsets[lv, b_k, i, 1] + Rb[p, d, 2] * offsets[lv, b_k, i, 2]
+                ob[i, d] = (Rb[p, d, 0] * offsets[lv, b_k, i, 0] + Rb[p, d, 1] * offsets[lv, b_k, i, 1]
+                            + Rb[p, d, 2] * offsets[lv, b_k, i, 2])
         uax, uay, uaz = ua[p, 0], ua[p, 1], ua[p, 2]
         ubx, uby, ubz = ub[p, 0], ub[p, 1], ub[p, 2]
         ab = uax * ubx + uay * uby + uaz * ubz
