@@ -41,7 +41,8 @@ def run(quick: bool) -> dict[str, float]:
     return {
         "hybrid_odds_over_dynamic_odds": best["hybrid"] / best["dynamics"],
         "hybrid_share_pybullet": sum(j.get("dynamics", 0) for j in judged) / total,
-        "hybrid_p_equal": float([r["collapses"] for r in docs["hybrid"]["results"]] == [r["collapses"] for r in docs["dynamics"]["results"]]),
+        "hybrid_p_equal": float([r["collapses"] for r in docs["hybrid"]["results"]]
+                                == [r["collapses"] for r in docs["dynamics"]["results"]]),
         "hybrid_odds_s": best["hybrid"],
         "dynamic_odds_s": best["dynamics"],
         "hybrid_load_average_1min": os.getloadavg()[0],

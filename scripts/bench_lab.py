@@ -122,35 +122,36 @@ def run(quick: bool = False) -> dict[str, float]:
         tile, ghost, falls = _next(tower)
         sc, poses = tower.scenario(), tower.poses
 
-        def engine_ghosts():
+        # Each closure below is timed within this iteration: its defaults bind this size's values.
+        def engine_ghosts(sc=sc, tile=tile, poses=poses):
             cands = enumerate_placements(sc, tile, poses, rule="any")
             synthetic = replace(sc, what_if=tuple(c.placement for c in cands))
             for i in range(len(cands)):
                 judge_poses(synthetic, *with_placement(synthetic, poses, i), "candidate", placed=True, margin=False)
 
-        def engine_margins():
+        def engine_margins(sc=sc, tile=tile, poses=poses):
             cands = enumerate_placements(sc, tile, poses, rule="any")
             candidate_margins(sc, [c.placement for c in cands], poses)
 
         engine_ghosts()  # warm
-        lab = _median_time(lambda: tower.ghosts(tile, margins=False), repeats)
+        lab = _median_time(lambda tile=tile: tower.ghosts(tile, margins=False), repeats)
         engine = _median_time(engine_ghosts, repeats)
         out[f"lab_ghosts_s_{size}"] = lab
         out[f"lab_ghosts_own_share_{size}"] = (lab - engine) / engine
-        lab = _median_time(lambda: tower.ghosts(tile), repeats)
+        lab = _median_time(lambda tile=tile: tower.ghosts(tile), repeats)
         engine = _median_time(engine_margins, repeats)
         out[f"lab_margins_s_{size}"] = lab
         out[f"lab_margins_own_share_{size}"] = (lab - engine) / engine
-        lab = _median_time(lambda: tower.motion(ghost), repeats)
-        engine = _median_time(lambda: try_placement(sc, poses, ghost.placement), repeats)
+        lab = _median_time(lambda ghost=ghost: tower.motion(ghost), repeats)
+        engine = _median_time(lambda sc=sc, poses=poses, ghost=ghost: try_placement(sc, poses, ghost.placement), repeats)
         out[f"lab_first_frame_s_{size}"] = statistics.median(_first_frame(tower, ghost) for _ in range(repeats))
         out[f"lab_motion_s_{size}"] = lab
         out[f"lab_motion_own_share_{size}"] = (lab - engine) / engine
         if falls is not None:  # a fall is filmed to its end: the tail after the verdict is the lab's own cost
-            out[f"lab_fall_motion_s_{size}"] = _median_time(lambda: tower.motion(falls), repeats)
+            out[f"lab_fall_motion_s_{size}"] = _median_time(lambda falls=falls: tower.motion(falls), repeats)
             out[f"lab_fall_first_frame_s_{size}"] = statistics.median(_first_frame(tower, falls) for _ in range(repeats))
 
-        def first_odds():
+        def first_odds(ghost=ghost):
             next(tower.odds_rounds(ghost, rounds=ODDS_ROUNDS[:1]))
 
         out[f"lab_first_odds_s_{size}"] = _median_time(first_odds, max(2, repeats // 2))

@@ -44,11 +44,13 @@ def main(first, count, trials):
             decided += 1
             d = run_trial(job, 0, row["trial"])
             ok = d["collapsed"] == (v == "falls") and (v == "falls" or not d["shifted"])
-            falls += v == "falls"; stood += v == "stood"
+            falls += v == "falls"
+            stood += v == "stood"
             if not ok:
                 wrong += 1
                 print("DISAGREE", i, row["trial"], v, d["reason"])
-    print(f"{items} placements on toy, {items * trials} trials: decided {decided} (stood {stood}, falls {falls}), wrong {wrong}, {time.time() - t:.0f} s")
+    print(f"{items} placements on toy, {items * trials} trials: decided {decided} (stood {stood}, falls {falls}), wrong {wrong}, "
+          f"{time.time() - t:.0f} s")
 
 if __name__ == "__main__":
     main(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))

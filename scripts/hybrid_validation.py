@@ -53,7 +53,7 @@ def all_items():
     for i, c in enumerate(load_cases(ROOT / "tests" / "data" / "validation_set.json")):
         if c.placement is not None and isinstance(c.placement[3], Drop):
             items.append((f"v{i:03d}", ("validation", i)))
-    for i, c in enumerate(extra_cases()):
+    for i, _c in enumerate(extra_cases()):
         items.append((f"x{i:03d}", ("extra", i)))
     for path in sorted((ROOT / "scenarios").glob("*.toml")):
         items.append((f"s-{path.stem}", ("scenario", str(path))))
@@ -131,9 +131,11 @@ def compare_one(args):
         if is_slide(sc.what_if[w]):
             decisions = [None] * trials
         else:
-            start = time.perf_counter()
             decisions = [decide(r) for r in screen(job, w, list(range(trials)))]
-        counted = lambda recs: [r for r in recs if not r.get("error") and r.get("reason") != "time limit"]
+
+        def counted(recs):
+            return [r for r in recs if not r.get("error") and r.get("reason") != "time limit"]
+
         hyb = [r if d is None else {"collapsed": d == "falls", "shifted": False, "error": None, "reason": d}
                for r, d in zip(dyn, decisions)]
         wrong = [i for i, (r, d) in enumerate(zip(dyn, decisions))

@@ -166,7 +166,10 @@ def random_cases(n: int, seed: int) -> list[Case]:
     return cases
 
 
-def starts_clear(case: Case, size=np.array([L, 0.024, H])) -> bool:
+TILE_SIZE = np.array([L, 0.024, H])  # starts_clear's default size (m), made once as a default argument was
+
+
+def starts_clear(case: Case, size=TILE_SIZE) -> bool:
     """Does the placement start clear of every tile, as its motion says? (A hand cannot start
     a tile inside another; :func:`~magdomino.physics.placement.clear_motion` is what every
     placement goes through, and it would lower a drop released above the room under an

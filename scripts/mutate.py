@@ -74,7 +74,8 @@ def sample_work(db_path: Path, n: int, seed: int) -> tuple[int, int]:
             sites[(tuple(m.start_pos), tuple(m.end_pos), family(m.operator_name))].append(w)
         keys = sorted(sites)
         chosen = rng.sample(keys, min(n, len(keys)))
-        keep = {rng.choice(sorted(sites[k], key=lambda w: (w.mutations[0].operator_name, w.mutations[0].occurrence))).job_id for k in chosen}
+        keep = {rng.choice(sorted(sites[k], key=lambda w: (w.mutations[0].operator_name, w.mutations[0].occurrence))).job_id
+                for k in chosen}
         skip = [w.job_id for w in items if w.job_id not in keep]
         if skip:
             db.set_multiple_results(skip, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
@@ -95,7 +96,7 @@ def results(db_path: Path):
             if result.test_outcome == TestOutcome.SURVIVED:
                 survived += 1
                 m = item.mutations[0]
-                diff = "\n".join(l for l in (result.diff or "").splitlines() if l[:1] in "+-" and l[:3] not in ("+++", "---"))
+                diff = "\n".join(line for line in (result.diff or "").splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
                 survivors.append(f"{m.module_path}:{m.start_pos[0]} {m.operator_name.split('/')[-1]} (in {m.definition_name})\n{diff}")
             elif result.test_outcome == TestOutcome.KILLED:
                 if result.output == "timeout":
@@ -213,7 +214,8 @@ def run(args) -> int:
                 base = subprocess.run([*pytest[:3], "-p", "mutate", *pytest[3:]], cwd=scratch, env=env, capture_output=True, text=True)
                 took = time.perf_counter() - t0
                 if base.returncode != 0 or not trace_all.exists():
-                    print(f"mutate: the fast tests of {folder.relative_to(scratch)} fail unmutated:\n{base.stdout[-3000:]}{base.stderr[-2000:]}", file=sys.stderr)
+                    print(f"mutate: the fast tests of {folder.relative_to(scratch)} fail unmutated:\n"
+                          f"{base.stdout[-3000:]}{base.stderr[-2000:]}", file=sys.stderr)
                     return 1
                 traces = json.loads(trace_all.read_text())
                 for m in same:

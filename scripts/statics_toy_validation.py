@@ -26,19 +26,20 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import numpy as np
-
-import magdomino.games  # noqa: F401  (registers the rules' players)
-from magdomino.games.actions import DEAL
-from magdomino.games.core import CHANCE, TERMINAL, Game
-from magdomino.games.players import players_of
-from magdomino.model.presets import load_preset
-from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
-from magdomino.physics.statics_adjudicator import StaticsAdjudicator
-from magdomino.studies.statics_validation import (
+# E402: magdomino is imported from this checkout, after the line above puts it on sys.path.
+import magdomino.games  # noqa: F401, E402  (registers the rules' players)
+from magdomino.games.actions import DEAL  # noqa: E402
+from magdomino.games.core import CHANCE, TERMINAL, Game  # noqa: E402
+from magdomino.games.players import players_of  # noqa: E402
+from magdomino.model.presets import load_preset  # noqa: E402
+from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator  # noqa: E402
+from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # noqa: E402
+from magdomino.studies.statics_validation import (  # noqa: E402
     agreement,
     judge_pybullet,
     judge_statics,
@@ -122,11 +123,14 @@ def table(rows, wall_s) -> str:
     """The Markdown table of a run."""
     a = agreement(rows)
     n = len(rows)
-    lines = ["| | judged | sure | agree (of sure) | unsure | sure stands, PyBullet fell | sure falls, PyBullet stood | rigid check agrees |",
+    lines = ["| | judged | sure | agree (of sure) | unsure | sure stands, PyBullet fell | sure falls, PyBullet stood | "
+             "rigid check agrees |",
              "|---|---|---|---|---|---|---|---|"]
     for part, name in (("tower", "towers"), ("placement", "placements")):
         c = a[part]
-        pct = lambda k, d: f"{100 * k / d:.1f} %" if d else "-"
+        def pct(k, d):
+            return f"{100 * k / d:.1f} %" if d else "-"
+
         lines.append(f"| {name} | {c['judged']} | {c['sure']} | {c['agree']} ({pct(c['agree'], c['sure'])}) | "
                      f"{c['unsure']} ({pct(c['unsure'], c['judged'])}) | {c['sure_stands_fell']} | {c['sure_falls_stood']} | "
                      f"{c['rigid_agree']} ({pct(c['rigid_agree'], c['judged'])}) |")
