@@ -84,9 +84,9 @@ def _caption(record: dict, ev: dict) -> str:
             return (f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, "
                     f"{counted(len(ev['markers']), 'marker')}")
         return f"end: {winners(record.get('winners'))}; scores {record.get('scores')}"
-    from magdomino.games.chain.record import _event_line
+    from magdomino.games.chain.record import event_line
 
-    line = (_event_line(ev) or "").strip()
+    line = (event_line(ev) or "").strip()
     if ev.get("type") == "place":
         return f"deal {ev.get('deal', 0) + 1}  {line}"
     return line or f"end: {winners(record.get('winners'))}"

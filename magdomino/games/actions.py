@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 from magdomino.errors import InputError
 from magdomino.maths.geometry import DIR_NAMES, GridPose
-from magdomino.model.tiles import ALL_TILES, Tile
+from magdomino.model.tiles import TILE_INDEX, Tile
 
-_TILE_INDEX = {t: i for i, t in enumerate(ALL_TILES)}
 _MODE_RANK = {"flat": 0, "tower": 1, "": 2}
 _MOTION_RANK = {"drop": 0, "slide": 1, "": 2}
 
@@ -72,7 +71,7 @@ class Action:
         if self.kind != "place":
             return (99, self.kind)
         return (
-            _TILE_INDEX[self.tile],
+            TILE_INDEX[self.tile],
             _MODE_RANK[self.mode],
             self.level,
             self.x,

@@ -79,8 +79,6 @@ ABANDONED = "abandoned"
 """The end reason of a deal stopped by the runaway guard (``max_placements``): not scored."""
 STATE_FORMAT = "magdomino.state/1"
 
-_TILE_INDEX = {t: i for i, t in enumerate(ALL_TILES)}
-_START_RANK = {t: ((1, t[0], 0) if t[0] == t[1] else (0, t[0] + t[1], t[1])) for t in ALL_TILES}
 _COLOUR_MAPS: dict = {}
 _ACTION_CACHE: dict = {}
 """Actions are immutable values, shared by every game (bounded: cleared when it grows big)."""

@@ -26,7 +26,8 @@ Tile = tuple[int, int]
 ALL_TILES: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7))
 """The 28 tiles in a fixed order: (0, 0), (0, 1), ..., (0, 6), (1, 1), ..., (6, 6)."""
 
-_INDEX = {t: i for i, t in enumerate(ALL_TILES)}
+TILE_INDEX: dict[Tile, int] = {t: i for i, t in enumerate(ALL_TILES)}
+"""Position of each tile ``(low, high)`` in :data:`ALL_TILES` (a lookup for hot loops; :func:`tile_index` takes either order of halves)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def parse_tile(value, source: str = ARGUMENTS, key: str = "tile") -> Tile:
 def tile_index(t: Iterable[int]) -> int:
     """Position of a tile in :data:`ALL_TILES` (either order of halves)."""
     a, b = t
-    return _INDEX[tile(a, b)]
+    return TILE_INDEX[tile(a, b)]
 
 
 def is_double(t: Tile) -> bool:

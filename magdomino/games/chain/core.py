@@ -180,12 +180,19 @@ class ChainState(TurnState):
     __slots__ = ("game", "rng", "log", "_legal", *BASE_FIELDS)
     FORMAT = "magdomino.chain/1"
 
-    def __init__(self, game: ChainGame, _blank: bool = False):
+    @classmethod
+    def _blank(cls, game):
+        """A position with only its game set, for a copy to fill in (``clone``, ``from_json``)."""
+        s = cls.__new__(cls)
+        s.game = game
+        s.log = None
+        s._legal = None
+        return s
+
+    def __init__(self, game: ChainGame):
         self.game = game
         self.log = None
         self._legal = None  # the current player's legal actions, until the next action
-        if _blank:
-            return
         self.rng = np.random.default_rng(game.seed)
         for name, depth in self.FIELDS.items():
             setattr(self, name, [] if depth else None)
@@ -306,7 +313,7 @@ class ChainState(TurnState):
     # -- copies --------------------------------------------------------------------------
 
     def clone(self):
-        s = type(self)(self.game, _blank=True)
+        s = type(self)._blank(self.game)
         s.rng = np.random.Generator(np.random.PCG64())
         s.rng.bit_generator.state = self.rng.bit_generator.state
         for name in self.FIELDS:
@@ -332,7 +339,7 @@ class ChainState(TurnState):
         if game is None:
             g = data["game"]
             game = Game(g["rule"], g["players"], g["seed"], {k: v for k, v in g.items() if k not in ("rule", "players", "seed")})
-        s = cls(game, _blank=True)
+        s = cls._blank(game)
         s.rng = np.random.Generator(np.random.PCG64())
         s.rng.bit_generator.state = data["rng"]
         for name, depth in cls.FIELDS.items():

@@ -102,6 +102,3 @@ def format_chain_record(record: dict) -> str:
     payoffs = ", ".join(f"{r:g}" for r in record["returns"])
     lines.append(f"{winners(record['winners'])}; scores: {record['scores']}; payoff per seat ({meaning}): {payoffs}")
     return "\n".join(lines)
-
-
-_event_line = event_line  # the name faces/replay_flat.py imports

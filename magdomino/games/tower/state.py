@@ -18,8 +18,6 @@ import numpy as np
 from magdomino.errors import InputError
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
 from magdomino.games.core import (
-    _START_RANK,
-    _TILE_INDEX,
     ABANDONED,
     CHANCE,
     STATE_FORMAT,
@@ -31,8 +29,11 @@ from magdomino.games.core import (
 from magdomino.games.tower.grid import Grid
 from magdomino.maths import geometry as geo
 from magdomino.maths.geometry import DIRS
-from magdomino.model.tiles import ALL_TILES, Tile
+from magdomino.model.tiles import ALL_TILES, TILE_INDEX, Tile
 from magdomino.physics.adjudicator import ConstructionInfo, PlacedTile, PlacementView
+
+_START_RANK = {t: ((1, t[0], 0) if t[0] == t[1] else (0, t[0] + t[1], t[1])) for t in ALL_TILES}
+"""Who starts a construction: the highest double, else the highest pip total (ties: the higher top half)."""
 
 
 def _tile_list(tiles) -> list:
@@ -147,10 +148,8 @@ class State(TurnState):
 
     __slots__ = ("game", "rng", "grid", "_legal", "log", *(f.attr for f in _FIELDS))
 
-    def __init__(self, game: Game, _blank: bool = False):
+    def __init__(self, game: Game):
         self.game = game
-        if _blank:
-            return
         n = game.players
         self.rng = np.random.default_rng(game.seed)
         self.deal_no = -1
@@ -170,6 +169,13 @@ class State(TurnState):
         self.unplayable: list[Action] = []
         self._legal = None
         self.log: list | None = None
+
+    @classmethod
+    def _blank(cls, game):
+        """A position with only its game set, for a copy to fill in (``clone``, ``from_json``)."""
+        s = cls.__new__(cls)
+        s.game = game
+        return s
 
     # -- OpenSpiel-like queries ---------------------------------------------------------------
 
@@ -411,7 +417,7 @@ class State(TurnState):
 
     def placed_tiles(self) -> tuple[PlacedTile, ...]:
         return tuple(
-            PlacedTile(i, a.tile, _TILE_INDEX[a.tile], a.grid, a.parent, a.mode, a.motion) for i, a in enumerate(self.placed)
+            PlacedTile(i, a.tile, TILE_INDEX[a.tile], a.grid, a.parent, a.mode, a.motion) for i, a in enumerate(self.placed)
         )
 
     def placement_view(self, action: Action) -> PlacementView:
@@ -436,7 +442,7 @@ class State(TurnState):
             deal=self.deal_no,
             player=cur,
             tile=action.tile,
-            tile_index=_TILE_INDEX[action.tile],
+            tile_index=TILE_INDEX[action.tile],
             grid=pose,
             pose=(tuple(float(v) for v in centre), yaw),
             mode=action.mode,
@@ -487,7 +493,7 @@ class State(TurnState):
     # -- copies -------------------------------------------------------------------------------
 
     def clone(self) -> State:
-        s = State(self.game, _blank=True)
+        s = State._blank(self.game)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state
         s.rng = rng
@@ -518,7 +524,7 @@ class State(TurnState):
             raise InputError("state", "format", f"{STATE_FORMAT!r}, got {data.get('format')!r}")
         if game is None:
             game = Game.from_json(data["game"])
-        s = State(game, _blank=True)
+        s = State._blank(game)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = data["rng"]
         s.rng = rng

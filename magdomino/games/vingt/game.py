@@ -141,10 +141,15 @@ class VingtState(TurnState):
         "turn_markers", "_legal", "log",
     )
 
-    def __init__(self, game: VingtGame, _blank: bool = False):
+    @classmethod
+    def _blank(cls, game):
+        """A position with only its game set, for a copy to fill in (``clone``, ``from_json``)."""
+        s = cls.__new__(cls)
+        s.game = game
+        return s
+
+    def __init__(self, game: VingtGame):
         self.game = game
-        if _blank:
-            return
         n = game.players
         self.rng = np.random.default_rng(game.seed)
         self.round_no = -1
@@ -371,7 +376,7 @@ class VingtState(TurnState):
     # -- copies -------------------------------------------------------------------------------
 
     def clone(self) -> VingtState:
-        s = VingtState(self.game, _blank=True)
+        s = VingtState._blank(self.game)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state
         s.rng = rng
@@ -428,7 +433,7 @@ class VingtState(TurnState):
             got = data.get("format") if isinstance(data, dict) else type(data).__name__
             raise InputError("state", "format", f"{STATE_FORMAT!r}, got {got!r}")
         game = game or VingtGame.from_json(data["game"])
-        s = VingtState(game, _blank=True)
+        s = VingtState._blank(game)
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = data["rng"]
         s.rng = rng
