@@ -67,7 +67,7 @@ def commands() -> list[list[str]]:
         )
     for rule in ("defi", "quinconce"):
         for physics in ("statics", "pybullet"):
-            runs.append(["play", "--rule", rule, "--seed", "2", "--physics", physics, "--json", "-"])
+            runs.append(["play", "--rule", rule, "--players", "2", "--seed", "2", "--physics", physics, "--json", "-"])
         runs.append(["play", "--rule", rule, "--seed", "4", "--physics", "statics", "--seats", "careful,random,bold", "--json", "-"])
         runs.append(
             [
@@ -89,7 +89,7 @@ def commands() -> list[list[str]]:
             ]
         )
     for rule in ("traditional", "vingt", "matador", "echanges"):
-        runs.append(["play", "--rule", rule, "--seed", "2", "--json", "-"] + (["--players", "3"] if rule == "echanges" else []))
+        runs.append(["play", "--rule", rule, "--players", "3" if rule == "echanges" else "2", "--seed", "2", "--json", "-"])
     runs.append(
         ["tournament", "--rule", "traditional", "--seats", "greedy,random", "--deals", "4", "--seed", "1", "--jobs", "1", "--json", "-"]
     )
