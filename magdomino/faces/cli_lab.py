@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.optional import require
 
 DEFAULT_PORT = 8765
 DEFAULT_OUT = "magdomino-lab"
@@ -33,11 +34,9 @@ def check_port(host: str, port: int) -> None:
 
 
 def _cmd_lab(args) -> int:
-    from magdomino.faces.lab import INSTALL_HINT, lab_available
     from magdomino.model.presets import load_preset, preset_names
 
-    if not lab_available():
-        raise InputError("command line", "lab", f"needs NiceGUI, which is not installed: {INSTALL_HINT}")
+    require("nicegui", "the lab", key="lab", source="command line")
     preset = args.preset
     if preset not in preset_names():
         preset = load_preset(preset)  # a file: checked now (one line if wrong)

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.optional import require
 from magdomino.wording import counted
 
 
@@ -33,10 +34,7 @@ def _cmd_report(args) -> int:
     if args.view3d:
         if args.no_renders:
             raise InputError("command line", "--view3d", "not with --no-renders (the 3D views are of the renders)")
-        from magdomino.faces.view3d import INSTALL_HINT, plotly_available
-
-        if not plotly_available():
-            raise InputError("command line", "--view3d", f"needs plotly, which is not installed: {INSTALL_HINT}")
+        require("plotly.graph_objects", "the 3D view", key="--view3d", source="command line")
     if args.max_renders < 0:
         raise InputError("command line", "--max-renders", f"expected a whole number >= 0, got {args.max_renders}")
     for folder in args.scenarios:

@@ -17,7 +17,7 @@ import io
 import tempfile
 from pathlib import Path
 
-from magdomino.errors import ARGUMENTS, InputError
+from magdomino.optional import require
 
 
 class Picture:
@@ -72,12 +72,8 @@ class Result:
         return [dict(zip(self._header, row)) for row in self._rows()]
 
     def to_dataframe(self):
-        """The rows as a pandas DataFrame."""
-        try:
-            import pandas
-        except ImportError:
-            raise InputError(ARGUMENTS, "to_dataframe",
-                             "expected pandas to be installed (pip install pandas); to_rows() needs nothing") from None
+        """The rows as a pandas DataFrame (:meth:`to_rows` needs no pandas)."""
+        pandas = require("pandas", "a DataFrame", key="to_dataframe")
         return pandas.DataFrame(self.to_rows())
 
     def __repr__(self) -> str:

@@ -53,6 +53,7 @@ from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip,
 )
 from magdomino.games.chain.record import RECORD_VERSION as CHAIN_RECORD_VERSION
 from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
+from magdomino.optional import require
 
 WIDTH, HEIGHT = 480, 360
 """Default frame size (pixels; even, as H.264's yuv420p needs)."""
@@ -213,12 +214,9 @@ MP4_FPS = 20
 
 
 def _video_modules():
-    """imageio.v2, with imageio-ffmpeg (its ffmpeg binary); InputError naming the extra when missing."""
-    try:
-        import imageio.v2 as imageio
-        import imageio_ffmpeg  # noqa: F401  (the ffmpeg binary comes with it)
-    except ImportError:
-        raise InputError(ARGUMENTS, "out", "imageio and imageio-ffmpeg for .mp4: pip install 'magdomino[video]'") from None
+    """imageio.v2, with imageio-ffmpeg (its ffmpeg binary); InputError (key ``out``) naming the extra when missing."""
+    imageio = require("imageio.v2", "an .mp4", key="out")
+    require("imageio_ffmpeg", "an .mp4", key="out")  # the ffmpeg binary comes with it
     return imageio
 
 

@@ -7,8 +7,9 @@ is a grey rectangle at z = 0; lengths are in mm and the axes keep their proporti
 :func:`figure_html` turns a figure into an HTML fragment that carries plotly.js inline, so a
 page holding it opens offline. plotly is heavy (the fragment is about 4.8 MB, plotly.js
 itself), so it is an optional extra: ``pip install 'magdomino[view]'``; without it these
-functions raise :class:`~magdomino.errors.InputError` saying so. It is imported only here,
-inside the functions: ``import magdomino`` stays light.
+functions raise :class:`~magdomino.errors.InputError` saying so
+(:func:`magdomino.optional.require`). It is imported only here, inside the functions:
+``import magdomino`` stays light.
 """
 
 from __future__ import annotations
@@ -20,9 +21,7 @@ import math
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-
-INSTALL_HINT = "pip install 'magdomino[view]'"
-"""What to run when plotly is missing."""
+from magdomino.optional import require
 
 TABLE_COLOUR = "rgb(204, 194, 176)"
 """The table, as in the PNG renders (:data:`magdomino.faces.render.TABLE_COLOUR`)."""
@@ -54,21 +53,8 @@ _div_counter = itertools.count(1)
 
 
 def _plotly():
-    """``plotly.graph_objects``, or InputError with the one line that installs it."""
-    try:
-        import plotly.graph_objects as go
-    except ImportError:
-        raise InputError(ARGUMENTS, "plotly", f"the 3D view needs plotly, which is not installed: {INSTALL_HINT}") from None
-    return go
-
-
-def plotly_available() -> bool:
-    """Is plotly installed (the 3D view can be drawn)?"""
-    try:
-        _plotly()
-    except InputError:
-        return False
-    return True
+    """``plotly.graph_objects``, or the InputError (key ``view3d``) that says how to install it."""
+    return require("plotly.graph_objects", "the 3D view", key="view3d")
 
 
 # -- pieces -------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from magdomino.faces import view3d  # noqa: E402
 from magdomino.faces.view3d import construction_figure3d, figure_html, outcome_figure3d  # noqa: E402
 from magdomino.model.presets import load_preset  # noqa: E402
 from magdomino.model.tiles import colour_of, colour_rgb, tile  # noqa: E402
+from magdomino.optional import available  # noqa: E402
 
 SCENARIOS = ROOT / "scenarios"
 PRESET = load_preset("standard")
@@ -323,7 +324,7 @@ def test_without_plotly_one_line_says_how_to_install(monkeypatch):
             call()
         message = str(err.value)
         assert "\n" not in message and "plotly" in message and "pip install 'magdomino[view]'" in message
-    assert not view3d.plotly_available()
+    assert not available("plotly")
 
 
 def test_report_view3d_without_plotly_exit_2_one_line(simulate_json, tmp_path):

@@ -13,14 +13,6 @@ Modules: :mod:`~magdomino.faces.lab.tower` (the construction, ghosts and motions
 browser, tested alone), :mod:`~magdomino.faces.lab.scene3d` (tiles in the scene),
 :mod:`~magdomino.faces.lab.build` (Build mode), :mod:`~magdomino.faces.lab.play` (Play
 mode), :mod:`~magdomino.faces.lab.server` (the page and ``serve``). Importing this package
-imports none of NiceGUI.
+imports none of NiceGUI; ``magdomino lab`` says how to install it when it is missing
+(:func:`magdomino.optional.require`).
 """
-
-INSTALL_HINT = "pip install 'magdomino[lab]'"
-
-
-def lab_available() -> bool:
-    """Is NiceGUI installed?"""
-    import importlib.util
-
-    return importlib.util.find_spec("nicegui") is not None
