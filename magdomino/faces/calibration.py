@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.model.checks import check_choice, check_count
 
 SETUPS = ("slide_table", "slide_tile", "overhang", "load", "bounce")
 """The set-ups :func:`setup_figure` draws (one PNG each in ``docs/calibration/``)."""
@@ -130,8 +131,7 @@ def _cmd_calibrate(args) -> int:
     if out.is_dir() or not out.parent.is_dir():
         raise InputError("command line", "--out", f"expected a file in an existing directory, got {args.out}")
     check_outputs(args, "--json")
-    if args.draws < 10:
-        raise InputError("command line", "--draws", f"expected a whole number >= 10, got {args.draws}")
+    check_count(args.draws, "--draws", minimum=10, source="command line")
     result = calibrate(args.measurements, draws=args.draws, seed=args.seed)
     print(repr(result))
     result.save(args.out)
@@ -172,8 +172,7 @@ def setup_figure(kind: str, path, preset="standard") -> Path:
 
     from magdomino.model.presets import Preset, load_preset
 
-    if kind not in SETUPS:
-        raise InputError(ARGUMENTS, "kind", f"expected one of {', '.join(SETUPS)}, got {kind!r}")
+    check_choice(kind, "kind", SETUPS)
     p = preset if isinstance(preset, Preset) else load_preset(preset)
     L, W, t = (float(v) * 1000 for v in p.tile.size)
     fig = Figure(figsize=(6.0, 3.0), dpi=110, layout="constrained")

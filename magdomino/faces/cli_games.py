@@ -15,6 +15,7 @@ from magdomino.faces.overrides import (
     refuse_without_physics,
 )
 from magdomino.faces.running import check_outputs, write_json
+from magdomino.model.checks import check_count, check_seed
 
 TOWER_RULES = ("defi", "quinconce")
 """The rules whose collapses the physics judges (``--physics pybullet`` by default)."""
@@ -97,8 +98,8 @@ def _cmd_play_vingt(args) -> int:
     else:
         if args.players is None:
             raise InputError("command line", "--players", "expected 2, 3 or 4 (or --record FILE)")
-        if args.target is not None and args.target <= 0:
-            raise InputError("command line", "--target", f"expected a whole number of points > 0, got {args.target}")
+        if args.target is not None:
+            check_count(args.target, "--target", minimum=1, source="command line")
         record = vingt.play_vingt(args.players, args.seed, args.target, args.player)
         print(vingt.format_record(record))
         if args.json:
@@ -159,12 +160,10 @@ def _cmd_play(args) -> int:
     if args.players is None:
         raise InputError("command line", "--players", "expected 2, 3 or 4")
     check_outputs(args, "--json")
-    if args.deals < 1:
-        raise InputError("command line", "--deals", f"expected a whole number of deals > 0, got {args.deals}")
-    if args.max_placements is not None and args.max_placements < 1:
-        raise InputError("command line", "--max-placements", f"expected a whole number > 0, got {args.max_placements}")
-    if args.seed < 0:
-        raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
+    check_count(args.deals, "--deals", minimum=1, source="command line")
+    if args.max_placements is not None:
+        check_count(args.max_placements, "--max-placements", minimum=1, source="command line")
+    check_seed(args.seed, "--seed", source="command line")
     if args.parallel_only and (args.perpendicular or not args.second_parallel):
         raise InputError("command line", "--parallel-only", "not with --no-second-parallel/--perpendicular (every tile parallel, or not)")
     physics, preset, max_placements = _tower_physics(args)
@@ -275,8 +274,7 @@ def _cmd_play_human(args, seats: list) -> int:
     if args.json == "-":
         raise InputError("command line", "--json", "a file with a human seat (the terminal shows the game)")
     check_outputs(args, "--json")
-    if args.seed < 0:
-        raise InputError("command line", "--seed", f"expected a whole number >= 0, got {args.seed}")
+    check_seed(args.seed, "--seed", source="command line")
     options = _game_options(args)
     physics = preset = assessor = None
     if args.rule in ("traditional", *TOWER_RULES):

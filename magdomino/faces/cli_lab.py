@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.model.checks import check_count
 from magdomino.optional import require
 
 DEFAULT_PORT = 8765
@@ -17,8 +18,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 def check_port(host: str, port: int) -> None:
     """Refuse, in one line, a port that cannot be bound (busy, or not ours to take)."""
-    if not 0 < port < 65536:
-        raise InputError("command line", "--port", f"expected a port number 1..65535, got {port}")
+    check_count(port, "--port", minimum=1, maximum=65535, source="command line")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:

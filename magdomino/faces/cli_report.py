@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.model.checks import check_count
 from magdomino.optional import require
 from magdomino.wording import counted
 
@@ -35,8 +36,7 @@ def _cmd_report(args) -> int:
         if args.no_renders:
             raise InputError("command line", "--view3d", "not with --no-renders (the 3D views are of the renders)")
         require("plotly.graph_objects", "the 3D view", key="--view3d", source="command line")
-    if args.max_renders < 0:
-        raise InputError("command line", "--max-renders", f"expected a whole number >= 0, got {args.max_renders}")
+    check_count(args.max_renders, "--max-renders", minimum=0, source="command line")
     for folder in args.scenarios:
         if not Path(folder).is_dir():
             raise InputError("command line", "--scenarios", f"expected a folder of scenario files, got {folder}")

@@ -35,6 +35,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import box_corners
+from magdomino.model.checks import check_count
 
 TABLE_COLOUR = (0.80, 0.76, 0.69)
 """A light, warm grey: tiles of every colour stand out on it."""
@@ -328,8 +329,7 @@ def what_if_placement(scenario, what_if: int):
     """The scenario's what-if number ``what_if`` (an error naming ``what_if`` when there is no such one)."""
     if not scenario.what_if:
         raise InputError(scenario.source, "what_if", "expected at least one [[what_if]] to animate or show")
-    if not 0 <= what_if < len(scenario.what_if):
-        raise InputError(ARGUMENTS, "what_if", f"expected 0..{len(scenario.what_if) - 1}, got {what_if}")
+    check_count(what_if, "what_if", minimum=0, maximum=len(scenario.what_if) - 1)
     return scenario.what_if[what_if]
 
 

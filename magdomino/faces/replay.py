@@ -53,6 +53,7 @@ from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip,
 )
 from magdomino.games.chain.record import RECORD_VERSION as CHAIN_RECORD_VERSION
 from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
+from magdomino.model.checks import check_choice, check_count, check_seed
 from magdomino.optional import require
 
 WIDTH, HEIGHT = 480, 360
@@ -99,16 +100,14 @@ def check_record(data, source: str) -> dict:
     if not isinstance(data, dict):
         raise InputError(source, "", f"a game record (a JSON object from play --json), got {type(data).__name__}")
     rule = data.get("rule")
-    if rule not in RULES:
-        raise InputError(source, "rule", f"a game record of one of {', '.join(RULES)}, got {rule!r}")
+    check_choice(rule, "rule", RULES, source=source)
     version = data.get("record_version", 1)
     if not isinstance(version, int) or isinstance(version, bool) or version > RECORD_VERSION:
         raise InputError(source, "record_version", f"a record format this version reads (<= {RECORD_VERSION}), got {version!r}")
     if not isinstance(data.get("events"), list) or not isinstance(data.get("final"), dict):
         raise InputError(source, "events", "a record's list of events and its final position")
     players = data.get("players")
-    if isinstance(players, bool) or not isinstance(players, int) or players < 2:
-        raise InputError(source, "players", f"a number of players >= 2, got {players!r}")
+    check_count(players, "players", minimum=2, source=source)
     if rule in CHAIN_RULES:
         from magdomino.games.chain.record import check_chain_record
 
@@ -120,8 +119,7 @@ def check_record(data, source: str) -> dict:
     else:
         from magdomino.games.record import check_construction, check_events
 
-        if not isinstance(data.get("seed"), int) or isinstance(data.get("seed"), bool) or data["seed"] < 0:
-            raise InputError(source, "seed", f"the game's seed (a whole number >= 0), got {data.get('seed')!r}"[:200])
+        check_seed(data.get("seed"), source=source)
         check_construction(data, source)
         check_events(data, source)
     return data

@@ -56,8 +56,8 @@ def test_simulate_gif_refuses_a_structure_that_collapsed(cli, tmp_path):
 @pytest.mark.parametrize(
     "extra, says",
     [
-        (["--max-placements", "0"], "command line: --max-placements: expected a whole number > 0, got 0"),
-        (["--deals", "0"], "command line: --deals: expected a whole number of deals > 0, got 0"),
+        (["--max-placements", "0"], "command line: --max-placements: expected a whole number >= 1, got 0"),
+        (["--deals", "0"], "command line: --deals: expected a whole number >= 1, got 0"),
         (["--seed", "-1"], "command line: --seed:"),
         (["--variant", "extremities"], "command line: --variant: 'extremities' is a variant of the defi rule"),
     ],

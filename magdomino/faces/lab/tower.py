@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.model.checks import check_choice
 from magdomino.model.presets import DEFAULT_PRESET
 
 LAB = "lab"
@@ -391,8 +392,7 @@ class LabTower:
         """
         from magdomino.games.tower.candidates import enumerate_placements
 
-        if rule not in RULES:
-            raise InputError(LAB, "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
+        check_choice(rule, "rule", RULES, source=LAB)
         sc = self.scenario()
         candidates = enumerate_placements(sc, tile, self.poses, rule=rule)
         out = [Ghost(c.index, c.describe(), tuple(c.placement.pips), tuple(float(x) for x in c.pos_mm), float(c.placement.yaw_deg),
