@@ -35,9 +35,9 @@ def __getattr__(name):
 
         return getattr(api_game, name)
     if name in ("study", "Study"):
-        from magdomino.faces import api_study
+        from magdomino.faces import api_design_study
 
-        return getattr(api_study, name)
+        return getattr(api_design_study, name)
     if name in _FACE:
         from magdomino.faces import api
 

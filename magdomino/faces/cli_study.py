@@ -76,7 +76,7 @@ def _check_points(args, vary: dict, base: dict) -> None:
 def _cmd_study(args) -> int:
     import sys
 
-    from magdomino.faces.study_view import format_study, study_figure
+    from magdomino.faces.design_study_view import format_study, study_figure
     from magdomino.games.study import run_study
 
     check_outputs(args, "--json", "--plot")

@@ -446,7 +446,7 @@ def section_tournament(doc: dict, source: Path, options: dict) -> str:
 
 def section_study(doc: dict, source, options: dict) -> str:
     """The report page's section of a study: the settings, the table, the figure, every point's deals."""
-    from magdomino.faces.study_view import point_label, study_figure, study_table
+    from magdomino.faces.design_study_view import point_label, study_figure, study_table
 
     header, rows = study_table(doc)
     over = doc.get("preset_overrides") or {}

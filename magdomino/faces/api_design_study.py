@@ -25,7 +25,7 @@ class Study(Result):
     """A design study: one row per value, each metric with its 95 % interval (``doc``: the JSON document)."""
 
     def __init__(self, doc: dict):
-        from magdomino.faces.study_view import study_table
+        from magdomino.faces.design_study_view import study_table
 
         self.doc = doc
         self._header, self._table = study_table(doc)
@@ -53,7 +53,7 @@ class Study(Result):
         """Each metric against the parameter, with its interval band."""
         import tempfile
 
-        from magdomino.faces.study_view import study_figure
+        from magdomino.faces.design_study_view import study_figure
 
         with tempfile.TemporaryDirectory(prefix="magdomino-study-") as folder:
             return Picture(Path(study_figure(self.doc, Path(folder) / "study.png")).read_bytes())
