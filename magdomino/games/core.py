@@ -64,11 +64,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import numpy as np
-
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.actions import Action
 from magdomino.maths import geometry as geo
+from magdomino.model.checks import check_choice, check_count, check_seed
 from magdomino.model.tiles import ALL_TILES, colour_of
 from magdomino.physics.adjudicator import make_adjudicator
 
@@ -207,21 +206,15 @@ class Game:
     def __init__(self, rule: str, players: int, seed: int = 0, options: dict | None = None, **kwargs):
         opts = dict(options or {})
         opts.update(kwargs)
-        if rule not in RULES:
-            raise InputError(ARGUMENTS, "rule", f"one of {', '.join([*RULES, *GAMES])}, got {rule!r}")
-        self.rules = RULES[rule]
-        if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 2 <= players <= 4:
-            raise InputError(ARGUMENTS, "players", f"2, 3 or 4 players, got {players!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise InputError(ARGUMENTS, "seed", f"a non-negative integer, got {seed!r}")
+        self.rules = RULES[check_choice(rule, "rule", (*RULES, *GAMES))]
         self.rule = rule
-        self.players = int(players)
-        self.seed = int(seed)
+        self.players = check_count(players, "players", minimum=2, maximum=4)
+        self.seed = check_seed(seed)
         self.parallel_only = bool(opts.pop("parallel_only", False))
         self.second_parallel = bool(opts.pop("second_parallel", True))
         self.variant = opts.pop("variant", None)
-        if self.variant not in VARIANTS:
-            raise InputError(ARGUMENTS, "variant", f"'extremities' or nothing, got {self.variant!r}")
+        if self.variant is not None:
+            check_choice(self.variant, "variant", VARIANTS[1:])
         if self.variant is not None and self.variant not in self.rules.variants:
             raise InputError(
                 ARGUMENTS,
@@ -229,10 +222,7 @@ class Game:
                 "'extremities' is a variant of the defi rule (quinconce always plays on extremities)",
             )
         self.kids = bool(opts.pop("kids", False))
-        deals = opts.pop("deals", 1)
-        if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
-            raise InputError(ARGUMENTS, "deals", f"a positive number of deals, got {deals!r}")
-        self.deals = int(deals)
+        self.deals = check_count(opts.pop("deals", 1), "deals", minimum=1)
         adj = opts.pop("adjudicator", opts.pop("physics", None))
         self.adjudicator = make_adjudicator(adj)
         colours = opts.pop("colours", None)
@@ -246,9 +236,7 @@ class Game:
             size = geo.STANDARD_TILE_SIZE
         self.tile_size = geo.check_tile_size(size)
         limit = opts.pop("max_placements", None)
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1):
-            raise InputError(ARGUMENTS, "max_placements", f"a positive number of placements, got {limit!r}")
-        self.max_placements = None if limit is None else int(limit)
+        self.max_placements = None if limit is None else check_count(limit, "max_placements", minimum=1)
         if opts:
             raise InputError(
                 "options",

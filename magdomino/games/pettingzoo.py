@@ -92,6 +92,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, TERMINAL
+from magdomino.model.checks import check_choice, check_seed
 
 INSTALL = "the PettingZoo extra is not installed: pip install 'magdomino[pettingzoo]'"
 TOWER_RULES = ("traditional", "defi", "quinconce")
@@ -122,10 +123,8 @@ def _modules():
 
 
 def _check(rule, physics) -> None:
-    if rule not in RULES:
-        raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
-    if physics not in PHYSICS:
-        raise InputError(ARGUMENTS, "physics", f"one of {', '.join(PHYSICS)}, got {physics!r}")
+    check_choice(rule, "rule", RULES)
+    check_choice(physics, "physics", PHYSICS)
     if physics != "none" and rule not in TOWER_RULES:
         raise InputError(ARGUMENTS, "physics", f"'none': {rule} is not judged by physics (the tower rules are)")
 
@@ -354,9 +353,7 @@ def _env_class():
 
         def reset(self, seed=None, options=None):
             if seed is not None:
-                if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                    raise InputError(ARGUMENTS, "seed", f"a non-negative integer, got {seed!r}")
-                self._next_seed = int(seed)
+                self._next_seed = check_seed(seed)
             self.game = _new_game(self.rule, self.game.players, self._next_seed, self.options, self.adjudicator)
             self._next_seed = self.game.seed + 1
             self.position = self.game.new_initial_state()
@@ -479,8 +476,6 @@ def env(rule: str, players: int = 2, physics: str = "none", seed: int = 0, *, re
     """
     cls = _env_class()
     _check(rule, physics)
-    if render_mode not in (None, "ansi", "human"):
-        raise InputError(ARGUMENTS, "render_mode", f"None, 'ansi' or 'human', got {render_mode!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(ARGUMENTS, "seed", f"a non-negative integer, got {seed!r}")
-    return cls(rule, players, physics, int(seed), render_mode, preset, bool(magnets), options)
+    if render_mode is not None:
+        check_choice(render_mode, "render_mode", ("ansi", "human"))
+    return cls(rule, players, physics, check_seed(seed), render_mode, preset, bool(magnets), options)

@@ -77,6 +77,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError
 from magdomino.games.move_texts import Happened, find_move, index_of, move_texts
 from magdomino.games.players import players_of
+from magdomino.model.checks import check_choice
 
 CALLER_SEATS = ("me", "human")
 """Seat names the caller drives (``"human"``: a person, through a face)."""
@@ -105,13 +106,8 @@ def default_player(game) -> str:
 
 def family(rule: str) -> str:
     """``"tower"`` (traditional, defi, quinconce), ``"chain"`` (matador, echanges) or ``"vingt"``."""
-    if rule in RULES:
-        return "tower"
-    if rule in CHAIN_RULES:
-        return "chain"
-    if rule == "vingt":
-        return "vingt"
-    raise InputError(ARGUMENTS, "rule", f"one of traditional, defi, quinconce, vingt, matador, echanges; got {rule!r}")
+    families = {**dict.fromkeys(RULES, "tower"), "vingt": "vingt", **dict.fromkeys(CHAIN_RULES, "chain")}
+    return families[check_choice(rule, "rule", tuple(families))]
 
 
 def register_family(name: str, *, record, lines, options) -> None:

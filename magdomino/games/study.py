@@ -54,6 +54,7 @@ from magdomino.games.tournament import (
     play_missing,
     seat_counts,
 )
+from magdomino.model.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.model.presets import DEFAULT_PRESET
 
 STUDY_VERSION = 1
@@ -112,10 +113,10 @@ def run_study_deals(job: StudyJob, point: int, deals: list[int]) -> list[dict]:
 def check_study_record(record: dict, seats, points: int) -> str | None:
     """What a stored deal record of a study lacks to be counted (None: nothing)."""
     point = record.get("what_if")
-    if not isinstance(point, int) or isinstance(point, bool) or not 0 <= point < points:
+    if not is_whole(point) or not 0 <= point < points:
         return f"what_if: a point 0..{points - 1}"
     for key in ("rounds", "height"):
-        if not isinstance(record.get(key), int) or isinstance(record.get(key), bool) or record[key] < 0:
+        if not is_whole(record.get(key)) or record[key] < 0:
             return f"{key}: a whole number >= 0"
     return check_deal_record(record, seats)
 
@@ -254,16 +255,13 @@ def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: 
     from magdomino.studies.runner import TrialLog, capped_jobs
     from magdomino.version import __version__
 
-    if rule not in STUDY_RULES:
-        raise InputError(ARGUMENTS, "rule", f"one of {', '.join(STUDY_RULES)} (a rule the physics judges), got {rule!r}"[:200])
+    check_choice(rule, "rule", STUDY_RULES)
     if physics == "none":
         raise InputError(ARGUMENTS, "physics", "an engine (without physics the preset changes nothing)")
     seats = check_tournament(rule, seats, deals, physics)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(ARGUMENTS, "seed", f"a whole number >= 0, got {seed!r}")
-    if max_placements is not None and (isinstance(max_placements, bool) or not isinstance(max_placements, (int, np.integer))
-                                       or max_placements < 1):
-        raise InputError(ARGUMENTS, "max_placements", f"a whole number > 0, got {max_placements!r}")
+    check_seed(seed)
+    if max_placements is not None:
+        check_count(max_placements, "max_placements", minimum=1)
     if not isinstance(skilled, str) or not skilled:
         raise InputError(ARGUMENTS, "skilled", f"a player kind, got {skilled!r}")
     if jobs is not None:

@@ -38,6 +38,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.players import players_of
+from magdomino.model.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.model.presets import DEFAULT_PRESET
 
 TOURNAMENT_VERSION = 1
@@ -61,9 +62,7 @@ def physics_names() -> tuple:
 
 def seat_players(rule: str):
     """The ``make_player(kind, seed)`` of ``rule``'s players (:func:`magdomino.games.players.players_of`)."""
-    if rule not in RULES:
-        raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
-    return players_of(rule)
+    return players_of(check_choice(rule, "rule", RULES))
 
 
 def seating(seats: tuple, deal: int) -> tuple:
@@ -191,7 +190,7 @@ def check_deal_record(record: dict, seats) -> str | None:
     if not isinstance(record.get("scores"), list) or len(record["scores"]) != n or not all(map(number, record["scores"])):
         return f"scores: {n} numbers"
     winners = record.get("winners")
-    if not isinstance(winners, list) or not all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < n for w in winners):
+    if not isinstance(winners, list) or not all(is_whole(w) and 0 <= w < n for w in winners):
         return f"winners: seats 0..{n - 1}"
     shares = record.get("win_shares")
     if not isinstance(shares, dict) or set(shares) != set(seats) or not all(map(number, shares.values())):
@@ -199,7 +198,7 @@ def check_deal_record(record: dict, seats) -> str | None:
     if record.get("ended") not in ("natural", "abandoned") or not isinstance(record.get("reason"), str):
         return "ended natural or abandoned, and a reason"
     for key in ("collapses", "placements"):
-        if not isinstance(record.get(key), int) or isinstance(record.get(key), bool) or record[key] < 0:
+        if not is_whole(record.get(key)) or record[key] < 0:
             return f"{key}: a whole number >= 0"
     return None
 
@@ -215,8 +214,7 @@ def check_tournament(rule: str, seats, deals: int, physics: str, objects: bool =
     else only player kinds. A seat a person drives (``human``, ``me``) is refused."""
     from magdomino.games.session import CALLER_SEATS
 
-    if rule not in RULES:
-        raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
+    check_choice(rule, "rule", RULES)
     seats = tuple(s.strip() if isinstance(s, str) else s if objects else str(s).strip() for s in seats)
     for i, s in enumerate(seats):
         if isinstance(s, str) and s in CALLER_SEATS:
@@ -225,10 +223,8 @@ def check_tournament(rule: str, seats, deals: int, physics: str, objects: bool =
         if not isinstance(s, str) and not callable(getattr(s, "choose", None)):
             raise InputError(ARGUMENTS, "seats", f"seat {i}: a player kind or an object with choose(state) "
                              f"(the player protocol), got {type(s).__name__}")
-    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
-        raise InputError(ARGUMENTS, "deals", f"a whole number of deals > 0, got {deals!r}")
-    if physics not in physics_names():
-        raise InputError(ARGUMENTS, "physics", f"one of {', '.join(physics_names())}, got {physics!r}")
+    check_count(deals, "deals", minimum=1)
+    check_choice(physics, "physics", physics_names())
     if physics != "none" and rule not in ("traditional", *TOWER_RULES):
         raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
     make = seat_players(rule)
@@ -331,10 +327,9 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         raise InputError(ARGUMENTS, "jobs", "1 with player objects (they play in this process)")
     if objects and executor is None:
         executor = "serial"
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(ARGUMENTS, "seed", f"a whole number >= 0, got {seed!r}")
-    if max_placements is not None and max_placements < 1:
-        raise InputError(ARGUMENTS, "max_placements", f"a whole number > 0, got {max_placements!r}")
+    check_seed(seed)
+    if max_placements is not None:
+        check_count(max_placements, "max_placements", minimum=1)
     if max_placements is not None and rule in ("vingt", "matador", "echanges"):
         raise InputError(ARGUMENTS, "max_placements", f"only with traditional, defi or quinconce ({rule} deals end by its rules)")
     if jobs is not None:

@@ -199,11 +199,11 @@ def test_an_illegal_action_is_one_line_and_changes_nothing():
 @pytest.mark.parametrize(
     "args, kwargs, words",
     [
-        (("chess",), {}, "one of traditional"),
-        (("defi",), {"physics": "bullet"}, "none, statics, pybullet"),
+        (("chess",), {}, "one of 'traditional'"),
+        (("defi",), {"physics": "bullet"}, "'none', 'statics', 'pybullet'"),
         (("vingt",), {"physics": "statics"}, "not judged by physics"),
-        (("defi",), {"players": 5}, "2, 3 or 4 players"),
-        (("defi",), {"seed": -1}, "non-negative"),
+        (("defi",), {"players": 5}, "whole number in [2, 4]"),
+        (("defi",), {"seed": -1}, "whole number >= 0"),
         (("matador",), {"set": 5}, "set"),
         (("defi",), {"render_mode": "rgb_array"}, "render_mode"),
     ],

@@ -173,7 +173,7 @@ def test_a_wrong_player_object_is_one_line_naming_the_seat(player, said):
 def test_seats_are_checked_in_one_line():
     with pytest.raises(InputError, match="seats: one seat per player"):
         GameSession("defi", ["me", "greedy"], players=3)
-    with pytest.raises(InputError, match="seat 1: one of"):
+    with pytest.raises(InputError, match="seat 1: expected one of"):
         GameSession("defi", ["me", "nobody"])
     with pytest.raises(InputError, match="physics"):
         GameSession("vingt", ["me", "greedy"], physics="statics")

@@ -44,6 +44,7 @@ from magdomino.games.actions import TUPLE_DEAL as DEAL
 from magdomino.games.actions import TUPLE_DRAW as DRAW
 from magdomino.games.actions import TUPLE_PASS as PASS
 from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState
+from magdomino.model.checks import check_count, check_seed
 from magdomino.model.tiles import TILE_SETS
 
 LEFT, RIGHT = 0, 1
@@ -55,13 +56,6 @@ __all__ = ["CHANCE", "DEAL", "DRAW", "PASS", "TERMINAL", "ChainGame", "ChainStat
 def pips(tiles) -> int:
     """Pip total of some tiles."""
     return sum(a + b for a, b in tiles)
-
-
-def check_int(value, key: str, low: int, expected: str) -> int:
-    """``value`` as an int >= ``low``, else an InputError naming ``key``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InputError(ARGUMENTS, key, f"{expected}, got {value!r}")
-    return int(value)
 
 
 class ChainGame:
@@ -86,7 +80,7 @@ class ChainGame:
     def __init__(self, players: int, seed: int = 0, options: dict | None = None, **kwargs):
         opts = dict(options or {})
         opts.update(kwargs)
-        self.seed = check_int(seed, "seed", 0, "a non-negative integer")
+        self.seed = check_seed(seed)
         top = opts.pop("set", 6)
         if isinstance(top, bool) or top not in self.SETS:
             allowed = ", ".join(str(s) for s in self.SETS)
@@ -98,9 +92,7 @@ class ChainGame:
             allowed = ", ".join(repr(v) for v in self.VARIANTS) or "none"
             raise InputError(ARGUMENTS, "variant", f"{self.rule} variants: {allowed}; got {self.variant!r}")
         low, high = self.player_range()
-        if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not low <= players <= high:
-            raise InputError(ARGUMENTS, "players", f"{self.rule} with the double-{self.top} set: {low} to {high} players, got {players!r}")
-        self.players = int(players)
+        self.players = check_count(players, "players", minimum=low, maximum=high)
         self._options(opts)
         if opts:
             raise InputError(ARGUMENTS, sorted(opts)[0], f"a known option of {self.rule}: {', '.join(self.option_names())}")

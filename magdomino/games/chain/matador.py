@@ -59,7 +59,8 @@ first, never a bluff; it draws only when it must).
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.chain.core import CHANCE, DRAW, PASS, TERMINAL, ChainGame, ChainState, check_int, pips
+from magdomino.games.chain.core import CHANCE, DRAW, PASS, TERMINAL, ChainGame, ChainState, pips
+from magdomino.model.checks import check_count
 
 SETS = (6, 7, 8, 9)
 VARIANTS = ("strategic",)
@@ -82,10 +83,10 @@ class MatadorGame(ChainGame):
         return (2, 4) if self.top == 6 else (2, 6)
 
     def _options(self, opts: dict) -> None:
-        self.deals = check_int(opts.pop("deals", 1), "deals", 1, "a positive number of deals")
+        self.deals = check_count(opts.pop("deals", 1), "deals", minimum=1)
         target = opts.pop("target", None)
         if target is not None:
-            target = check_int(target, "target", 1, "a match target in points > 0")
+            target = check_count(target, "target", minimum=1)
             if self.deals != 1:
                 raise InputError(ARGUMENTS, "deals", "either a number of deals or a match target, not both")
         self.match_target = target

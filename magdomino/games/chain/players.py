@@ -14,9 +14,9 @@ take ``ismcts`` too (OpenSpiel's, imported on use: :func:`~magdomino.games.playe
 
 from __future__ import annotations
 
-from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.chain.echanges import ends_after, fits, judge
 from magdomino.games.players import RandomPlayer, optional_player
+from magdomino.model.checks import check_choice
 
 
 class MatadorGreedyPlayer:
@@ -111,9 +111,7 @@ def make_matador_player(kind: str, seed=0):
     if player is not None:
         return player
     makers = {"random": RandomPlayer, "greedy": MatadorGreedyPlayer}
-    if kind not in makers:
-        raise InputError(ARGUMENTS, "player_kinds", f"matador players: {', '.join(makers)}; got {kind!r}")
-    return makers[kind](seed)
+    return makers[check_choice(kind, "player_kinds", tuple(makers))](seed)
 
 
 def make_echanges_player(kind: str, seed=0):
@@ -122,6 +120,4 @@ def make_echanges_player(kind: str, seed=0):
     if player is not None:
         return player
     makers = {"random": RandomPlayer, "greedy": EchangesGreedyPlayer, "planner": PlannerPlayer}
-    if kind not in makers:
-        raise InputError(ARGUMENTS, "player_kinds", f"echanges players: {', '.join(makers)}; got {kind!r}")
-    return makers[kind](seed)
+    return makers[check_choice(kind, "player_kinds", tuple(makers))](seed)

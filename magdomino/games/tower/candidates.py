@@ -50,7 +50,7 @@ whatever the number of ways to reach it.
 
 An end-to-end candidate touches its neighbour exactly; the hand's miss towards that
 neighbour is stopped by the contact, as a real hand is stopped by the neighbour's end
-(:func:`magdomino.studies.scenario.try_placement`), so the odds are not spoiled by tiles started
+(:func:`magdomino.studies.simulation.try_placement`), so the odds are not spoiled by tiles started
 inside each other.
 """
 
@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from magdomino.errors import ARGUMENTS, InputError
+from magdomino.errors import InputError
 from magdomino.games.tower.grid import Grid
 from magdomino.maths.geometry import (
     DIR_NAMES,
@@ -73,8 +73,12 @@ from magdomino.maths.geometry import (
     relative_pose,
 )
 from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
-from magdomino.studies.aiming import SLIDE_START_MM  # how far away a slid candidate starts
-from magdomino.studies.scenario import Placement, Scenario, target_pose
+from magdomino.model.checks import check_choice
+from magdomino.studies.aiming import (
+    SLIDE_START_MM,  # how far away a slid candidate starts
+    target_pose,
+)
+from magdomino.studies.scenario import Placement, Scenario
 from magdomino.studies.whatif import check_tile
 
 RULES = ("any", "defi", "quinconce")
@@ -292,7 +296,7 @@ def enumerate_placements(
     scenario : Scenario
     tile_pips : (int, int) or "a,b"
     settled : (positions (n, 3), quaternions (n, 4))
-        The structure as it settled (:func:`magdomino.studies.scenario.settle_structure`).
+        The structure as it settled (:func:`magdomino.studies.simulation.settle_structure`).
     rule : "any" | "defi" | "quinconce"
     parallel_only : bool
         Every tower placement parallel to the tile below (default False).
@@ -304,8 +308,7 @@ def enumerate_placements(
     list of Candidate, in the rules' action order (flat before tower, level, x, y, d).
     """
     t = check_tile(scenario, tile_pips)
-    if rule not in RULES:
-        raise InputError(ARGUMENTS, "rule", f"expected one of {', '.join(RULES)}, got {rule!r}")
+    check_choice(rule, "rule", RULES)
     grid, _frame = structure_grid(scenario, settled)
     parallel = parallel_only or (second_parallel and len(grid) == 1)
     order = _grid_placements(grid, t, rule, parallel)

@@ -19,8 +19,8 @@ nothing to assess: an adjudicator without ``assess``, or a game that is not a to
 
 from __future__ import annotations
 
-from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.players import RandomPlayer, optional_player
+from magdomino.model.checks import check_choice
 
 PLAYER_KINDS = ("random", "greedy", "careful", "bold")
 BOLD_THRESHOLD = 0.3
@@ -278,7 +278,4 @@ def make_player(kind: str, seed=0):
     player = optional_player(kind, seed)  # ismcts: OpenSpiel's, imported on use
     if player is not None:
         return player
-    maker = _MAKERS.get(kind)
-    if maker is None:
-        raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
-    return maker(seed)
+    return _MAKERS[check_choice(kind, "player_kinds", PLAYER_KINDS)](seed)

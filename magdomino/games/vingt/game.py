@@ -64,6 +64,7 @@ from magdomino.games.vingt.moves import (
     key,
     legal_moves,
 )
+from magdomino.model.checks import check_count, check_seed
 from magdomino.model.tiles import double_set
 from magdomino.wording import counted, winners
 
@@ -94,13 +95,11 @@ class VingtGame:
     def __init__(self, players: int, seed: int = 0, options: dict | None = None, **kwargs):
         opts = dict(options or {})
         opts.update(kwargs)
-        if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players not in MARKERS:
-            raise InputError(ARGUMENTS, "players", f"2, 3 or 4 players for 20 sur 20, got {players!r}")
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise InputError(ARGUMENTS, "seed", f"a non-negative integer, got {seed!r}")
+        players = check_count(players, "players", minimum=min(MARKERS), maximum=max(MARKERS))
+        seed = check_seed(seed)
         target = opts.pop("target", None)
-        if target is not None and (isinstance(target, bool) or not isinstance(target, (int, np.integer)) or target <= 0):
-            raise InputError(ARGUMENTS, "target", f"a whole number of points > 0, got {target!r}")
+        if target is not None:
+            target = check_count(target, "target", minimum=1)
         if opts:
             raise InputError("options", sorted(opts)[0], "a known option of 20 sur 20: target")
         self.players = int(players)

@@ -11,9 +11,9 @@ this module does not import :mod:`magdomino.games.vingt.game`.
 
 from __future__ import annotations
 
-from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.players import RandomPlayer, optional_player
 from magdomino.games.vingt.moves import easy_twenties, play_on, turn_plans
+from magdomino.model.checks import check_choice
 from magdomino.model.tiles import double_set
 
 _ALL = double_set(9, without=[(0, 0)]).tiles  # the 20 sur 20 set (see magdomino.games.vingt.game)
@@ -100,6 +100,4 @@ def make_player(kind: str, seed=0):
     if player is not None:
         return player
     makers = {"random": RandomPlayer, "greedy": GreedyPlayer, "lookahead": LookaheadPlayer}
-    if kind not in makers:
-        raise InputError(ARGUMENTS, "player_kinds", f"one of {', '.join(PLAYER_KINDS)}, got {kind!r}")
-    return makers[kind](seed)
+    return makers[check_choice(kind, "player_kinds", PLAYER_KINDS)](seed)
