@@ -16,7 +16,7 @@ top: the first tile with a spot the statics calls safe), for the next tile:
   world built, the tile aimed; the browser shows each frame as the world records it, so the
   motion starts before its simulation ends). Goal: ≤ 0.5 s. ``lab_motion_s_N``: the whole
   recorded motion (:meth:`~magdomino.faces.lab.tower.LabTower.motion`) and
-  ``lab_motion_own_share_N`` its part beyond :func:`~magdomino.studies.scenario.try_placement`
+  ``lab_motion_own_share_N`` its part beyond :func:`~magdomino.studies.simulation.try_placement`
   alone (the same placement without the recording), on a spot that stands. Goal: share ≤ 0.5.
   ``lab_fall_*_N``: the same for a spot the statics calls safe but that falls in PyBullet,
   when the search meets one (a fall is filmed to its end, up to
@@ -109,7 +109,7 @@ def run(quick: bool = False) -> dict[str, float]:
     from magdomino.faces.lab.build import ODDS_ROUNDS
     from magdomino.faces.lab.tower import LabTower
     from magdomino.games.tower.candidates import enumerate_placements
-    from magdomino.studies.scenario import try_placement
+    from magdomino.studies.simulation import try_placement
     from magdomino.studies.statics_engine import candidate_margins, judge_poses, with_placement
 
     repeats = 2 if quick else 5

@@ -127,7 +127,7 @@ def trial_phase(scenario, trials: int, repeats: int, what_ifs=None) -> tuple[flo
     chunks, whatever else runs on the machine)."""
     from magdomino.studies.engines import check_structure_settled
     from magdomino.studies.odds import OddsSettings, estimate_odds
-    from magdomino.studies.scenario import settle_structure
+    from magdomino.studies.simulation import settle_structure
 
     verdict, settled = settle_structure(scenario)
     check_structure_settled(scenario, verdict)

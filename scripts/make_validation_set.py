@@ -38,7 +38,9 @@ from magdomino.physics.placement import Drop, NoClearMotion, build, clear_motion
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
-from magdomino.studies.scenario import aim_placement, load_scenario, settle_structure
+from magdomino.studies.scenario import load_scenario
+from magdomino.studies.aiming import aim_placement
+from magdomino.studies.simulation import settle_structure
 from magdomino.studies.validation import Case, robust, save_cases
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +57,7 @@ def scenario_cases() -> list[Case]:
         sc = load_scenario(path)
         tiles0 = []
         used = None
-        from magdomino.studies.scenario import structure_poses
+        from magdomino.studies.aiming import structure_poses
 
         used = structure_poses(sc, np.asarray(sc.preset.tile.size))
         tiles0 = tuple((pl.pips, p, q, pl.fixed) for pl, (p, q) in zip(sc.structure, used))

@@ -235,7 +235,7 @@ class Construction:
         sc = self.scenario
         poses = None
         if settled:
-            from magdomino.studies.scenario import settle_structure
+            from magdomino.studies.simulation import settle_structure
 
             _, poses = settle_structure(sc)
         return Picture(construction_png(sc, poses))

@@ -115,7 +115,7 @@ def construction_png(sc, poses) -> bytes:
     import numpy as np
 
     from magdomino.faces.plots import construction_figure
-    from magdomino.studies.scenario import structure_poses
+    from magdomino.studies.aiming import structure_poses
 
     if poses is None:
         used = structure_poses(sc, np.asarray(sc.preset.tile.size, float))
@@ -175,7 +175,7 @@ def figure_png(draw, document: dict) -> Picture:
 
 def simulation_picture(result, name: str) -> Picture:
     """What ``magdomino simulate --plot`` draws, for a simulation (``result``: a
-    :class:`~magdomino.studies.scenario.SimulationResult`, its traces recorded): side and top
+    :class:`~magdomino.studies.simulation.SimulationResult`, its traces recorded): side and top
     views of the structure (as it settled, or as it fell) and each what-if's largest shift and
     tilt over time (an engine where nothing moves judges at rest: the panels say so)."""
     from magdomino.faces.plots import simulation_figure, structure_outcome, what_ifs_not_tried

@@ -1,8 +1,8 @@
 """Pictures of constructions: a PNG of a settled structure, a GIF of a what-if placement.
 
 Drawn with PyBullet's software renderer (``ER_TINY_RENDERER``) in DIRECT mode, so no display
-is needed. The physics runs exactly as :func:`magdomino.studies.scenario.settle_structure` and
-:func:`magdomino.studies.scenario.try_placement` run it; the pictures are taken in a separate,
+is needed. The physics runs exactly as :func:`magdomino.studies.simulation.settle_structure` and
+:func:`magdomino.studies.simulation.try_placement` run it; the pictures are taken in a separate,
 render-only PyBullet client (a *scene*) that mirrors the tiles' poses:
 
 - each tile is the rounded, dimpled mesh of :func:`magdomino.model.tiles.tile_uv_mesh` with a
@@ -306,7 +306,7 @@ def settled_for_what_if(scenario, settled):
     """The settled structure a what-if starts from: ``settled`` as given (the caller vouches
     that it settled), or settled here and refused unless it settles (as ``odds`` does)."""
     from magdomino.studies.engines import check_structure_settled
-    from magdomino.studies.scenario import settle_structure
+    from magdomino.studies.simulation import settle_structure
 
     if settled is not None:
         return None, settled
@@ -346,7 +346,7 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
     verdict : Verdict or None
         The structure's verdict (None when ``settled`` was given), or the what-if's.
     """
-    from magdomino.studies.scenario import settle_structure
+    from magdomino.studies.simulation import settle_structure
 
     width, height = parse_size((width, height))
     size = np.asarray(scenario.preset.tile.size, dtype=float)
@@ -401,7 +401,7 @@ def _what_if_end(scenario, what_if: int, settled, tail_s: float = 1.0):
     """Run one what-if from the settled structure (settled here if None, refused unless it
     settles), on at most ``tail_s`` after its verdict while something moves: its verdict,
     and (pips, positions, quaternions) at the end."""
-    from magdomino.studies.scenario import try_placement
+    from magdomino.studies.simulation import try_placement
 
     placement = what_if_placement(scenario, what_if)
     _, settled = settled_for_what_if(scenario, settled)
@@ -483,7 +483,7 @@ def render_frames(
     verdict_time : float, s
         When the verdict was in.
     """
-    from magdomino.studies.scenario import try_placement
+    from magdomino.studies.simulation import try_placement
 
     width, height = parse_size((width, height))
     placement = what_if_placement(scenario, what_if)

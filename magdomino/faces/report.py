@@ -196,7 +196,7 @@ def _renders(scenario, placements, labels, animate: bool, limit: int, view3d: bo
     from magdomino.faces.render import render_gif, render_png
     from magdomino.faces.view3d import construction_figure3d, outcome_figure3d, what_if_motion
     from magdomino.studies.engines import check_structure_settled
-    from magdomino.studies.scenario import settle_structure
+    from magdomino.studies.simulation import settle_structure
 
     try:
         verdict, settled = settle_structure(scenario)

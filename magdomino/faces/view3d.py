@@ -364,7 +364,7 @@ def what_if_motion(scenario, what_if: int, settled=None, *, tail_s: float | None
         The tiles lay still at the end (False: ``tail_s`` ran out first).
     """
     from magdomino.faces.render import settled_for_what_if, what_if_placement
-    from magdomino.studies.scenario import try_placement
+    from magdomino.studies.simulation import try_placement
 
     placement = what_if_placement(scenario, what_if)
     _, settled = settled_for_what_if(scenario, settled)

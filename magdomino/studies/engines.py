@@ -30,7 +30,8 @@ from typing import Protocol, runtime_checkable
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.physics.verdict import Verdict
-from magdomino.studies.scenario import Scenario, SimulationResult, settle_structure, simulate
+from magdomino.studies.scenario import Scenario
+from magdomino.studies.simulation import SimulationResult, settle_structure, simulate
 
 
 @runtime_checkable

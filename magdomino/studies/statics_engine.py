@@ -41,7 +41,9 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.checks import check_count
 from magdomino.studies.engines import Engine
-from magdomino.studies.scenario import Scenario, SimulationResult, aim_placement, structure_poses
+from magdomino.studies.scenario import Scenario
+from magdomino.studies.aiming import aim_placement, structure_poses
+from magdomino.studies.simulation import SimulationResult
 
 STATICS_CHUNK = 100
 """Trials per batch (and per chunk of work shipped to a worker). A batch's fixed costs

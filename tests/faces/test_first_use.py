@@ -140,7 +140,8 @@ def _verdict(reason, collapsed=True, culprit=3):
 def test_simulate_table_columns_line_up(monkeypatch, capsys, tmp_path):
     """Descriptions and verdicts of different lengths: the verdict column and the columns
     after it start at the same character on every row."""
-    from magdomino.studies.scenario import SimulationResult, load_scenario
+    from magdomino.studies.scenario import load_scenario
+    from magdomino.studies.simulation import SimulationResult
 
     scenario = load_scenario(SC / "slide_beneath.toml")  # descriptions of 33 and 46 characters
     verdicts = [_verdict("stood", False), _verdict("placed tile fell", culprit=12)]

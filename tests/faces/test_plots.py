@@ -12,7 +12,8 @@ from magdomino.faces.plots import (
     whatif_figure,
 )
 from magdomino.model.presets import load_preset
-from magdomino.studies.scenario import load_scenario, settle_structure, try_placement
+from magdomino.studies.scenario import load_scenario
+from magdomino.studies.simulation import settle_structure, try_placement
 
 UP = np.array([0.0, 0.0, 0.0, 1.0])
 

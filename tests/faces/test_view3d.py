@@ -141,7 +141,8 @@ def test_outcome_the_end_opaque_and_where_moved_tiles_were_faint():
 
 def test_outcome_of_a_scenario_what_if():
     from magdomino.faces.render import what_if_outcome
-    from magdomino.studies.scenario import load_scenario, settle_structure
+    from magdomino.studies.scenario import load_scenario
+    from magdomino.studies.simulation import settle_structure
 
     scenario = load_scenario(SCENARIOS / "demo.toml")
     _, settled = settle_structure(scenario)
@@ -176,7 +177,8 @@ def test_labels_lie_on_each_tiles_upper_face_whatever_its_tilt():
 
 def test_a_collapse_is_shown_at_rest_with_a_slider_through_its_motion():
     from magdomino.faces.view3d import what_if_motion
-    from magdomino.studies.scenario import load_scenario, settle_structure
+    from magdomino.studies.scenario import load_scenario
+    from magdomino.studies.simulation import settle_structure
 
     scenario = load_scenario(SCENARIOS / "staircase_edge.toml")  # what-if 0: a third step falls
     _, settled = settle_structure(scenario)

@@ -103,7 +103,8 @@ SLOT = {
 
 def test_a_drop_under_an_overhang_is_aimed_to_start_clear_of_the_tile_above():
     from magdomino.physics.placement import Drop
-    from magdomino.studies.scenario import aim_placement, scenario_from_dict, structure_poses
+    from magdomino.studies.scenario import scenario_from_dict
+    from magdomino.studies.aiming import aim_placement, structure_poses
 
     sc = scenario_from_dict(SLOT, source="S.toml")
     poses = structure_poses(sc, SIZE)
@@ -121,7 +122,8 @@ def test_a_drop_under_an_overhang_is_aimed_to_start_clear_of_the_tile_above():
 def test_a_tried_drop_under_an_overhang_starts_clear_of_the_settled_tiles(monkeypatch):
     # try_placement (simulate, odds trials): the tile spawned in the world, against the
     # settled structure as the world holds it; with a hand's miss too.
-    from magdomino.studies.scenario import scenario_from_dict, settle_structure, try_placement
+    from magdomino.studies.scenario import scenario_from_dict
+    from magdomino.studies.simulation import settle_structure, try_placement
 
     sc = scenario_from_dict(SLOT, source="S.toml")
     verdict, settled = settle_structure(sc)
@@ -208,7 +210,8 @@ def test_a_physics_game_starts_every_placement_clear_or_does_not_make_it(monkeyp
 
 
 def _poses(structure):
-    from magdomino.studies.scenario import scenario_from_dict, structure_poses
+    from magdomino.studies.scenario import scenario_from_dict
+    from magdomino.studies.aiming import structure_poses
 
     sc = scenario_from_dict({"preset": "standard", "structure": structure}, source="S.toml")
     poses = structure_poses(sc, SIZE)
@@ -219,7 +222,7 @@ def test_rest_height_never_rests_a_tile_inside_a_tile_its_footprint_overlaps():
     # 1-1 on the table, 2-2 on it. A tile whose footprint overlaps both by 0.3 mm (less than
     # the 0.5 mm the overlap tolerance forgave): resting at rest_height it is clear of both
     # (it used to rest on the table, 0.3 mm inside 1-1).
-    from magdomino.studies.scenario import rest_height
+    from magdomino.studies.aiming import rest_height
 
     positions, quats = _poses([{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [2, 2], "pos_mm": [0, 0]}])
     for centre in ([0.0477, 0.0], [0.0, 0.0237], [0.0479, 0.0239]):
@@ -256,7 +259,8 @@ def test_a_file_tile_grazing_an_overhang_above_it_stays_where_it_was_put():
 def test_a_missed_aim_at_a_grazing_pose_starts_clear():
     # The odds' hand: a miss that would put the tile 0.3 mm into a neighbour at its level
     # stops at contact (it did before; the release is now checked too).
-    from magdomino.studies.scenario import aim_placement, scenario_from_dict, structure_poses
+    from magdomino.studies.scenario import scenario_from_dict
+    from magdomino.studies.aiming import aim_placement, structure_poses
 
     sc = scenario_from_dict({
         "preset": "standard",

@@ -324,7 +324,7 @@ def test_structure_trials_ignore_drop_noise_as_documented():
 def test_settled_poses_given_are_used_and_the_structure_not_settled_again(statics, monkeypatch, tmp_path):
     import magdomino.studies.engines
     from magdomino.studies.runner import poses_digest as _poses_digest
-    from magdomino.studies.scenario import settle_structure
+    from magdomino.studies.simulation import settle_structure
 
     _, poses = settle_structure(statics)
     monkeypatch.setattr(magdomino.studies.engines, "settle_structure", lambda *a, **k: pytest.fail("settled again"))

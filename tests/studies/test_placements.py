@@ -15,7 +15,9 @@ from magdomino.games.tower.candidates import enumerate_placements
 from magdomino.maths.geometry import GridPose, physical_pose
 from magdomino.model.tiles import ALL_TILES, tile
 from magdomino.studies.placements import format_placement, parse_placement
-from magdomino.studies.scenario import aim_placement, load_scenario, scenario_from_dict, settle_structure, structure_poses
+from magdomino.studies.scenario import load_scenario, scenario_from_dict
+from magdomino.studies.aiming import aim_placement, structure_poses
+from magdomino.studies.simulation import settle_structure
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.toml"))
 

@@ -106,7 +106,7 @@ def test_the_tower_rules_never_offer_a_covered_half():
     import numpy as np
 
     from magdomino.games.tower.candidates import enumerate_placements
-    from magdomino.studies.scenario import structure_poses
+    from magdomino.studies.aiming import structure_poses
 
     scenario = scenario_from_dict({"structure": TOWER}, source="S.toml")
     poses = structure_poses(scenario, np.asarray(scenario.preset.tile.size, float))

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from magdomino.model.presets import load_preset
-from magdomino.studies.scenario import load_scenario, simulate
+from magdomino.studies.scenario import load_scenario
+from magdomino.studies.simulation import simulate
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 

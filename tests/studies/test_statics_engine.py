@@ -22,7 +22,8 @@ from magdomino.physics.statics import judge
 from magdomino.studies import whatif
 from magdomino.studies.engines import Engine, get_engine, register_engine
 from magdomino.studies.odds import estimate_odds
-from magdomino.studies.scenario import load_scenario, scenario_from_dict, simulate
+from magdomino.studies.scenario import load_scenario, scenario_from_dict
+from magdomino.studies.simulation import simulate
 from magdomino.studies.statics_engine import StaticsEngine, batch_stands, nominal_structure, with_placement
 from magdomino.studies.trials import Job, resolve_noise, trial_draws
 from magdomino.studies.whatif import SCREEN_BAND_DEG

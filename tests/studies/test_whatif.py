@@ -19,7 +19,8 @@ from magdomino.errors import InputError
 from magdomino.games.tower.candidates import enumerate_placements, structure_grid
 from magdomino.maths.geometry import DIRS, physical_pose
 from magdomino.studies import whatif
-from magdomino.studies.scenario import load_scenario, settle_structure
+from magdomino.studies.scenario import load_scenario
+from magdomino.studies.simulation import settle_structure
 from magdomino.studies.whatif import whatif_document
 
 rank_placements = partial(whatif.rank_placements, candidates=enumerate_placements)  # as magdomino whatif wires it
@@ -204,7 +205,8 @@ def test_equal_placements_come_in_the_placement_languages_order_whatever_their_l
     import random
 
     from magdomino.studies.odds import WhatIfOdds
-    from magdomino.studies.scenario import scenario_from_dict, structure_poses
+    from magdomino.studies.scenario import scenario_from_dict
+    from magdomino.studies.aiming import structure_poses
 
     sc = scenario_from_dict({"preset": "standard", "structure": ["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-3 on #1 half 1, back"]})
     poses = structure_poses(sc, np.asarray(sc.preset.tile.size, float))

@@ -8,7 +8,7 @@ Everything here goes through the studies' and the rules' public calls:
 and ``whatif`` list them), :func:`magdomino.studies.statics_engine.judge_poses` (does each
 stand at rest: the ghosts' first colours) and
 :func:`~magdomino.studies.statics_engine.candidate_margins` (the statics' tilt margin of
-each: the risk classes), :func:`magdomino.studies.scenario.try_placement` (one placement in
+each: the risk classes), :func:`magdomino.studies.simulation.try_placement` (one placement in
 a fresh PyBullet world, watched through the world's step hook: its frames, handed over as
 they come) and :func:`magdomino.studies.odds.estimate_odds` (the hybrid odds, in rounds).
 
@@ -321,7 +321,7 @@ class LabTower:
         spawned and settled once; refused unless it stands. Returns its verdict."""
         from magdomino.faces.api import Construction
         from magdomino.studies.engines import check_structure_settled
-        from magdomino.studies.scenario import settle_structure
+        from magdomino.studies.simulation import settle_structure
 
         c = Construction(list(texts), preset=self.preset, magnets=self.magnets, seed=self.seed, name="lab")
         sc = c.scenario
@@ -445,7 +445,7 @@ class LabTower:
         another thread can show the motion while it is being simulated. The tower is not
         changed (:meth:`keep` adds a placement that did not collapse)."""
         from magdomino.physics.placement import NoClearMotion
-        from magdomino.studies.scenario import try_placement
+        from magdomino.studies.simulation import try_placement
 
         sc = self.scenario()
         recorder = _Recorder(live)
@@ -514,7 +514,7 @@ class LabTower:
 
     def _replay(self, n: int) -> None:
         """Rebuild the first ``n`` tiles: the base settled, then each placement run again."""
-        from magdomino.studies.scenario import try_placement
+        from magdomino.studies.simulation import try_placement
 
         placed = self.placed[: n - len(self.base)] if n > len(self.base) else []
         self.start(self.base[:n])
