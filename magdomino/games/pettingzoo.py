@@ -93,8 +93,8 @@ import numpy as np
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, TERMINAL
 from magdomino.model.checks import check_choice, check_seed
+from magdomino.optional import require
 
-INSTALL = "the PettingZoo extra is not installed: pip install 'magdomino[pettingzoo]'"
 TOWER_RULES = ("traditional", "defi", "quinconce")
 CHAIN_RULES = ("matador", "echanges")
 RULES = TOWER_RULES + CHAIN_RULES + ("vingt",)
@@ -109,14 +109,8 @@ _ENV_CLASS: list = []
 
 def _modules():
     """(gymnasium.spaces, pettingzoo.AECEnv), or the one-line InputError telling how to install them."""
-    try:
-        from gymnasium import spaces
-        from pettingzoo import AECEnv
-    except ImportError:
-        spaces = AECEnv = None
-    if spaces is None or AECEnv is None:
-        raise InputError(ARGUMENTS, "env", INSTALL)
-    return spaces, AECEnv
+    spaces = require("gymnasium.spaces", "a PettingZoo environment", key="env")
+    return spaces, require("pettingzoo", "a PettingZoo environment", key="env").AECEnv
 
 
 # -- the games' parts -----------------------------------------------------------------------------

@@ -24,6 +24,8 @@ from typing import Protocol
 
 import numpy as np
 
+from magdomino.optional import require
+
 
 class Player(Protocol):
     def choose(self, state) -> object:
@@ -53,18 +55,25 @@ class RandomPlayer:
         return legal[int(self._buf[i] * n)]
 
 
-OPTIONAL_KINDS = {"ismcts": ("magdomino.games.openspiel.games", "ISMCTSPlayer")}
-"""Player kinds of every game that live in an optional face: kind -> (module, class),
-imported on use (:func:`optional_player`)."""
+OPTIONAL_KINDS = {"ismcts": ("magdomino.games.openspiel.games", "ISMCTSPlayer", "pyspiel")}
+"""Player kinds of every game that live in an optional face: kind -> (module, class, the
+optional package it needs), imported on use (:func:`optional_player`)."""
 
 
-def optional_player(kind: str, seed=0):
+def optional_player(kind: str, seed=0, *, key: str = "player_kinds"):
     """The player of an optional kind (:data:`OPTIONAL_KINDS`), its module imported now; None
-    when ``kind`` is not one. Its class says when its extra is missing (an InputError)."""
+    when ``kind`` is not one.
+
+    Raises
+    ------
+    InputError
+        Its extra is not installed (naming ``key``, the argument that asked for ``kind``).
+    """
     where = OPTIONAL_KINDS.get(kind)
     if where is None:
         return None
-    module, name = where
+    module, name, needs = where
+    require(needs, f"the {kind} player", key=key)
     return getattr(importlib.import_module(module), name)(seed)
 
 

@@ -37,9 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.players import players_of
+from magdomino.games.players import OPTIONAL_KINDS, players_of
 from magdomino.model.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.optional import require
 
 TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
@@ -229,8 +230,8 @@ def check_tournament(rule: str, seats, deals: int, physics: str, objects: bool =
         raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
     make = seat_players(rule)
     for kind in dict.fromkeys(s for s in seats if isinstance(s, str)):
-        if kind == "ismcts" and not _has_pyspiel():  # said before any player module is asked
-            raise InputError(ARGUMENTS, "seats", "ismcts needs OpenSpiel: pip install 'magdomino[openspiel]'")
+        if kind in OPTIONAL_KINDS:  # its extra is asked for before any player module
+            require(OPTIONAL_KINDS[kind][2], f"the {kind} player", key="seats")
         try:
             make(kind, 0)  # an unknown kind (or a missing extra: the message says how to install it)
         except InputError as exc:
@@ -269,14 +270,6 @@ def _check_seat_count(rule: str, n: int) -> None:
         Game(rule, n, 0)  # any rule: a game of its own (vingt, matador, echanges) by the registry
     except InputError as exc:
         raise InputError(ARGUMENTS, "seats", f"one player kind per seat: {exc.expected}") from None
-
-
-def _has_pyspiel() -> bool:
-    try:
-        import pyspiel  # noqa: F401 - only whether it imports
-    except ImportError:
-        return False
-    return True
 
 
 def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "none", preset: str | None = None,

@@ -39,10 +39,10 @@ import json
 
 import numpy as np
 
-from magdomino.errors import ARGUMENTS, InputError
+from magdomino.errors import InputError
 from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.optional import require
 
-INSTALL = "the OpenSpiel extra is not installed: pip install 'magdomino[openspiel]'"
 CORE_RULES = ("traditional", "defi", "quinconce")
 CHAIN_RULES = ("matador", "echanges")
 SPAN = 56
@@ -60,15 +60,9 @@ _HIDDEN_KEYS = ("hands", "stock", "rng", "log", "events", "format", "game", "rac
 _registered = False
 
 
-def _pyspiel():
-    """pyspiel, or the one-line InputError telling how to install it."""
-    try:
-        import pyspiel
-    except ImportError:
-        pyspiel = None
-    if pyspiel is None:
-        raise InputError(ARGUMENTS, "player_kinds", INSTALL)
-    return pyspiel
+def _pyspiel(key: str):
+    """pyspiel, or the one-line InputError naming ``key`` (what asked for it) and how to install it."""
+    return require("pyspiel", "OpenSpiel's games", key=key)
 
 
 # -- parameters ---------------------------------------------------------------------------------
@@ -447,10 +441,12 @@ def resample(state, player: int, rng: np.random.RandomState):
     return c
 
 
-def register_all() -> None:
-    """Register every ``magdomino_<rule>`` with pyspiel (once; later calls do nothing)."""
+def register_all(*, key: str = "register_all") -> None:
+    """Register every ``magdomino_<rule>`` with pyspiel (once; later calls do nothing).
+    ``key``: the argument or function that asked for OpenSpiel, named by the error when it is
+    not installed."""
     global _registered
-    pyspiel = _pyspiel()
+    pyspiel = _pyspiel(key)
     if _registered:
         return
     game_class, state_class = _make_classes(pyspiel)
@@ -470,7 +466,7 @@ def register_all() -> None:
 
 def load_game(rule: str, params: dict | None = None):
     """``pyspiel.load_game("magdomino_<rule>", params)`` after :func:`register_all`."""
-    pyspiel = _pyspiel()
+    pyspiel = _pyspiel("load_game")
     register_all()
     return pyspiel.load_game(f"magdomino_{rule}", dict(params or {}))
 
@@ -481,7 +477,7 @@ def from_package_state(state, physics: bool = False):
     A tower game's physics is dropped (rules only) unless ``physics`` is True and it is
     the statics adjudicator (stateless: clones may share it; pybullet is never searched).
     """
-    register_all()
+    register_all(key="from_package_state")
     game_class, state_class = _CLASSES[:2]
     g = state.game
     if g.rule == "vingt":
@@ -541,7 +537,7 @@ class ISMCTSPlayer:
     kind = "ismcts"
 
     def __init__(self, seed=0, max_simulations: int = MAX_SIMULATIONS, uct_c: float = 2.0, search_physics: bool = False):
-        _pyspiel()
+        _pyspiel("ISMCTSPlayer")
         self.search_physics = bool(search_physics)
         if isinstance(seed, np.random.SeedSequence):
             seed = int(seed.generate_state(1)[0])
