@@ -5,7 +5,7 @@
 - a probability with three decimals, ``-`` when not known: ``0.000`` (:func:`probability`);
 - a boolean as a word: ``on``/``off`` (:func:`on_off`), ``yes``/``no`` (:func:`yes_no`).
 
-Placements are printed by the placement language (:mod:`magdomino.studies.placements`).
+Placements are printed by the placement language (:mod:`magdomino.studies.placement_language`).
 This module imports nothing, so every layer may use it.
 """
 

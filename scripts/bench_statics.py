@@ -2,7 +2,7 @@
 
 - ``statics_over_dynamic_verdict``: one static check (yes/no) of a placement on a settled
   28-tile tower ÷ one dynamic verdict of the same placement (drop 1 mm,
-  :func:`magdomino.physics.placement.place`), one run each (the static time a median of
+  :func:`magdomino.physics.motion.place`), one run each (the static time a median of
   repeats). Goal ≤ 0.01. Both sides start from a built structure: the dynamic verdict's world
   is built before its clock starts, the static check runs on a
   :class:`~magdomino.physics.statics.Structure` (the structure's own contacts and magnets,
@@ -45,7 +45,7 @@ from magdomino.errors import InputError
 from magdomino.maths.geometry import footprints_overlap
 from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import load_preset
-from magdomino.physics.placement import Drop, build, place
+from magdomino.physics.motion import Drop, build, place
 from magdomino.physics.statics import Structure, judge, judge_many
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from magdomino.errors import InputError
 from magdomino.model.presets import load_preset
-from magdomino.physics.placement import Drop
+from magdomino.physics.motion import Drop
 from magdomino.studies.engines import get_engine
 from magdomino.studies.hybrid_engine import decide, screen
 from magdomino.studies.trials import Job, resolve_noise, run_trial

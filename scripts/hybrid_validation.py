@@ -45,7 +45,7 @@ def extra_cases():
 
 def all_items():
     """(name, scenario loader argument) of every what-if to compare."""
-    from magdomino.physics.placement import Drop
+    from magdomino.physics.motion import Drop
     from magdomino.studies.validation import load_cases
 
     items = []

@@ -12,7 +12,7 @@ Sources (see :mod:`magdomino.studies.validation`):
 - random structures: stacks of 2 to 5 tiles with random steps and turns, settled, then a
   random placement on the top tile.
 
-Every placement starts clear of every tile (:func:`magdomino.physics.placement.clear_motion`:
+Every placement starts clear of every tile (:func:`magdomino.physics.motion.clear_motion`:
 a drop into a slot under an overhang is released no higher than the room above it). A game
 placement with no clear motion (a construction drifted off the grid until a neighbour lies
 where the tile goes: the adjudicator does not judge it, see
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from magdomino.model.presets import load_preset
-from magdomino.physics.placement import Drop, NoClearMotion, build, clear_motion
+from magdomino.physics.motion import Drop, NoClearMotion, build, clear_motion
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
@@ -173,7 +173,7 @@ TILE_SIZE = np.array([L, 0.024, H])  # starts_clear's default size (m), made onc
 
 def starts_clear(case: Case, size=TILE_SIZE) -> bool:
     """Does the placement start clear of every tile, as its motion says? (A hand cannot start
-    a tile inside another; :func:`~magdomino.physics.placement.clear_motion` is what every
+    a tile inside another; :func:`~magdomino.physics.motion.clear_motion` is what every
     placement goes through, and it would lower a drop released above the room under an
     overhang: such a case would not replay as written.)"""
     if case.placement is None:

@@ -1,7 +1,7 @@
 """The Python face: what ``import magdomino as md`` gives a script or a notebook.
 
 Millimetres and degrees throughout; SI stays inside. A :class:`Construction` is built tile by
-tile in the placement language (:mod:`magdomino.studies.placements`) and checked as a
+tile in the placement language (:mod:`magdomino.studies.placement_language`) and checked as a
 scenario file is (the same one-line :class:`~magdomino.errors.InputError`, naming the
 argument); it simulates, tries what-ifs, estimates odds, ranks every legal spot for a tile,
 sweeps a parameter and draws itself. Results print as short tables, show themselves in a

@@ -6,7 +6,7 @@ placed, never rebuilt. Each placement is a motion:
 - a tower placement (and a flat end-to-end one) is a drop: the tile is released with zero
   speed ``drop_mm`` above its rest pose, or lower where a tile above leaves less room (a flat
   placement under an overhang, in a slot one tile thick: released at its rest pose, never
-  inside the tile above; :func:`~magdomino.physics.placement.clear_motion`);
+  inside the tile above; :func:`~magdomino.physics.motion.clear_motion`);
 - a slide-beneath placement starts on the table ``slide_start_mm`` away and is pushed along
   the table into place (it can push the construction).
 
@@ -32,7 +32,7 @@ from magdomino.maths.geometry import compose_pose, physical_pose
 from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
-from magdomino.physics.placement import Drop, NoClearMotion, Slide, build, clear_motion, place
+from magdomino.physics.motion import Drop, NoClearMotion, Slide, build, clear_motion, place
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
 
@@ -122,7 +122,7 @@ class PybulletAdjudicator:
 
     def aim(self, view: PlacementView) -> tuple[np.ndarray, float, Drop | Slide]:
         """Where the tile should come to rest (position (3,) m, yaw rad) and how it gets there,
-        started clear of the construction (:func:`~magdomino.physics.placement.clear_motion`:
+        started clear of the construction (:func:`~magdomino.physics.motion.clear_motion`:
         a drop under an overhang is released no higher than the room above its rest pose).
 
         Raises

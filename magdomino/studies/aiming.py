@@ -18,7 +18,7 @@ import numpy as np
 from magdomino.errors import InputError
 from magdomino.maths.geometry import box_rises, box_separations, footprints_overlap, footprints_overlap_many
 from magdomino.maths.poses import box_corners, quaternion_matrices, quaternion_yaw, top_face_height, yaw_quaternion
-from magdomino.physics.placement import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, clear_motion, tile_boxes
+from magdomino.physics.motion import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, clear_motion, tile_boxes
 
 if TYPE_CHECKING:  # the scenario's types, for annotations only (scenario.py imports this module)
     from magdomino.studies.scenario import Placement, Scenario
@@ -241,7 +241,7 @@ def aim_placement(
 ) -> tuple[np.ndarray, float, Drop | Slide]:
     """Where a placement should come to rest on the settled structure (position (3,) m, yaw
     rad), missed by the offsets as a hand would, and the motion that gets it there, started
-    clear of every tile (:func:`~magdomino.physics.placement.clear_motion`: a drop into a slot
+    clear of every tile (:func:`~magdomino.physics.motion.clear_motion`: a drop into a slot
     under an overhang is released no higher than the room above its rest pose).
 
     A placement with no clear motion (no room for the tile at its rest pose, a slide that

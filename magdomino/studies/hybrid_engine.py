@@ -109,7 +109,7 @@ def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, SHORT_
 
     Returns one dict per trial: ``trial``, ``refused`` (why the statics cannot judge it,
     else None), ``drop_mm`` (the release height after
-    :func:`~magdomino.physics.placement.clear_motion`), ``draws`` (the record fields of the
+    :func:`~magdomino.physics.motion.clear_motion`), ``draws`` (the record fields of the
     trial's hand: dx_mm, dy_mm, dyaw_deg, drop_mm, as the dynamics writes them) and, for
     :data:`AT_REST` and each test, whether the structure stands (keyed by the tuple).
     """

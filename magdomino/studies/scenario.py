@@ -50,13 +50,13 @@ from magdomino.errors import InputError
 from magdomino.model.checks import check_seed
 from magdomino.model.presets import DEFAULT_PRESET, Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
-from magdomino.physics.placement import Slide
+from magdomino.physics.motion import Slide
 from magdomino.studies.aiming import (
     aim_placement,
     check_clear,
     structure_poses,
 )
-from magdomino.studies.placements import DEFAULT_DROP_MM, TIED, expand_place, format_placement
+from magdomino.studies.placement_language import DEFAULT_DROP_MM, TIED, expand_place, format_placement
 
 NOISE_KEYS = {
     "pos_sigma_mm": "position error of the hand, sigma in mm, along x and along y",
@@ -103,7 +103,7 @@ class Placement:
     relation: str = "on"  # with ``on`` (tile, half): "on" top of it, "beneath" it, "after" it end to end
 
     def describe(self, shown=None) -> str:
-        """This placement in the placement language (:mod:`magdomino.studies.placements`);
+        """This placement in the placement language (:mod:`magdomino.studies.placement_language`);
         ``shown``: the construction's pips as shown, to name the lower tile's too."""
         return format_placement(self, shown)
 

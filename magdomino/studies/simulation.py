@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from magdomino.model.presets import Preset
-from magdomino.physics.placement import build, place
+from magdomino.physics.motion import build, place
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
 from magdomino.studies.aiming import aim_placement, structure_poses

@@ -6,7 +6,7 @@ magnets are on. Cases come from the bundled scenarios, the statics families of t
 real physics games and random structures (``scripts/make_validation_set.py`` writes them;
 ``tests/data/validation_set.json`` keeps them). Judging a case builds a fresh world, spawns
 the structure at rest and runs the one placement pipeline
-(:func:`magdomino.physics.placement.place`: every motion starts clear of every tile), so a
+(:func:`magdomino.physics.motion.place`: every motion starts clear of every tile), so a
 case replays exactly.
 
 It answers one question: do two solver settings give the same verdicts? The convergence
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from magdomino.model.presets import Preset, load_preset
-from magdomino.physics.placement import Drop, NoClearMotion, Slide, build, place
+from magdomino.physics.motion import Drop, NoClearMotion, Slide, build, place
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
 

@@ -102,7 +102,7 @@ SLOT = {
 
 
 def test_a_drop_under_an_overhang_is_aimed_to_start_clear_of_the_tile_above():
-    from magdomino.physics.placement import Drop
+    from magdomino.physics.motion import Drop
     from magdomino.studies.scenario import scenario_from_dict
     from magdomino.studies.aiming import aim_placement, structure_poses
 

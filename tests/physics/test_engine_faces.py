@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from magdomino.physics.placement import Drop, Slide
+from magdomino.physics.motion import Drop, Slide
 from magdomino.physics.statics import StaticVerdict
 from magdomino.physics.statics_adjudicator import SAFE_LOAD, SAFE_MARGIN_DEG, STANDING_MAX, UNKNOWN_RISK, statics_risk
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from magdomino.model.presets import load_preset
-from magdomino.physics.placement import Drop, Slide, place
+from magdomino.physics.motion import Drop, Slide, place
 from magdomino.physics.verdict import FALL_REASONS
 from magdomino.physics.world import World
 

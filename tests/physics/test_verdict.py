@@ -26,7 +26,7 @@ import pytest
 
 from magdomino.model.presets import load_preset
 from magdomino.physics import verdict as verdict_module
-from magdomino.physics.placement import Drop, place
+from magdomino.physics.motion import Drop, place
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
 from tests.physics.test_falls import _pushed_along_the_table  # the same push, one helper

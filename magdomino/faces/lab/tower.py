@@ -444,7 +444,7 @@ class LabTower:
         quaternions (k, 4))`` (k grows by one when the placed tile comes), so that a caller in
         another thread can show the motion while it is being simulated. The tower is not
         changed (:meth:`keep` adds a placement that did not collapse)."""
-        from magdomino.physics.placement import NoClearMotion
+        from magdomino.physics.motion import NoClearMotion
         from magdomino.studies.simulation import try_placement
 
         sc = self.scenario()

@@ -252,7 +252,7 @@ class Candidate:
     pos_mm: tuple[float, float, float]
 
     def describe(self) -> str:
-        """This candidate in the placement language (:mod:`magdomino.studies.placements`),
+        """This candidate in the placement language (:mod:`magdomino.studies.placement_language`),
         which scenario files and the Python face read back as the same placement."""
         slide_mm = self.placement.slide_mm if self.motion == "slide" else None
         return placement_words(self.tile, self.grid, self.parent, self.parent_pips, self.kind, self.supports,

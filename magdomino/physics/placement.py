@@ -1,0 +1,15 @@
+"""Deprecated: the old name of :mod:`magdomino.physics.motion` (the motion that puts a tile into the world); kept for one version."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+
+def __getattr__(name: str):
+    warnings.warn(
+        "magdomino.physics.placement is magdomino.physics.motion now; import it from there",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module("magdomino.physics.motion"), name)

@@ -1,0 +1,15 @@
+"""Deprecated: the old name of :mod:`magdomino.studies.placement_language` (the placement language); kept for one version."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+
+def __getattr__(name: str):
+    warnings.warn(
+        "magdomino.studies.placements is magdomino.studies.placement_language now; import it from there",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module("magdomino.studies.placement_language"), name)

@@ -1,0 +1,19 @@
+"""Old import paths keep working for one version, with a DeprecationWarning naming the new one."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+MOVED = [
+    ("magdomino.physics.placement", "magdomino.physics.motion", "clear_motion"),
+    ("magdomino.studies.placements", "magdomino.studies.placement_language", "parse_placement"),
+]
+
+
+@pytest.mark.parametrize("old, new, name", MOVED, ids=[m[0] for m in MOVED])
+def test_an_old_module_path_warns_and_gives_the_new_modules_object(old, new, name):
+    with pytest.warns(DeprecationWarning, match=new):
+        got = getattr(importlib.import_module(old), name)
+    assert got is getattr(importlib.import_module(new), name)
