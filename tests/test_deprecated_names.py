@@ -17,3 +17,11 @@ def test_an_old_module_path_warns_and_gives_the_new_modules_object(old, new, nam
     with pytest.warns(DeprecationWarning, match=new):
         got = getattr(importlib.import_module(old), name)
     assert got is getattr(importlib.import_module(new), name)
+
+
+def test_an_odds_results_old_scenario_attribute_warns_and_gives_its_name():
+    from magdomino.studies.odds import OddsResult
+
+    result = OddsResult("demo", 1, "standard", True, [48.0, 24.0, 8.0], {}, (0.0, 0.0), [])
+    with pytest.warns(DeprecationWarning, match="OddsResult.name"):
+        assert result.scenario == "demo" == result.name

@@ -334,7 +334,7 @@ class Odds(Result):
 
     def __init__(self, result, scenario):
         self.result, self.scenario = result, scenario
-        self._title = f"{result.scenario}: odds of collapse, seed {result.seed}, engine {result.engine}"
+        self._title = f"{result.name}: odds of collapse, seed {result.seed}, engine {result.engine}"
 
     @property
     def results(self) -> list:

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -169,9 +170,10 @@ class WhatIfOdds:
 
 @dataclass
 class OddsResult:
-    """Odds of every what-if of a scenario (or of its structure when it has none)."""
+    """Odds of every what-if of a scenario (or of its structure when it has none); ``name``
+    is the scenario's."""
 
-    scenario: str
+    name: str
     seed: int
     preset: str
     magnets: bool
@@ -183,6 +185,12 @@ class OddsResult:
     log_path: str | None = None
     engine: str = "dynamics"
 
+    @property
+    def scenario(self) -> str:
+        """Deprecated: the scenario's name is :attr:`name` (``scenario`` is a Scenario elsewhere)."""
+        warnings.warn("OddsResult.scenario is OddsResult.name now", DeprecationWarning, stacklevel=2)
+        return self.name
+
     def to_dict(self) -> dict:
         """JSON document; identical for any worker count or executor (no timings)."""
         from magdomino.version import __version__
@@ -190,7 +198,7 @@ class OddsResult:
         return {
             "version": __version__,
             "engine": self.engine,
-            "name": self.scenario,
+            "name": self.name,
             "seed": self.seed,
             "preset": self.preset,
             "magnets": self.magnets,
@@ -421,7 +429,7 @@ def run_odds(
         trial_log = TrialLog(log_path, header, run.resume, log.required, check_trial_record) if log_path is not None else None
         final = _run_trials(runner, job, labels, trials, precision, batch, trial_log, run.progress)
     return OddsResult(
-        scenario=scenario.name,
+        name=scenario.name,
         seed=seed,
         preset=scenario.preset.name,
         magnets=scenario.magnets,
