@@ -18,7 +18,7 @@ from magdomino.faces.cli_lab import add_lab
 from magdomino.faces.cli_replay import add_replay
 from magdomino.faces.cli_report import add_report
 from magdomino.faces.cli_study import add_study
-from magdomino.faces.engines import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
+from magdomino.faces.engine_options import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
 from magdomino.faces.overrides import add_preset_overrides, overridden_scenario, preset_words, record_overrides
 from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
 from magdomino.wording import counted
