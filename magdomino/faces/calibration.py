@@ -137,7 +137,7 @@ def _cmd_calibrate(args) -> int:
     result.save(args.out)
     print(f"\nwrote {args.out} (preset {result.preset.name!r}; use it as preset = \"{args.out}\" or --preset {args.out})")
     if args.json:
-        write_json(args.json, result.to_dict())
+        write_json(args, result.to_dict())
     return 0
 
 

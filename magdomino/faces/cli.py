@@ -107,7 +107,7 @@ def _cmd_simulate(args) -> int:
         print(f"  {label:<{width}}  {text}")
     print(f"  total {result.wall_time_s:.2f} s")
     if args.json:
-        write_json(args.json, record_overrides(result.to_dict(), args, scenario.preset, scenario))
+        write_json(args, record_overrides(result.to_dict(), args, scenario.preset, scenario))
     if args.plot:
         _simulate_plot(scenario, result, args.plot)
     if args.gif and scenario.what_if:
@@ -231,7 +231,7 @@ def _cmd_odds(args) -> int:
     print(f"  total {result.wall_time_s:.2f} s", file=out)
     document = record_overrides(result.to_dict(), args, scenario.preset, scenario)
     if args.json:
-        write_json(args.json, document)
+        write_json(args, document)
     if args.plot:
         from magdomino.faces.plots import odds_figure
 
@@ -282,7 +282,7 @@ def _cmd_sweep(args) -> int:
             print(_odds_line(r, width), file=out)
     document = record_overrides(result.to_dict(), args, scenario.preset, scenario)
     if args.json:
-        write_json(args.json, document)
+        write_json(args, document)
     if args.plot:
         from magdomino.faces.plots import sweep_figure
 
@@ -402,7 +402,7 @@ def _cmd_whatif(args) -> int:
             line += f"  ({counted(r.odds.errors, 'error')}, {r.odds.undecided} undecided)"
         print(line, file=out)
     if args.json:
-        write_json(args.json, document)
+        write_json(args, document)
     if args.plot:
         from magdomino.faces.plots import whatif_figure
 

@@ -103,7 +103,7 @@ def _cmd_play_vingt(args) -> int:
         record = vingt.play_vingt(args.players, args.seed, args.target, args.player)
         print(vingt.format_record(record))
         if args.json:
-            write_json(args.json, record)
+            write_json(args, record)
     if args.png:
         vingt_figure(record["final"], args.png, f"20 sur 20, {record['players']} players, seed {record['seed']}")
         print(f"wrote {args.png}")
@@ -129,7 +129,7 @@ def _cmd_play_chain(args) -> int:
         record = play_chain(args.rule, args.players, args.seed, {k: v for k, v in options.items() if v is not None}, args.player)
         print(format_chain_record(record))
         if args.json:
-            write_json(args.json, record)
+            write_json(args, record)
     if args.png:
         chain_figure(record["final"], args.png, f"{record['rule']}, {record['players']} players, seed {record['seed']}")
         print(f"wrote {args.png}")
@@ -190,7 +190,7 @@ def _cmd_play(args) -> int:
             physics.close()
     print(format_record(record))
     if args.json:
-        write_json(args.json, record_overrides(record, args, preset))
+        write_json(args, record_overrides(record, args, preset))
     return _film(args, record)
 
 
@@ -325,7 +325,7 @@ def _finish_human(args, session, record: dict, preset) -> int:
     if not session.over:
         return 0
     if args.json:
-        write_json(args.json, record_overrides(record, args, preset) if preset is not None else record)
+        write_json(args, record_overrides(record, args, preset) if preset is not None else record)
     if getattr(args, "gif", None) or getattr(args, "mp4", None) or getattr(args, "plot", None) or getattr(args, "png", None):
         return _film_human(args, record)
     return 0
@@ -441,7 +441,7 @@ def _cmd_tournament(args) -> int:
     )
     print(format_tournament(doc))
     if args.json:
-        write_json(args.json, doc)
+        write_json(args, doc)
     if args.plot:
         print(f"wrote {tournament_figure(doc, args.plot)}")
     return 0

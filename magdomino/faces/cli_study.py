@@ -98,7 +98,7 @@ def _cmd_study(args) -> int:
     out = sys.stderr if args.json == "-" else sys.stdout
     print(format_study(doc), file=out)
     if args.json:
-        write_json(args.json, doc)
+        write_json(args, doc)
     if args.plot:
         print(f"wrote {study_figure(doc, args.plot)}", file=out)
     return 0

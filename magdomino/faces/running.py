@@ -15,14 +15,6 @@ from pathlib import Path
 
 from magdomino.errors import InputError
 
-_JSON_STDOUT: list = []
-"""The real stdout while a command runs with ``--json -`` (see :func:`json_alone_on_stdout`)."""
-
-
-def json_stdout():
-    """Where ``--json -`` writes: the real stdout, also while everything else goes to stderr."""
-    return _JSON_STDOUT[-1] if _JSON_STDOUT else sys.stdout
-
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the program is, so that it ends as on Ctrl-C (workers ended,
@@ -55,7 +47,8 @@ def interruptible():
 @contextlib.contextmanager
 def json_alone_on_stdout(args):
     """With ``--json -``, stdout holds the JSON document alone: every other line (ours, the
-    physics engine's own prints, the workers') goes to stderr, at the file-descriptor level."""
+    physics engine's own prints, the workers') goes to stderr, at the file-descriptor level;
+    the real stdout is ``args.json_stdout`` while the command runs (:func:`write_json`)."""
     if getattr(args, "json", None) != "-":
         yield
         return
@@ -65,22 +58,22 @@ def json_alone_on_stdout(args):
     except (AttributeError, OSError, ValueError):  # captured in-process: Python's streams only
         fd = None
     if fd is None:
-        _JSON_STDOUT.append(sys.stdout)
+        args.json_stdout = sys.stdout
         try:
             with contextlib.redirect_stdout(sys.stderr):
                 yield
         finally:
-            _JSON_STDOUT.pop()
+            del args.json_stdout
         return
     saved = os.dup(fd)
     json_out = os.fdopen(os.dup(saved), "w")
     os.dup2(err, fd)
-    _JSON_STDOUT.append(json_out)
+    args.json_stdout = json_out
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield
     finally:
-        _JSON_STDOUT.pop()
+        del args.json_stdout
         sys.stdout.flush()
         json_out.close()
         os.dup2(saved, fd)
@@ -122,12 +115,14 @@ def check_outputs(args, *flags: str) -> None:
         check_output(getattr(args, flag[2:].replace("-", "_")), flag)
 
 
-def write_json(path: str, document: dict) -> None:
-    """Write ``document`` as indented JSON to ``path`` and say ``wrote PATH`` (``-``: the
-    JSON alone on stdout, see :func:`json_stdout`)."""
+def write_json(args, document: dict) -> None:
+    """Write ``document`` as indented JSON to the file ``args.json`` names and say ``wrote
+    PATH``; ``-``: the JSON alone on stdout (``args.json_stdout``, the real stdout kept by
+    :func:`json_alone_on_stdout`, else ``sys.stdout``)."""
+    path = args.json
     text = json.dumps(document, indent=2) + "\n"
     if path == "-":
-        json_stdout().write(text)
+        getattr(args, "json_stdout", sys.stdout).write(text)
         return
     try:
         Path(path).write_text(text)
