@@ -196,7 +196,7 @@ exclude_patterns = []
 
 def docs_flags() -> list[str]:
     """The sphinx-build flags scripts/docs uses (nitpicky, warnings as errors)."""
-    line = [l for l in (ROOT / "scripts" / "docs").read_text().splitlines() if "sphinx" in l and "exec" in l][0]
+    line = [text for text in (ROOT / "scripts" / "docs").read_text().splitlines() if "sphinx" in text and "exec" in text][0]
     flags = [w for w in line.split() if w.startswith("-") and w not in ("-m", "-b")]
     assert {"-n", "-W"} <= set(flags), line
     return flags
@@ -206,7 +206,7 @@ def tiny_build(tmp_path, page: str, name: str = "page.md"):
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(TINY_CONF % str(DOCS / "conf.py"))
-    (src / "index.md").write_text("# Tiny\n\n```{toctree}\n%s\n```\n" % name.rsplit(".", 1)[0])
+    (src / "index.md").write_text("# Tiny\n\n```{{toctree}}\n{}\n```\n".format(name.rsplit(".", 1)[0]))
     (src / name).write_text(page)
     env = {**os.environ, "MAGDOMINO_DOCS_EXECUTE": "force"}
     return subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", *docs_flags(), str(src), str(tmp_path / "out")],

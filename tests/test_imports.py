@@ -37,7 +37,8 @@ def import_graph() -> dict[str, set[str]]:
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         targets: set[str] = set()
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for guard in [n for n in ast.walk(tree) if isinstance(n, ast.If) and ast.unparse(n.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")]:
+        for guard in [n for n in ast.walk(tree)
+                      if isinstance(n, ast.If) and ast.unparse(n.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")]:
             guard.body = []  # imports for annotations only: never run
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

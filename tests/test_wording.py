@@ -72,7 +72,8 @@ def test_replay_captions_of_flat_games_say_winners_and_markers_in_words():
     assert _caption({"rule": "vingt", "winners": [0, 2], "scores": [1, 2]}, {"type": "end"}) == "end: winners: 0, 2; scores [1, 2]"
     placed = {"type": "place", "tiles": [[0, 0, 1, 2]], "dir": "x", "total": 20, "markers": [[0, 1]], "player": 0}
     assert _caption({"rule": "vingt"}, placed).endswith(": 20, 1 marker")
-    assert _caption({"rule": "matador", "winners": []}, {"type": "end", "reason": "blocked", "deal": 0, "winners": [], "scores": [0], "totals": [0]}) \
+    assert _caption({"rule": "matador", "winners": []},
+                    {"type": "end", "reason": "blocked", "deal": 0, "winners": [], "scores": [0], "totals": [0]}) \
         == "end of deal 1 (blocked): winners: none; scores [0], totals [0]"
 
 

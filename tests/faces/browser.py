@@ -23,8 +23,8 @@ def chromium() -> str:
     for name in (os.environ.get("MAGDOMINO_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
         if name and shutil.which(name):
             return shutil.which(name)
-    (pytest.fail if os.environ.get("CI") else pytest.skip)("no headless Chromium here (scripts/test installs the 'chromium' package when run as root with apt; "
-                "or set MAGDOMINO_CHROMIUM=/path/to/chromium)")
+    (pytest.fail if os.environ.get("CI") else pytest.skip)("no headless Chromium here (scripts/test installs the 'chromium' package "
+                                                           "when run as root with apt; or set MAGDOMINO_CHROMIUM=/path/to/chromium)")
 
 
 _PROBE = """<script>

@@ -49,7 +49,8 @@ BASE_SCENARIO = {
     "magnets": True,
     "seed": 1,
     "structure": [{"pips": [6, 6], "pos_mm": [0.0, 0.0]}, {"pips": [6, 5], "on": {"tile": 0, "half": 1}}],
-    "what_if": [{"pips": [5, 5], "on": {"tile": 1, "half": 1}, "drop_mm": 1.0}, {"pips": [4, 4], "pos_mm": [80.0, 0.0], "slide_mm": [40.0, 0.0]}],
+    "what_if": [{"pips": [5, 5], "on": {"tile": 1, "half": 1}, "drop_mm": 1.0},
+                {"pips": [4, 4], "pos_mm": [80.0, 0.0], "slide_mm": [40.0, 0.0]}],
     "noise": {"pos_sigma_mm": 1.0, "drop_mm": [0.0, 2.0], "mass_rel_sigma": 0.02},
 }
 

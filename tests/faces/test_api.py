@@ -16,11 +16,14 @@ TOWER = ["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-3 on #1 half 1, back"]
 def test_a_construction_is_checked_as_a_file_is_one_line_naming_the_argument():
     tower = md.Construction(TOWER)
     # errors about a placement name what was written: the text, the part of it, tiles as #N
-    with pytest.raises(InputError, match=r"arguments: structure\[3\]\.place: '7-7 on #2 half 1': the tile: expected a double-six tile .* got 7-7$"):
+    with pytest.raises(InputError, match=r"arguments: structure\[3\]\.place: '7-7 on #2 half 1': the tile: "
+                                         r"expected a double-six tile .* got 7-7$"):
         tower.add("7-7 on #2 half 1")
-    with pytest.raises(InputError, match=r"structure\[3\]\.place: '3-1 on #5 half 1': the tile below: expected an earlier tile, #0 to #2, got #5$"):
+    with pytest.raises(InputError, match=r"structure\[3\]\.place: '3-1 on #5 half 1': the tile below: "
+                                         r"expected an earlier tile, #0 to #2, got #5$"):
         tower.add("3-1 on #5 half 1")
-    with pytest.raises(InputError, match=r"structure\[3\]\.place: '6-6 on #2 half 0': the tile: expected each tile once; 6-6 is already #0$"):
+    with pytest.raises(InputError, match=r"structure\[3\]\.place: '6-6 on #2 half 0': the tile: "
+                                         r"expected each tile once; 6-6 is already #0$"):
         tower.add("6-6 on #2 half 0")
     with pytest.raises(InputError, match=r"structure\[3\]\.place: '3-1 on #2 half 1, turned 400 deg': the turn: "
                                          r"expected an angle in \[-360, 360\] deg, got 400$"):

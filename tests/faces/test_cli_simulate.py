@@ -40,7 +40,8 @@ def test_demo_gives_the_same_json_twice_and_the_expected_verdicts(tmp_path, cli)
         ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[structure]]\npips = [5, 6]\non = { tile = 0, half = 1 }\n', "structure[1].on"),
         ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[structure]]\npips = [2, 1]\npos_mm = [0, 0]\n', "structure[1].pips"),
         ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[what_if]]\npips = [2, 3]\non = { tile = 4, half = 1 }\n', "what_if[0].on.tile"),
-        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[what_if]]\npips = [2, 3]\npos_mm = [0, 0]\ndrop_mm = -1\n', "what_if[0].drop_mm"),
+        ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[[what_if]]\npips = [2, 3]\npos_mm = [0, 0]\n'
+         'drop_mm = -1\n', "what_if[0].drop_mm"),
         ('[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n[noise]\npos_sigma = 1\n', "noise.pos_sigma"),
         ('seed = -4\n[[structure]]\npips = [1, 2]\npos_mm = [0, 0]\n', "seed"),
         ("name = 'x'\n", "structure"),

@@ -77,8 +77,8 @@ def test_odds_json_says_its_engine_hybrid_by_default(cli, tmp_path):
 
 def test_whatif_screen_confirms_the_best_with_the_dynamics(cli, tmp_path):
     out = tmp_path / "w.json"
-    r = cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--rule", "defi", "--parallel-only", "--screen", "1", "--trials", "4", "--jobs", "1",
-            "--json", out, "--plot", tmp_path / "w.png", "--engine", "dynamics")
+    r = cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--rule", "defi", "--parallel-only", "--screen", "1", "--trials", "4",
+            "--jobs", "1", "--json", out, "--plot", tmp_path / "w.png", "--engine", "dynamics")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "w.png").stat().st_size > 1000
     doc = json.loads(out.read_text())

@@ -15,7 +15,8 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 CELLS = [
-    'import magdomino as md\ntower = md.Construction(["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-3 on #1 half 1, back"], preset="standard")',
+    'import magdomino as md\n'
+    'tower = md.Construction(["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-3 on #1 half 1, back"], preset="standard")',
     'tower.odds("3-1 on #2 half 1", trials=20, engine="statics")',
     'tower.rank("3-1", trials=4, engine="statics")',
     'tower.sweep("pos_sigma_mm", [0.5, 1.0], "3-1 on #2 half 1", trials=4, engine="statics")',

@@ -55,7 +55,8 @@ def test_pips_come_from_the_pips():
 
 
 def test_the_camera_frames_the_construction():
-    image, _ = render_image(plain([{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [1, 2], "pos_mm": [150, 0]}]), width=320, height=240, labels=False)
+    image, _ = render_image(plain([{"pips": [1, 1], "pos_mm": [0, 0]}, {"pips": [1, 2], "pos_mm": [150, 0]}]), width=320, height=240,
+                            labels=False)
     tiles = ~near_hue(image, (0.80, 0.76, 0.69), cos=0.9995) & (image.sum(axis=2) > 120)
     cols = np.nonzero(tiles.any(axis=0))[0]
     rows = np.nonzero(tiles.any(axis=1))[0]

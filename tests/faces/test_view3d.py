@@ -87,8 +87,8 @@ def test_one_box_per_tile_at_its_corners_in_its_colour():
         tri = v[[i, j, k]]
         assert any(np.ptp(tri[:, axis]) < 1e-9 for axis in range(3))
         area += np.linalg.norm(np.cross(tri[1] - tri[0], tri[2] - tri[0])) / 2
-    l, w, t = np.array([L, W, T]) * 1000
-    assert len(mesh.i) == 12 and area == pytest.approx(2 * (l * w + l * t + w * t))
+    length, width, thickness = np.array([L, W, T]) * 1000
+    assert len(mesh.i) == 12 and area == pytest.approx(2 * (length * width + length * thickness + width * thickness))
 
 
 def test_hover_names_the_tiles_and_labels_the_tiles_and_halves():

@@ -87,7 +87,7 @@ def play_blocked(kids):
         assert state.current_player() == player and state.legal_actions() == (DRAW,)
         state.apply_action(DRAW)
         assert T(tile) in state.hands[player]
-    for player in (2, 3, 0):
+    for _player in (2, 3, 0):
         assert state.legal_actions() == (PASS,)
         state.apply_action(PASS)
         assert not state.is_terminal()

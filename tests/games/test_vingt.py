@@ -327,7 +327,8 @@ REPLAY_RACK = [(3, 8), (5, 8), (9, 9), (1, 2), (0, 5)]
 
 
 def replay_position(markers_left=None, game=None):
-    return VingtState.position(game or VingtGame(2, 0), ROW, [REPLAY_RACK], stock=[(6, 6), (6, 7), (4, 4)], markers=ROW_MARKERS, markers_left=markers_left)
+    return VingtState.position(game or VingtGame(2, 0), ROW, [REPLAY_RACK], stock=[(6, 6), (6, 7), (4, 4)], markers=ROW_MARKERS,
+                               markers_left=markers_left)
 
 
 def test_three_single_tile_replays_place_six_markers():
@@ -472,7 +473,8 @@ def test_scripted_examples_render(tmp_path):
 
 def test_cli_plays_and_draws_a_record(cli, tmp_path):
     out, png, png2 = tmp_path / "v.json", tmp_path / "board.png", tmp_path / "again.png"
-    res = cli("play", "--rule", "vingt", "--players", "3", "--target", "15", "--player", "greedy", "--seed", "4", "--json", out, "--png", png)
+    res = cli("play", "--rule", "vingt", "--players", "3", "--target", "15", "--player", "greedy", "--seed", "4", "--json", out,
+              "--png", png)
     assert res.returncode == 0, res.stderr
     rec = json.loads(out.read_text())
     final = rec["final"]

@@ -86,7 +86,7 @@ def brute_moves(state, seat, kmax=5):
         lines = [(0, y, min(xs) - 11, max(xs) + 11) for y in {c[1] for c in halves}]
         lines += [(1, x, min(ys) - 11, max(ys) + 11) for x in {c[0] for c in halves}]
     for d, fixed, lo, hi in lines:
-        at = (lambda i: (i, fixed)) if d == 0 else (lambda i: (fixed, i))
+        at = (lambda i, fixed=fixed: (i, fixed)) if d == 0 else (lambda i, fixed=fixed: (fixed, i))  # used in this iteration only
         starts = [0] if first else range(lo, hi + 1)
         for s in starts:
             if at(s - 1) in halves or at(s) in marks:

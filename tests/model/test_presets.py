@@ -141,7 +141,8 @@ def test_the_default_preset_is_the_toy_and_standard_keeps_its_name():
     assert DEFAULT_PRESET == "toy" and [m.polarization for m in toy.tile.magnets] == [1.2, 1.2]
     assert [m.polarization for m in standard.tile.magnets] == [0.6, 0.6]
     # the same tiles: only the magnets' strength was chosen (by the design study)
-    assert tuple(toy.tile.size) == tuple(standard.tile.size) and toy.tile.mass == standard.tile.mass and toy.tile.friction == standard.tile.friction
+    assert (tuple(toy.tile.size) == tuple(standard.tile.size) and toy.tile.mass == standard.tile.mass
+            and toy.tile.friction == standard.tile.friction)
     assert "docs/study/magnets.png" in toy.description
     assert scenario_from_dict({"structure": ["6-6 at (0, 0) mm"]}).preset.name == "toy"  # a scenario that names none
 

@@ -17,7 +17,8 @@ def test_the_statics_answer_as_a_verdict(stands):
     answer = StaticVerdict(stands=stands, margin=3.0 if stands else -2.0, tiles=2, contacts=1, magnets=False, wall_time_s=0.01,
                            tilt_direction_deg=45.0, load_factor=1.5 if stands else 0.0)
     v = answer.verdict()
-    assert (v.collapsed, v.reason, v.settled, v.shifted, v.error, v.engine) == (not stands, "stood" if stands else "falls", None, None, None, "statics")
+    assert (v.collapsed, v.reason, v.settled, v.shifted, v.error, v.engine) == (not stands, "stood" if stands else "falls", None, None,
+                                                                                None, "statics")
     assert (v.margin_deg, v.tilt_direction_deg, v.load_factor, v.contacts) == (answer.margin, 45.0, answer.load_factor, 1)
     assert v.stands == stands and answer.collapsed == (not stands)
 

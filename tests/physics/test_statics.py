@@ -277,7 +277,8 @@ def test_tilt_margin_with_magnets_is_the_true_sliding_tilt():
     j = PRESET.tile.magnets[0].polarization
     weight = PRESET.tile.mass * 9.81
     m = PRESET.tile.magnets[0]
-    lower = [magpy.magnet.Cylinder(dimension=m.dimensions, polarization=(0, 0, j), position=(s.position[0], 0, T / 2)) for s in PRESET.tile.magnets]
+    lower = [magpy.magnet.Cylinder(dimension=m.dimensions, polarization=(0, 0, j), position=(s.position[0], 0, T / 2))
+             for s in PRESET.tile.magnets]
     force = 0.0
     for s in PRESET.tile.magnets:
         target = magpy.magnet.Cylinder(dimension=m.dimensions, polarization=(0, 0, j), position=(s.position[0], 0, 1.5 * T))
@@ -340,7 +341,8 @@ def _random_structures(seed, count):
                 if P[s][2] > T:
                     continue
                 d = rng.choice([L, W]) * rng.choice([-1.0, 1.0])
-                axis = np.array([math.cos(yaws[s]), math.sin(yaws[s]), 0.0]) if abs(d) == L else np.array([-math.sin(yaws[s]), math.cos(yaws[s]), 0.0])
+                axis = (np.array([math.cos(yaws[s]), math.sin(yaws[s]), 0.0]) if abs(d) == L
+                        else np.array([-math.sin(yaws[s]), math.cos(yaws[s]), 0.0]))
                 P.append(P[s] + axis * d)
                 yaws.append(yaws[s])
                 continue
@@ -418,7 +420,8 @@ def test_a_prepared_structure_judges_as_judge_does():
             yaw = float(rng.choice([0.0, math.pi / 2]))
             rest = P[top] + [rng.uniform(-0.5, 0.5) * L, rng.uniform(-0.2, 0.2) * W, T]
             try:
-                whole = judge(PRESET, np.vstack([P, rest]), np.vstack([Q, _quats(1, [yaw])]), placed=len(P), magnets=magnets, fixed=np.append(fixed, False))
+                whole = judge(PRESET, np.vstack([P, rest]), np.vstack([Q, _quats(1, [yaw])]), placed=len(P), magnets=magnets,
+                              fixed=np.append(fixed, False))
             except InputError:
                 continue
             part = Structure(PRESET, P, Q, magnets, fixed=fixed).judge(rest, _quats(1, [yaw])[0], margin=True)
@@ -537,10 +540,12 @@ def test_a_bridge_proved_to_balance_has_a_solution_and_most_balanced_ones_are_pr
         proofs = eq._bridge_proofs(eq._bridges)
         for side in (0.0, rng.uniform(0.0, 0.4)):
             n = len(P)
-            block = eq.load(np.tile([0.0, 0.0, -1.0], (n, 1)) + side * np.array([*rng.normal(size=2), 0.0]), np.zeros((n, 3))).reshape(-1, 6)
+            block = eq.load(np.tile([0.0, 0.0, -1.0], (n, 1)) + side * np.array([*rng.normal(size=2), 0.0]),
+                            np.zeros((n, 3))).reshape(-1, 6)
             centres = P[~fixed]
             F = np.array([block[carried[carrier == u], :3].sum(axis=0) for u in range(len(block))])
-            T = np.array([(block[carried[carrier == u], 3:] * L + np.cross(centres[carried[carrier == u]], block[carried[carrier == u], :3])).sum(axis=0)
+            T = np.array([(block[carried[carrier == u], 3:] * L
+                           + np.cross(centres[carried[carrier == u]], block[carried[carrier == u], :3])).sum(axis=0)
                           for u in range(len(block))])
             W = np.hstack([F[child], (T[child] - np.cross(centres[child], F[child])) / L])
             scales = 1.0 + np.abs(W).max(axis=1)

@@ -199,7 +199,8 @@ def _sunk(world):
     world.client.resetBasePositionAndOrientation(world.tiles[1].body, [0.0, 0.1, 0.001], [0, 0, 0, 1])
 
 
-@pytest.mark.parametrize("inject", [_nan_position, _nan_orientation, _thrown, _sunk], ids=["nan position", "nan orientation", "80 m per s", "sunk"])
+@pytest.mark.parametrize("inject", [_nan_position, _nan_orientation, _thrown, _sunk],
+                         ids=["nan position", "nan orientation", "80 m per s", "sunk"])
 @pytest.mark.parametrize("shift_first", [False, True], ids=["still", "after a shift"])
 def test_a_blow_up_is_an_error_never_a_fall_nor_a_shift(inject, shift_first):
     verdict = _blow_up(inject, shift_first=shift_first)

@@ -313,7 +313,8 @@ def test_gui_without_a_display_is_one_line_not_a_silent_exit():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     res = subprocess.run(
         [sys.executable, "-m", "magdomino", "simulate", "scenarios/demo.toml", "--gui"],
-        capture_output=True, text=True, env=env, cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), timeout=120,
+        capture_output=True, text=True, env=env, cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        timeout=120,
     )
     assert res.returncode == 2
     assert res.stderr.strip().startswith("magdomino: command line: --gui: a display")

@@ -430,7 +430,7 @@ def test_the_first_order_band_follows_the_jacobian():
     rng = np.random.default_rng(5)
     tm = smooth()
     ratios, gains = [], []
-    for trial in range(20):
+    for _trial in range(20):
         pos, rot = random_pair(rng)
         gap = tm.pair_wrenches([0], [1], pos, rot.as_quat())[3][0]
         axis, step = rng.normal(size=3), rng.normal(size=3)

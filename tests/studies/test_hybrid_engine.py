@@ -57,7 +57,8 @@ def test_a_trial_sent_to_pybullet_is_the_dynamics_own_trial_and_every_trial_draw
     assert parts == {"statics", "dynamics"}, parts  # this what-if needs both (a magnet-held tile)
     for r in hybrid:
         dynamic = run_trial(job, 0, r["trial"])
-        assert {k: r[k] for k in ("dx_mm", "dy_mm", "dyaw_deg", "drop_mm")} == {k: dynamic[k] for k in ("dx_mm", "dy_mm", "dyaw_deg", "drop_mm")}
+        assert ({k: r[k] for k in ("dx_mm", "dy_mm", "dyaw_deg", "drop_mm")}
+                == {k: dynamic[k] for k in ("dx_mm", "dy_mm", "dyaw_deg", "drop_mm")})
         if r["judged_by"] == "dynamics":
             assert {k: v for k, v in r.items() if k != "judged_by"} == dynamic
         else:  # what the screen decided, the dynamics confirms on these trials
@@ -190,7 +191,7 @@ def test_a_batch_of_hands_is_aimed_as_each_hand_alone():
         settled = get_engine("dynamics").starting_structure(sc)
         size = np.asarray(sc.preset.tile.size, float)
         misses = np.column_stack([rng.normal(0, 1.5, (30, 2)), rng.normal(0, 3, 30), rng.uniform(0, 2, 30)])
-        for w, placement in enumerate(sc.what_if):
+        for _w, placement in enumerate(sc.what_if):
             for miss, got in zip(misses, aim_many(sc, settled, placement, size, misses)):
                 try:
                     rest, yaw, motion = aim_placement(sc, settled, placement, size, tuple(miss[:2]), miss[2], miss[3])
@@ -214,7 +215,8 @@ def test_a_sideways_load_slides_a_tile_on_the_table_where_coulomb_says():
     held = 0.95 * mu * np.cos(np.pi / FRICTION_DIRECTIONS)
     for lam, stands in ((held, True), (1.05 * mu, False)):
         for direction in (0.0, 0.7, 2.0):
-            got, refused = batch_stands([preset], P, Q, False, np.zeros(1, bool), lateral=lam * np.array([np.cos(direction), np.sin(direction)]))
+            got, refused = batch_stands([preset], P, Q, False, np.zeros(1, bool),
+                                        lateral=lam * np.array([np.cos(direction), np.sin(direction)]))
             assert refused == [None] and bool(got[0]) is stands, (lam, direction)
 
 

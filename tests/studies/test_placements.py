@@ -120,7 +120,8 @@ def test_what_is_not_in_the_grammar_is_refused_in_one_line(text, says):
 
 @pytest.mark.parametrize("structure, what_if, says", [
     (["6-6 at (0, 0) mm", "6-1 beneath #0 half 1"], [], r"structure\[1\]\.beneath: expected a pose clear of the other tiles"),
-    (["6-6 at (0, 0) mm", "6-1 after #0 half 1, back"], [], r"structure\[1\]\.place: '6-1 after #0 half 1, back': the turn: expected 0: end to end lies in line"),
+    (["6-6 at (0, 0) mm", "6-1 after #0 half 1, back"], [],
+     r"structure\[1\]\.place: '6-1 after #0 half 1, back': the turn: expected 0: end to end lies in line"),
     (["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-1 after #1 half 1"], [], r"structure\[2\]\.after: expected a tile on its own level"),
     (["6-6 at (0, 0) mm"], ["6-1 on #0 half 1, fixed"], r"what_if\[0\]\.place: expected no 'fixed' here: a what-if takes none"),
     (["6-6 at (0, 0) mm"], [{"place": "6-1 on #0 half 1, drop 2 mm", "drop_mm": 3}], r"what_if\[0\]\.drop_mm: expected either place"),
@@ -234,7 +235,7 @@ def test_a_format_1_record_reads_with_its_old_meaning():
         if m:  # the texts format 1 printed where the grid numbers the double's halves the other way
             swap = {"across left": "across right", "across right": "across left"}
             text = ev["placement"].replace(f"half {m[2]}", f"half {1 - int(m[2])}")
-            text = re.sub(r"across (left|right)", lambda a: swap[a[0]], text)
+            text = re.sub(r"across (left|right)", lambda a, swap=swap: swap[a[0]], text)
             ev["placement"], flipped = text, flipped + 1
     old["record_version"] = 1
     assert flipped

@@ -38,7 +38,9 @@ def test_a_position_survives_json_exactly():
 
 def test_agreement_counts_sure_answers_apart_from_unsure_ones():
     def row(tower, placement, pyb_tower, pyb_placement):
-        pb = lambda c: None if c is None else {"collapsed": c, "error": None, "settled": True}
+        def pb(c):
+            return None if c is None else {"collapsed": c, "error": None, "settled": True}
+
         return {"statics": {"tower": {"verdict": tower, "rigid": tower != "falls"}, "placement": {"verdict": placement, "rigid": True}},
                 "pybullet": {"tower": pb(pyb_tower), "placement": pb(pyb_placement)}}
 
