@@ -16,9 +16,8 @@ loaders).
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
-
-import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 
@@ -150,8 +149,10 @@ def _range_text(positive: bool, minimum: float | None, maximum: float | None) ->
 
 
 def is_whole(value: Any) -> bool:
-    """Is ``value`` a Python or NumPy integer (not a bool)?"""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    """Is ``value`` a Python or NumPy integer (not a bool)? (NumPy registers its integers as
+    :class:`numbers.Integral`; numpy itself is not imported here: the command line starts
+    without it.)"""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def check_count(value: Any, key: str, *, minimum: int = 0, maximum: int | None = None, source: str = ARGUMENTS) -> int:
@@ -176,7 +177,7 @@ def check_seed(value: Any, key: str = "seed", *, source: str = ARGUMENTS) -> int
 
 def check_probability(value: Any, key: str, *, source: str = ARGUMENTS) -> float:
     """A probability: a number in [0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not 0 <= value <= 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
         raise InputError(source, key, f"expected a probability in [0, 1], got {value!r}")
     return float(value)
 

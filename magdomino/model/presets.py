@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -230,8 +230,6 @@ class Preset:
     def with_settings(self, **values: Any) -> Preset:
         """A copy with some ``[solver]`` or ``[collapse]`` values replaced, given by their file
         keys and units (``time_step_s=1/2000``, ``max_shift_mm=3``); values are not checked."""
-        from dataclasses import replace
-
         solver, collapse = self.solver.to_file(), self.collapse.to_file()
         for k, v in values.items():
             if k not in solver and k not in collapse:
@@ -241,8 +239,6 @@ class Preset:
 
     def with_changes(self, **changes: Any) -> Preset:
         """A copy with some fields replaced (used by studies that vary parameters)."""
-        from dataclasses import replace
-
         return replace(self, **changes)
 
 

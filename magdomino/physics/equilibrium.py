@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from magdomino.maths.geometry import cross3
+from magdomino.physics.connections import quiet_c_output
 from magdomino.physics.contact_polygons import cone_proofs, proved_in_cones
 
 FRICTION_DIRECTIONS = 8
@@ -460,7 +461,6 @@ def _new_highs():
     is made, before any option can turn output off; our stdout is for results."""
     import highspy
 
-    from magdomino.physics.connections import quiet_c_output
 
     with quiet_c_output():
         h = highspy.Highs()

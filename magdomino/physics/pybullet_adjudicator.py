@@ -33,6 +33,7 @@ from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.physics.motion import Drop, NoClearMotion, Slide, build, clear_motion, place
+from magdomino.physics.statics_adjudicator import pose_risks, prepare
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
 
@@ -165,8 +166,6 @@ class PybulletAdjudicator:
         live one): a preview that falls makes the risk 1, one that stands halves it. The live
         world, and so every later verdict, is left exactly as it was.
         """
-        from magdomino.physics.statics_adjudicator import pose_risks, prepare
-
         views = list(views)
         risks = [0.0] * len(views)
         todo = [i for i, v in enumerate(views) if not (v.first or not v.construction)]

@@ -137,6 +137,7 @@ from magdomino.physics.equilibrium import (  # noqa: F401  (re-exported: the sta
     Equilibrium,
     fill_margins,
 )
+from magdomino.physics.verdict import Verdict
 
 
 @dataclass
@@ -190,8 +191,6 @@ class StaticVerdict:
         """This answer as the one :class:`~magdomino.physics.verdict.Verdict` every engine
         returns: ``collapsed`` when it does not stand (reason ``"falls"``), the margins
         filled in, what only a simulation knows (settling, shifts, tilts, times) None."""
-        from magdomino.physics.verdict import Verdict
-
         return Verdict(
             collapsed=not self.stands, reason="stood" if self.stands else "falls", settled=None, max_shift_mm=None,
             max_tilt_deg=None, sim_time_s=None, wall_time_s=self.wall_time_s, moved_tiles=None, thresholds=None,

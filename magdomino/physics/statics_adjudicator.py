@@ -36,6 +36,8 @@ set. A pose the statics cannot model (it raises "statics cannot judge this: ..."
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from magdomino.errors import InputError
@@ -43,6 +45,9 @@ from magdomino.maths.geometry import physical_pose
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
+from magdomino.physics.statics import Structure
+from magdomino.physics.statics_screen import AT_REST, PLACEMENT_TESTS, TOWER_TESTS, Stressed, run_screen, sure_verdict
+from magdomino.physics.verdict import Verdict
 
 UNKNOWN_RISK = 0.5
 """Risk of a candidate the statics cannot judge: unknown, never safe."""
@@ -74,8 +79,6 @@ def statics_risk(verdict) -> float:
 
 def prepare(preset: Preset, positions, quaternions, magnets: bool):
     """A :class:`~magdomino.physics.statics.Structure`, or None when the statics cannot model it."""
-    from magdomino.physics.statics import Structure
-
     try:
         return Structure(preset, positions, quaternions, magnets=magnets)
     except InputError:
@@ -104,8 +107,6 @@ def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
     a pose that does not stand at rest is 1 without its rest-fall tests, one that falls in an
     unstable balance 1, an unsure pose :data:`UNKNOWN_RISK`), then the margin and load factor
     of the first ``margins`` that stand for sure."""
-    from magdomino.physics.statics_screen import AT_REST, run_screen, sure_verdict
-
     risks = {}
     measured = 0
     for key, (position, quat) in poses.items():
@@ -128,8 +129,6 @@ def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
 def _stressed(structure, position, quaternion):
     """:meth:`~magdomino.physics.statics_screen.Stressed.on` of one more tile, None when the
     statics cannot judge it."""
-    from magdomino.physics.statics_screen import Stressed
-
     if structure is None:
         return None
     try:
@@ -140,8 +139,6 @@ def _stressed(structure, position, quaternion):
 
 def _every_test(preset, P, Q, tests, placed: bool, magnets: bool) -> dict:
     """Every one of ``tests`` on these poses (the raw data of a validation)."""
-    from magdomino.physics.statics_screen import Stressed
-
     stressed = Stressed(preset, P, Q, placed=placed, magnets=magnets)
     return {test: stressed.stands(test) for test in tests}
 
@@ -200,16 +197,11 @@ class StaticsAdjudicator:
         """The statics' outcome of ``view`` (the module docstring): ``collapsed`` when it falls
         for sure (or, unsure, as ``on_unsure`` or the fallback says), ``unsure`` set when the
         statics could not be sure."""
-        from magdomino.physics.verdict import Verdict
-
         if view.first or not view.construction:
             return Outcome(False, Verdict(collapsed=False, reason="stood", settled=None, max_shift_mm=None, max_tilt_deg=None,
                                           sim_time_s=None, wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None,
                                           engine="statics", unsure=False).to_dict(), None)
-        import time
 
-        from magdomino.physics.statics import Structure
-        from magdomino.physics.statics_screen import AT_REST, Stressed, run_screen, sure_verdict
 
         start = time.perf_counter()
         centre, yaw = view.pose
@@ -260,7 +252,6 @@ class StaticsAdjudicator:
         or "refused": a pose the statics cannot model, with ``error``), ``rigid`` (the plain
         equilibrium check at rest), ``margin_deg`` (with ``margin``)."""
         from magdomino.physics.statics import judge
-        from magdomino.physics.statics_screen import AT_REST, TOWER_TESTS, sure_verdict
 
         P, Q = self._nominal(construction)
         try:
@@ -277,9 +268,6 @@ class StaticsAdjudicator:
         :func:`~magdomino.physics.statics_screen.sure_verdict`, or "refused" with ``error``),
         ``rigid`` (the plain equilibrium check at rest), ``margin_deg`` and ``load_factor``
         (with ``margin``). The first tile of a construction stands."""
-        from magdomino.physics.statics import Structure
-        from magdomino.physics.statics_screen import AT_REST, PLACEMENT_TESTS, sure_verdict
-
         if view.first or not view.construction:
             return {"verdict": "stands", "rigid": True, "margin_deg": None, "load_factor": None}
         P, Q = self._nominal(view.construction)

@@ -30,6 +30,9 @@ import math
 import numpy as np
 
 from magdomino.model.presets import Preset
+from magdomino.physics.contact_polygons import find_contacts
+from magdomino.physics.equilibrium import Equilibrium
+from magdomino.physics.statics import magnet_wrenches
 
 AT_REST = (1.0, 1.0, 1.0, 0.0, 0.0, 1.0)
 """The pose as it is: the tile's weight, every magnet, no tilt, the preset's friction."""
@@ -103,9 +106,6 @@ class Stressed:
 
     def __init__(self, preset: Preset, positions, quaternions, *, placed: bool = True, magnets: bool = True, contacts=None,
                  wrenches=None):
-        from magdomino.physics.contact_polygons import find_contacts
-        from magdomino.physics.statics import magnet_wrenches
-
         self.preset = preset
         self.P = np.asarray(positions, float).reshape(-1, 3)
         Q = np.asarray(quaternions, float).reshape(-1, 4)
@@ -144,8 +144,6 @@ class Stressed:
 
     def _equations(self, test):
         """The equilibrium (None without a movable tile) and its loads (in tile weights) under ``test``."""
-        from magdomino.physics.equilibrium import Equilibrium
-
         load, own, every, tilt, direction, grip = test
         n = len(self.P)
         eq = self._equilibria.get(grip)

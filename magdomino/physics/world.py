@@ -31,7 +31,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import Preset
 from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_mesh, tile_uv_mesh
-from magdomino.physics.connections import engine_key, give_back, take_client, connect
+from magdomino.physics.connections import connect, engine_key, give_back, take_client
 
 
 @dataclass

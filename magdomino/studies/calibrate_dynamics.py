@@ -16,8 +16,10 @@ import math
 
 import numpy as np
 
+from magdomino.model.measurements import UNCERTAINTY_DEFAULTS
 from magdomino.model.presets import Preset
 from magdomino.physics.world import World
+from magdomino.studies.calibrate import overhang_poses
 
 SLIDE_MM = 1.0
 """A tile has slid when it moved this far along the surface."""
@@ -51,8 +53,6 @@ def slides(preset: Preset, on: str, angle_deg: float) -> bool:
 
 def tips(preset: Preset, overhang_mm: float, direction: str = "along") -> bool:
     """Does a tile released at rest on another, ``overhang_mm`` past its end, tip?"""
-    from magdomino.studies.calibrate import overhang_poses
-
     P, Q = overhang_poses(preset.tile.size, overhang_mm / 1000, direction)
     L, W, t = (float(v) for v in preset.tile.size)
     with World(preset) as world:
@@ -126,8 +126,6 @@ def measurement_dict(preset: Preset, layout: str, *, rng: np.random.Generator, r
         The noiseless answers: ``slide_table_deg``, ``slide_tile_deg``, ``overhang_mm``
         (and ``rebound_mm``).
     """
-    from magdomino.model.measurements import UNCERTAINTY_DEFAULTS
-
     u = dict(UNCERTAINTY_DEFAULTS, **(uncertainty or {}))
     exact = {
         "slide_table_deg": slide_angle(preset, "table"),

@@ -44,8 +44,10 @@ error. A trial whose verdict is a numerical blow-up, or that raises, is counted 
 
 from __future__ import annotations
 
+import importlib
 import math
 import sys
+import threading
 import time
 import warnings
 from collections import Counter
@@ -62,6 +64,7 @@ from magdomino.studies.engines import STUDY_ENGINE, Engine, get_engine
 from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest
 from magdomino.studies.scenario import Scenario, check_scenario
 from magdomino.studies.trials import Job, resolve_noise, run_chunk
+from magdomino.version import __version__
 
 DEFAULT_BATCH = 100
 """Trials per what-if between two precision checks."""
@@ -88,9 +91,6 @@ def wilson_interval(collapses: int, n: int, confidence: float = 0.95) -> tuple[f
 def _prefetch(module: str) -> None:
     """Import ``module`` in a background thread (a parent that waits on its workers has the
     time; scipy.stats takes ~0.35 s, the whole of a small run's tally)."""
-    import importlib
-    import threading
-
     if module not in sys.modules:
         threading.Thread(target=importlib.import_module, args=(module,), daemon=True, name="prefetch").start()
 
@@ -193,8 +193,6 @@ class OddsResult:
 
     def to_dict(self) -> dict:
         """JSON document; identical for any worker count or executor (no timings)."""
-        from magdomino.version import __version__
-
         return {
             "version": __version__,
             "engine": self.engine,

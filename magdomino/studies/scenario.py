@@ -40,6 +40,7 @@ covered again; :func:`covering_tile`), naming the covering tile to place it on i
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.maths.poses import quaternion_matrices
 from magdomino.model.checks import check_seed
 from magdomino.model.presets import DEFAULT_PRESET, Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
@@ -219,8 +221,6 @@ def covering_tile(half_of: int, half: int, poses, size) -> int | None:
     size : array-like, shape (3,), m
         The tiles' length, width and thickness.
     """
-    from magdomino.maths.poses import quaternion_matrices
-
     length, width, thickness = (float(v) for v in size)
     position, quaternion = poses[half_of]
     rotation = quaternion_matrices(np.asarray([quaternion], float))[0]
@@ -300,8 +300,6 @@ _WRITTEN_AS = {"pips": "the tile", "yaw_deg": "the turn", "pos_mm": "the positio
 def _in_words_written(exc: InputError, key: str, written: str) -> str:
     """An error about the table a ``place = "..."`` stands for, said about the text the user
     wrote: the text quoted, the part of it named, tiles as ``#N``."""
-    import re
-
     part = exc.key[len(key) + 1:].split(".")[0].split("[")[0]
     expected = re.sub(r"structure\[(\d+)\]|\btile (\d+)(?='s half)", lambda m: f"#{m.group(1) or m.group(2)}", exc.expected)
     m = re.fullmatch(r"expected the index of an earlier structure tile \(0\.\.(-?\d+)\), got (.+)", expected)

@@ -34,16 +34,24 @@ parts: thousands of trials per second on small structures.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.maths.magnets import TileMagnets
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.checks import check_count
+from magdomino.physics.contact_polygons import Contact, find_contacts
+from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+from magdomino.physics.statics import BATCH_SPACING_M, Equilibrium, judge
+from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+from magdomino.physics.statics_screen import screen
+from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.engines import Engine
 from magdomino.studies.scenario import Scenario
-from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.simulation import SimulationResult
+from magdomino.studies.trials import trial_draws
 
 STATICS_CHUNK = 100
 """Trials per batch (and per chunk of work shipped to a worker). A batch's fixed costs
@@ -81,8 +89,6 @@ def with_placement(scenario: Scenario, structure, what_if: int, miss=(0.0, 0.0, 
 def judge_poses(scenario: Scenario, positions, quaternions, key: str, *, placed: bool, preset=None, margin: bool = True):
     """:func:`magdomino.physics.statics.judge` of these poses; a refusal names the scenario
     file and ``key`` ("statics cannot judge this: tile N is tilted by X°", one line)."""
-    from magdomino.physics.statics import judge
-
     try:
         return judge(
             preset or scenario.preset, positions, quaternions, placed=len(positions) - 1 if placed else None,
@@ -98,8 +104,6 @@ def graded(scenario: Scenario, answer, positions, quaternions, *, placed: bool):
     (:func:`magdomino.physics.statics_screen.screen`): ``unsure`` set, and a structure that
     stands only in an unstable balance (a tie: no tilt margin at all) collapsed, reason
     "falls". A scenario with fixed tiles is not graded (``unsure`` None)."""
-    from magdomino.physics.statics_screen import screen
-
     verdict = answer.verdict()
     if fixed_tiles(scenario, placed).any():
         return verdict
@@ -155,9 +159,6 @@ class StaticsEngine(Engine):
         its margin band, a landing the structure may not carry: at most a tenth of game
         positions on the default toy, docs/validation/statics_toy.md), so a statics-judged
         game is never fooled by an unstable balance."""
-        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
-        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
-
         return StaticsAdjudicator(preset, magnets=magnets, fallback=PybulletAdjudicator(preset, magnets=magnets))
 
 
@@ -217,8 +218,6 @@ class TrialBatch:
     """
 
     def __init__(self, presets, positions, quaternions, fixed, base=None):
-        from magdomino.physics.contact_polygons import find_contacts
-
         P, Q = np.asarray(positions, float), np.asarray(quaternions, float)
         B, n = P.shape[:2]
         self.presets, self.base, self.n = list(presets), base or presets[0], n
@@ -249,8 +248,6 @@ class TrialBatch:
 
     def equilibrium(self, grip: float = 1.0):
         """The equations of every judged trial, each contact with its trial's friction × ``grip``."""
-        from magdomino.physics.statics import Equilibrium
-
         eq = self._equilibria.get(grip)
         if eq is None:
             contacts, n = self.contacts, self.n
@@ -311,9 +308,6 @@ def _batch_contacts(P, Q, size, fixed) -> list:
     """The contacts of B trials (P (B, n, 3), Q (B, n, 4)) laid side by side. Trials that
     differ only in their last tile (the hybrid's: one settled structure, each trial's placed
     tile) share the structure's contacts, found once and moved to each trial's place."""
-    from magdomino.physics.contact_polygons import Contact, find_contacts
-    from magdomino.physics.statics import BATCH_SPACING_M
-
     B, n = P.shape[:2]
     flat_p, flat_q, all_fixed = _side_by_side(P).reshape(-1, 3), Q.reshape(-1, 4), np.tile(fixed, B)
     if B < 2 or n < 2 or not ((P[:, :-1] == P[:1, :-1]).all() and (Q[:, :-1] == Q[:1, :-1]).all()):
@@ -326,8 +320,6 @@ def _batch_contacts(P, Q, size, fixed) -> list:
 
 
 def _side_by_side(P: np.ndarray) -> np.ndarray:
-    from magdomino.physics.statics import BATCH_SPACING_M
-
     return P + np.arange(len(P))[:, None, None] * np.array([BATCH_SPACING_M, 0.0, 0.0])
 
 
@@ -367,8 +359,6 @@ def _batch_magnets(presets, flat_p, flat_q, n, base, copies: int = 0, involving=
     with ``k`` and ``l`` on, minus ``W_kk`` and ``W_ll``: K(K+1)/2 calls of the magnet model
     for all the trials. Free magnets turn with the field (not bilinear): one call per trial.
     """
-    from magdomino.maths.magnets import TileMagnets
-
     specs = base.tile.magnets
     K = len(specs)
     model = base.solver.magnet_model
@@ -406,8 +396,6 @@ def _batch_magnets(presets, flat_p, flat_q, n, base, copies: int = 0, involving=
 def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
     """The records of these trials (as :func:`magdomino.studies.trials.run_trial` writes
     them, ``engine`` "statics"), judged in one batch per :data:`STATICS_CHUNK` trials."""
-    from magdomino.studies.trials import trial_draws
-
     sc = job.scenario
     size = np.asarray(sc.preset.tile.size, float)
     records, presets, poses, judged = [], [], [], []
@@ -461,8 +449,6 @@ def candidate_margins(scenario: Scenario, placements, structure) -> list:
     Raises InputError (on ``structure``) when the statics cannot model the structure itself:
     no candidate is ranked rather than a wrong one.
     """
-    from dataclasses import replace
-
     structure = (np.asarray(structure[0], float), np.asarray(structure[1], float))
     judge_poses(scenario, *structure, "structure", placed=False, margin=False)
     synthetic = replace(scenario, what_if=tuple(placements))

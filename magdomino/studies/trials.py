@@ -61,8 +61,8 @@ from magdomino.errors import ARGUMENTS
 from magdomino.model.presets import Preset
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
-from magdomino.studies.scenario import Scenario, check_noise
 from magdomino.studies.aiming import structure_poses
+from magdomino.studies.scenario import Scenario, check_noise
 from magdomino.studies.simulation import build_structure, try_placement
 
 NOISE_DEFAULTS: dict[str, Any] = {

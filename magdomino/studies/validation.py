@@ -24,10 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
+from magdomino.maths.poses import quaternion_yaw
 from magdomino.model.presets import Preset, load_preset
 from magdomino.physics.motion import Drop, NoClearMotion, Slide, build, place
 from magdomino.physics.verdict import Verdict, settle
 from magdomino.physics.world import World
+from magdomino.studies.scenario import scenario_from_dict
 
 FORMAT = "magdomino.validation/1"
 
@@ -176,9 +178,6 @@ def case_scenario(case: Case, source: str | None = None):
     the recorded rest pose (centre x, y, z) with the recorded drop or slide. Odds on it draw
     their trials exactly as ``magdomino odds`` does on a file.
     """
-    from magdomino.maths.poses import quaternion_yaw
-    from magdomino.studies.scenario import scenario_from_dict
-
     def mm(values):
         return [round(float(v) * 1000, 6) for v in values]
 

@@ -21,6 +21,7 @@ the rules' grid, and which placements each ``rule`` lists, is documented there.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -28,6 +29,8 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.tiles import parse_tile, tile
 from magdomino.studies.odds import OddsSettings, WhatIfOdds, estimate_odds, odds_settings, resolve_noise
 from magdomino.studies.scenario import Scenario
+from magdomino.studies.statics_engine import candidate_margins, check_screen
+from magdomino.version import __version__
 
 SCREEN_BAND_DEG = 5.0
 """With ``screen``, candidates whose statics tilt margin is within this of the K-th best are
@@ -135,8 +138,6 @@ def placement_order(candidate) -> tuple:
     half 0 before half 1, then outward, back, across left, across right (a turn by another
     angle after those), then the text itself. It depends on nothing but the placement, so
     equal candidates come in the same order whatever order they were listed in."""
-    import re
-
     text = candidate.describe()
     m = re.search(r"\b(on|beneath|after) #(\d+)(?: \([^)]*\))? half (\d)(?:, (back|across left|across right))?", text)
     if m is None:
@@ -210,7 +211,6 @@ def rank_placements(
     ``median_shift_mm`` to 0.1 mm); then the interval's upper end, then :func:`placement_order`.
     """
     run = odds_settings(settings, **changes).checked(scenario)
-    from magdomino.studies.statics_engine import check_screen
 
     screen = check_screen(screen)
     check_tile(scenario, tile)
@@ -243,8 +243,6 @@ def screen_placements(scenario: Scenario, candidates: list, settled, run: OddsSe
     first, ``odds`` None). InputError when the statics cannot model the settled structure
     (:func:`magdomino.studies.statics_engine.candidate_margins`).
     """
-    from magdomino.studies.statics_engine import candidate_margins
-
     verdicts = candidate_margins(scenario, [c.placement for c in candidates], settled)
     margins = [None if isinstance(v, dict) else v.margin for v in verdicts]
     judged = sorted((m for m in margins if m is not None), reverse=True)
@@ -262,8 +260,6 @@ def whatif_document(scenario: Scenario, tile, ranked: list[RankedPlacement], see
                     parallel_only: bool = False, second_parallel: bool = True, noise: dict | None = None,
                     screen: int | None = None, engine: str = "hybrid") -> dict:
     """The JSON document of a ranking: ``{"version", "seed", "preset", "tile_size_mm", "candidates", ...}``."""
-    from magdomino.version import __version__
-
     t = parse_tile(tile)
     return {
         "version": __version__,
