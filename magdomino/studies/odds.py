@@ -26,7 +26,8 @@ Trial ``i`` uses ``numpy.random.SeedSequence(seed).spawn(n)[i]`` (built directly
 chunking or the executor. The nominal structure is settled once in the parent (or given by the caller,
 ``settled=``) and shipped to the workers; each trial builds its own world. Before what-ifs
 are tried, the nominal structure must settle: one that collapses, fails or is still moving
-at ``collapse.time_limit_s`` is refused (:func:`magdomino.studies.engines.check_structure_settled`). With ``precision``, the interval is checked
+at ``collapse.time_limit_s`` is refused (:func:`magdomino.studies.engines.check_structure_settled`). With ``precision``, the
+interval is checked
 after every ``batch`` trials (per what-if), so where a run stops depends only on the seed
 and the batch size.
 
@@ -401,7 +402,8 @@ def run_odds(
         raise InputError(str(log_path.parent), "", f"nothing to resume: no run stored here ({log.name}); leave out {{resume}} to start one")
     jobs = jobs_for(run, trials * len(labels))
     start = time.perf_counter()
-    with runner_for(executor_for(run, trials * len(labels), jobs), jobs, run.scheduler) as runner:  # its workers start while the structure settles
+    # The runner's workers start while the structure settles.
+    with runner_for(executor_for(run, trials * len(labels), jobs), jobs, run.scheduler) as runner:
         if labels == [None]:
             settled = None
         elif settled is None:  # settled (dynamics) or nominal and standing (statics), as the engine judges
