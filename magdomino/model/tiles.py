@@ -192,11 +192,8 @@ def tile_mesh(pips: Tile, size: np.ndarray, colour=(0.85, 0.16, 0.16), pip_colou
 
 @lru_cache(maxsize=64)
 def _tile_mesh_cached(pips, size, colour, pip_colour):
-    try:
-        import trimesh
-        from trimesh.creation import cylinder
-    except ImportError as exc:  # pragma: no cover - trimesh is a dependency
-        raise ImportError("tile meshes need trimesh: pip install trimesh") from exc
+    import trimesh  # here: trimesh takes ~0.3 s to import, and only meshes need it
+    from trimesh.creation import cylinder
 
     length, width, thick = size
     radius = 0.08 * thick

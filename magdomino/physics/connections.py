@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import os
 import signal
 import sys
@@ -36,8 +37,6 @@ def quiet_c_output():
             yield
     finally:
         try:  # flush C stdio while it still points at /dev/null
-            import ctypes
-
             ctypes.CDLL(None).fflush(None)
         except (OSError, AttributeError):
             pass

@@ -44,6 +44,7 @@ from magdomino.errors import InputError
 from magdomino.maths.geometry import physical_pose
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
+from magdomino.physics import statics
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.physics.statics import Structure
 from magdomino.physics.statics_screen import AT_REST, PLACEMENT_TESTS, TOWER_TESTS, Stressed, run_screen, sure_verdict
@@ -251,12 +252,10 @@ class StaticsAdjudicator:
         ``verdict`` ("stands", "falls", "unsure": :func:`~magdomino.physics.statics_screen.sure_verdict`,
         or "refused": a pose the statics cannot model, with ``error``), ``rigid`` (the plain
         equilibrium check at rest), ``margin_deg`` (with ``margin``)."""
-        from magdomino.physics.statics import judge
-
         P, Q = self._nominal(construction)
         try:
             results = _every_test(self.preset, P, Q, TOWER_TESTS, False, self.magnets)
-            m = judge(self.preset, P, Q, magnets=self.magnets, margin=True).margin if margin else None
+            m = statics.judge(self.preset, P, Q, magnets=self.magnets, margin=True).margin if margin else None
         except InputError as exc:
             return {"verdict": "refused", "rigid": None, "margin_deg": None, "error": exc.expected}
         return {"verdict": sure_verdict(results, placed=False), "rigid": results[AT_REST],

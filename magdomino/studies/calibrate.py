@@ -238,7 +238,7 @@ class _Statics:
 
     def largest_overhang(self, k2: float, direction: str = "along") -> float:
         """Largest overhang (m) held with magnets ``k²``: root-found (brentq) in the overhang."""
-        from scipy.optimize import brentq
+        from scipy.optimize import brentq  # scipy.optimize: ~0.2 s to import
 
         L = float(self.size[0])
         lo, hi = L / 2 - 1e-4, L - 1e-4

@@ -62,6 +62,7 @@ import numpy as np
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.checks import check_count, check_seed
 from magdomino.studies.engines import STUDY_ENGINE, Engine, get_engine
+from magdomino.studies.progress import progress_bar
 from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest
 from magdomino.studies.scenario import Scenario, check_scenario
 from magdomino.studies.trials import Job, resolve_noise, run_chunk
@@ -83,7 +84,7 @@ def wilson_interval(collapses: int, n: int, confidence: float = 0.95) -> tuple[f
     """Wilson score interval of a binomial proportion; ``(0, 1)`` when ``n`` is 0."""
     if n <= 0:
         return 0.0, 1.0
-    from scipy.stats import binomtest
+    from scipy.stats import binomtest  # scipy.stats: ~0.3 s to import, kept off the command line's start
 
     ci = binomtest(int(collapses), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
@@ -450,8 +451,6 @@ def _run_trials(runner: Runner, job: Job, labels: list, trials: int, precision, 
     records: dict[tuple, dict] = dict(log.records) if log else {}
     bar = None
     if progress:
-        from magdomino.studies.progress import progress_bar
-
         bar = progress_bar(trials * len(labels), "trial")
         bar.update(sum(1 for (w, i) in records if w in labels and i < trials))
     running: dict = {w: Counter() for w in labels}

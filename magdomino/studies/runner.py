@@ -45,7 +45,7 @@ def _mp_context():
     """Forkserver where there is one: workers fork from a clean server that never held a
     PyBullet world (forking a process with live physics clients or threads is unsafe);
     spawn elsewhere."""
-    import multiprocessing as mp
+    import multiprocessing as mp  # only runs with worker processes need it
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
