@@ -23,9 +23,9 @@ The shared core, here:
 
 - :class:`Game` and the registries (:mod:`magdomino.games.core`; choices made where
   the leaflets are silent are listed in its docstring and in ``docs/rules/index.md``): ``Game(rule, players, seed, options)``
-  plays a rule registered with :func:`register_rule`; for a game registered with
-  :func:`register_game` (vingt, matador, echanges) it returns an instance of that game's
-  own class.
+  plays a rule registered with :func:`register_rule`; :func:`make_game` makes a match of
+  any game: a :class:`Game`, or for a game registered with :func:`register_game` (vingt,
+  matador, echanges) an instance of that game's own class.
 - :class:`Action`, :class:`Deal`, :data:`DRAW`, :data:`PASS`, :data:`DEAL`
   (:mod:`magdomino.games.actions`).
 - The adjudicator interface and the ``none`` and scripted adjudicators
@@ -53,7 +53,7 @@ from magdomino.games.chain.players import make_echanges_player as _make_echanges
 from magdomino.games.chain.players import make_matador_player as _make_matador_player
 from magdomino.games.chain.record import chain_record
 from magdomino.games.chain.record import event_line as chain_event_line
-from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, register_game, register_rule
+from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, make_game, register_game, register_rule
 from magdomino.games.players import register_players
 from magdomino.games.record import event_lines, format_record, game_options, play_game, tower_record
 from magdomino.games.session import GameSession, register_family
@@ -112,6 +112,7 @@ __all__ = [
     "TERMINAL",
     "format_record",
     "make_adjudicator",
+    "make_game",
     "play_game",
     "register_rule",
 ]

@@ -5,7 +5,8 @@ En quinconce) holding its legality and its consequences as a :class:`Rule`; this
 (with :class:`~magdomino.games.tower.state.State`) deals, draws, passes, scores, asks the
 adjudicator and keeps the record. Adding a rule = one :class:`Rule` + one
 :func:`register_rule` line in :mod:`magdomino.games`. A game with a state of its own
-(20 sur 20, the chain games) is registered with :func:`register_game`.
+(20 sur 20, the chain games) is registered with :func:`register_game`;
+:func:`make_game` makes a match of any of them.
 
 In the spirit of OpenSpiel: ``Game(rule, players, seed, options)`` →
 ``game.new_initial_state()`` → a :class:`~magdomino.games.tower.state.State` that starts at
@@ -62,6 +63,8 @@ documentation's rules, ``docs/rules/index.md``, say the same):
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable
 from typing import Protocol
 
 from magdomino.errors import ARGUMENTS, InputError
@@ -158,14 +161,42 @@ def register_rule(rule: Rule) -> None:
     RULES[rule.name] = rule
 
 
-GAMES: dict = {}
+class OwnGame(Protocol):
+    """What a game with a state of its own provides (:class:`~magdomino.games.vingt.game.VingtGame`,
+    the chain games' :class:`~magdomino.games.chain.core.ChainGame`): the settings of one match,
+    made by ``game_class(players, seed, options)``."""
+
+    rule: str
+    players: int
+    seed: int
+
+    def new_initial_state(self): ...
+
+    def to_json(self) -> dict: ...
+
+
+GAMES: dict[str, Callable[..., OwnGame]] = {}
 """Games with a state of their own (not a :class:`Rule` of this core), by name: the class
-that ``Game(name, players, seed, options)`` returns an instance of (:func:`register_game`)."""
+that :func:`make_game` makes (:func:`register_game`)."""
 
 
-def register_game(name: str, game_class) -> None:
-    """Make ``Game(name, players, seed, options)`` return ``game_class(players, seed, options)``."""
+def register_game(name: str, game_class: Callable[..., OwnGame]) -> None:
+    """Make ``make_game(name, players, seed, options)`` return ``game_class(players, seed, options)``."""
     GAMES[name] = game_class
+
+
+def make_game(rule: str, players: int, seed: int = 0, options: dict | None = None, **kwargs) -> Game | OwnGame:
+    """A match of any registered game: a :class:`Game` for a rule of this core (:data:`RULES`),
+    else an instance of the game's own class (:data:`GAMES`: vingt, matador, echanges).
+
+    Raises
+    ------
+    InputError
+        ``rule`` is neither (naming ``rule``), or a setting is wrong.
+    """
+    if rule in GAMES:
+        return GAMES[rule](players, seed, options, **kwargs)
+    return Game(rule, players, seed, options, **kwargs)
 
 
 def _default_colours():
@@ -196,17 +227,26 @@ class Game:
         collapses included, ends **abandoned**, reason :data:`ABANDONED`, not scored;
         physics games need it, since with magnets too weak for the players' staircases a
         deal can collapse for ever).
+
+    Attributes
+    ----------
+    rule : str
+        The rule's name.
+    rulebook : Rule
+        The rule itself (:data:`RULES` ``[rule]``): its legality and consequences.
     """
 
     def __new__(cls, rule=None, *args, **kwargs):
-        if cls is Game and rule in GAMES:  # a game of its own (e.g. vingt): its class instead
+        if cls is Game and rule in GAMES:  # the old way to make a game of its own
+            warnings.warn(f"Game({rule!r}, ...) is deprecated: make_game({rule!r}, ...) makes a game of its own",
+                          DeprecationWarning, stacklevel=2)
             return GAMES[rule](*args, **kwargs)
         return super().__new__(cls)
 
     def __init__(self, rule: str, players: int, seed: int = 0, options: dict | None = None, **kwargs):
         opts = dict(options or {})
         opts.update(kwargs)
-        self.rules = RULES[check_choice(rule, "rule", (*RULES, *GAMES))]
+        self.rulebook = RULES[check_choice(rule, "rule", (*RULES, *GAMES))]
         self.rule = rule
         self.players = check_count(players, "players", minimum=2, maximum=4)
         self.seed = check_seed(seed)
@@ -215,7 +255,7 @@ class Game:
         self.variant = opts.pop("variant", None)
         if self.variant is not None:
             check_choice(self.variant, "variant", VARIANTS[1:])
-        if self.variant is not None and self.variant not in self.rules.variants:
+        if self.variant is not None and self.variant not in self.rulebook.variants:
             raise InputError(
                 ARGUMENTS,
                 "variant",
@@ -245,8 +285,8 @@ class Game:
                 "tile_size, max_placements",
             )
         self.hand_size = 7 if self.players == 2 else 6
-        self.extremities_only = self.rules.always_extremities or self.variant == "extremities"
-        self.per_player_modes = self.rules.own_modes_at_two and self.players == 2
+        self.extremities_only = self.rulebook.always_extremities or self.variant == "extremities"
+        self.per_player_modes = self.rulebook.own_modes_at_two and self.players == 2
         self.trivial = bool(getattr(self.adjudicator, "trivial", False))
         key = tuple(self.colours)
         colour = _COLOUR_MAPS.get(key)
@@ -266,6 +306,12 @@ class Game:
         self.__dict__.update(state)
         self._cache = _ACTION_CACHE
 
+    @property
+    def rules(self) -> Rule:
+        """Deprecated name of :attr:`rulebook` (the :class:`Rule` object; ``rule`` is its name)."""
+        warnings.warn("Game.rules is deprecated: Game.rulebook", DeprecationWarning, stacklevel=2)
+        return self.rulebook
+
     def parallel_now(self, construction_size: int) -> bool:
         """Whether a tower placement on a construction of ``construction_size`` tiles must
         lie parallel to the tile below (``parallel_only``, or the second tile with
@@ -275,7 +321,7 @@ class Game:
     def new_initial_state(self):
         """A position at the start of the match (a chance node): the rule's ``state_class``,
         :class:`~magdomino.games.tower.state.State` for the tower rules."""
-        return self.rules.state_class(self)
+        return self.rulebook.state_class(self)
 
     def to_json(self) -> dict:
         return {

@@ -135,13 +135,13 @@ def _adjudicator(physics: str, preset, magnets: bool):
 
 
 def _new_game(rule: str, players, seed: int, options: dict, adjudicator):
-    from magdomino.games.core import Game
+    from magdomino.games.core import make_game
 
     opts = dict(options)
     if rule in TOWER_RULES and adjudicator is not None:
         opts["adjudicator"] = adjudicator
         opts.setdefault("max_placements", PHYSICS_GUARD)
-    return Game(rule, players, seed, opts)
+    return make_game(rule, players, seed, opts)
 
 
 def set_tiles(game) -> tuple:

@@ -24,6 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
+from magdomino.model.checks import check_choice
 from magdomino.optional import require
 
 
@@ -88,5 +89,11 @@ def register_players(make_player: Callable, *rules: str) -> None:
 
 
 def players_of(rule: str) -> Callable:
-    """The ``make_player(kind, seed)`` of ``rule``'s players (registered in :mod:`magdomino.games`)."""
-    return PLAYERS[rule]
+    """The ``make_player(kind, seed)`` of ``rule``'s players (registered in :mod:`magdomino.games`).
+
+    Raises
+    ------
+    InputError
+        No players are registered for ``rule`` (naming ``rule``).
+    """
+    return PLAYERS[check_choice(rule, "rule", tuple(PLAYERS))]

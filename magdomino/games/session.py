@@ -74,7 +74,7 @@ from pathlib import Path
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError
+from magdomino.games.core import CHANCE, RULES, TERMINAL, IllegalActionError, make_game
 from magdomino.games.move_texts import Happened, find_move, index_of, move_texts
 from magdomino.games.players import players_of
 from magdomino.model.checks import check_choice
@@ -101,7 +101,7 @@ def default_player(game) -> str:
     """Every seat's player when none is named: ``careful`` in a game whose collapses physics
     judges (random seats rebuild a Défi tower dozens of times a deal, so a newcomer's first game
     would be abandoned by the runaway guard), ``random`` elsewhere."""
-    return "careful" if not game.trivial and getattr(game.rules, "can_collapse", False) else "random"
+    return "careful" if not game.trivial and getattr(game.rulebook, "can_collapse", False) else "random"
 
 
 def family(rule: str) -> str:
@@ -163,7 +163,7 @@ class GameSession:
             options["adjudicator"] = physics
         elif physics not in (None, "none"):
             raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
-        game = Game(rule, players, seed, options)
+        game = make_game(rule, players, seed, options)
         if seats is None:
             other = default_player(game) if kind == "tower" else "random"
             seats = ["me"] + [other] * (game.players - 1)
@@ -173,7 +173,7 @@ class GameSession:
     @classmethod
     def of_game(cls, game, seats, *, key: str = "seats", advance: bool = True, own_physics: bool = False) -> GameSession:
         """A session of the :class:`~magdomino.games.core.Game` ``game`` (any rule's, as
-        ``Game(rule, players, seed, options)`` returns it) with ``seats`` (one per seat);
+        :func:`~magdomino.games.core.make_game` makes it) with ``seats`` (one per seat);
         ``key`` names the seats in errors; ``advance=False`` runs nothing yet."""
         self = cls.__new__(cls)
         self._setup(game, list(seats), key, own_physics)
@@ -481,7 +481,7 @@ class GameSession:
             options = FAMILIES[kind]["options"](record, physics, source)
             if kind == "tower":
                 options["deals"] = saved.get("deals", 1)
-            game = Game(rule, record.get("players"), record.get("seed"), options)
+            game = make_game(rule, record.get("players"), record.get("seed"), options)
         except InputError as exc:
             if exc.source == source:
                 raise

@@ -61,11 +61,6 @@ def physics_names() -> tuple:
     return tuple(dict.fromkeys(["none", *ALIASES, *engine_names()]))
 
 
-def seat_players(rule: str):
-    """The ``make_player(kind, seed)`` of ``rule``'s players (:func:`magdomino.games.players.players_of`)."""
-    return players_of(check_choice(rule, "rule", RULES))
-
-
 def seating(seats: tuple, deal: int) -> tuple:
     """The seat order of deal ``deal`` (module docstring): block ``deal // n``'s circular
     order, rotated by ``deal % n``. ``seating(seats, d)[s]`` is who sits at seat ``s``."""
@@ -228,7 +223,7 @@ def check_tournament(rule: str, seats, deals: int, physics: str, objects: bool =
     check_choice(physics, "physics", physics_names())
     if physics != "none" and rule not in ("traditional", *TOWER_RULES):
         raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
-    make = seat_players(rule)
+    make = players_of(rule)
     for kind in dict.fromkeys(s for s in seats if isinstance(s, str)):
         if kind in OPTIONAL_KINDS:  # its extra is asked for before any player module
             require(OPTIONAL_KINDS[kind][2], f"the {kind} player", key="seats")
@@ -264,10 +259,10 @@ def seat_names(seats: tuple) -> tuple:
 
 
 def _check_seat_count(rule: str, n: int) -> None:
-    from magdomino.games.core import Game
+    from magdomino.games.core import make_game
 
     try:
-        Game(rule, n, 0)  # any rule: a game of its own (vingt, matador, echanges) by the registry
+        make_game(rule, n, 0)
     except InputError as exc:
         raise InputError(ARGUMENTS, "seats", f"one player kind per seat: {exc.expected}") from None
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.games import Game
+from magdomino.games import make_game
 from magdomino.games.chain.core import DRAW
 from magdomino.games.chain.echanges import SWAP
 from magdomino.games.chain.players import EchangesGreedyPlayer, PlannerPlayer, make_echanges_player
@@ -21,7 +21,7 @@ def T(s):
 def dealt(seats: str, stock: str):
     """One tile per seat, then the stock from the top (the rest of the set after it)."""
     tiles = [T(s) for s in seats.split()] + [T(s) for s in stock.split()]
-    game = Game("echanges", len(seats.split()), 0)
+    game = make_game("echanges", len(seats.split()), 0)
     state = game.new_initial_state()
     state.apply_action(("deal", tiles + [t for t in game.tiles if t not in tiles]))
     return state
@@ -141,7 +141,7 @@ def test_planner_looks_one_turn_ahead_when_the_exchanges_tie():
 def test_clone_and_json_copies_continue_identically():
     from magdomino.games.players import RandomPlayer
 
-    s = Game("echanges", 5, 8).new_initial_state()
+    s = make_game("echanges", 5, 8).new_initial_state()
     agents = [RandomPlayer(k) for k in range(5)]
     for _ in range(30):
         s.apply_action(s.legal_actions()[0] if s.is_chance_node() else agents[s.current].choose(s))
@@ -160,7 +160,7 @@ def test_clone_and_json_copies_continue_identically():
 )
 def test_bad_options_name_the_key(options, players, key):
     with pytest.raises(InputError) as err:
-        Game("echanges", players, 0, options)
+        make_game("echanges", players, 0, options)
     assert err.value.key == key
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 
 import pytest
 
-from magdomino.games import CHANCE, RULES, Game
+from magdomino.games import CHANCE, RULES, make_game
 from magdomino.games.core import GAMES
 from magdomino.games.players import RandomPlayer
 
@@ -219,7 +219,7 @@ def test_random_play_keeps_the_rules(rule, players, options, n_games):
         opts = dict(options)
         if rule == "matador" and i % 50 == 7:
             opts["target"] = 60
-        state = play_checked(Game(rule, players, seed=i, options=opts), seed=1000 + i, round_trip=i % 100 == 0)
+        state = play_checked(make_game(rule, players, seed=i, options=opts), seed=1000 + i, round_trip=i % 100 == 0)
         for r in state.results:
             outcomes[r["reason"]] += 1
     if rule == "matador":

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.games import Game
+from magdomino.games import make_game
 from magdomino.games.chain.core import DRAW, PASS
 from magdomino.games.players import RandomPlayer
 
@@ -24,7 +24,7 @@ def hands_of(*specs):
 
 def dealt(players, hands, stock, **options):
     """A game dealt by script: these hands (seat order), then the stock from the top."""
-    game = Game("matador", players, 0, options)
+    game = make_game("matador", players, 0, options)
     tiles = [t for h in hands for t in h] + [T(s) for s in stock.split()]
     rest = [t for t in game.tiles if t not in tiles]
     state = game.new_initial_state()
@@ -34,7 +34,7 @@ def dealt(players, hands, stock, **options):
 
 def position(players, hands, ends, stock_size=2, table=None, current=0, **options):
     """A mid-deal position: these hands and ends, the stock made of other tiles."""
-    game = Game("matador", players, 0, options)
+    game = make_game("matador", players, 0, options)
     state = game.new_initial_state()
     state.apply_action(("deal", list(game.tiles)))
     state.hands = [sorted(h) for h in hands]
@@ -145,7 +145,7 @@ def test_domino_is_scored():
 
 def test_a_match_to_a_target_ends_after_the_deal_that_reaches_it():
     for seed in range(30):
-        state = Game("matador", 3, seed, {"target": 60}).new_initial_state()
+        state = make_game("matador", 3, seed, {"target": 60}).new_initial_state()
         agents = [RandomPlayer(seed * 3 + k) for k in range(3)]
         while not state.is_terminal():
             state.apply_action(state.legal_actions()[0] if state.is_chance_node() else agents[state.current].choose(state))
@@ -186,7 +186,7 @@ def test_strategic_bluff_while_the_stock_holds_more_than_three():
 
 
 def test_clone_and_json_copies_continue_identically():
-    game = Game("matador", 3, 11, {"set": 7, "target": 40})
+    game = make_game("matador", 3, 11, {"set": 7, "target": 40})
     s = game.new_initial_state()
     agents = [RandomPlayer(k) for k in range(3)]
     for _ in range(25):
@@ -206,5 +206,5 @@ def test_clone_and_json_copies_continue_identically():
 )
 def test_bad_options_name_the_key(options, players, key):
     with pytest.raises(InputError) as err:
-        Game("matador", players, 0, options)
+        make_game("matador", players, 0, options)
     assert err.value.key == key

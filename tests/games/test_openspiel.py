@@ -8,7 +8,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from magdomino.faces.cli import main  # noqa: E402
-from magdomino.games import Game  # noqa: E402
+from magdomino.games import Game, make_game  # noqa: E402
 from magdomino.games.openspiel import games as og  # noqa: E402
 from magdomino.model.tiles import ALL_TILES  # noqa: E402
 
@@ -175,7 +175,7 @@ def test_a_seat_sees_its_hand_and_the_public_history_only():
 
 
 def _game_with(rule, players, agents, seed):
-    state = Game(rule, players, seed).new_initial_state()
+    state = make_game(rule, players, seed).new_initial_state()
     moves = []
     while not state.is_terminal():
         if state.is_chance_node():

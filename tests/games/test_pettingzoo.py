@@ -16,7 +16,7 @@ import pytest
 
 from magdomino.errors import InputError
 from magdomino.games import pettingzoo as pz
-from magdomino.games.core import Game
+from magdomino.games.core import make_game
 
 needs_pettingzoo = pytest.mark.skipif(importlib.util.find_spec("pettingzoo") is None, reason="pettingzoo is not installed")
 
@@ -132,7 +132,7 @@ def test_the_construction_rows_are_the_placed_tiles():
 def test_a_seed_gives_the_games_own_deal_and_the_same_game_again(rule, players):
     env = pz.env(rule, players=players, seed=11)
     env.reset()
-    state = Game(rule, players, 11).new_initial_state()
+    state = make_game(rule, players, 11).new_initial_state()
     state.apply_action(state.legal_actions()[0])  # the deal
     hands = state.racks if rule == "vingt" else state.hands
     obs = env.observe(env.possible_agents[0])

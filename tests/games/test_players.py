@@ -51,7 +51,7 @@ class _State:
 
     def __init__(self, actions, adjudicator, can_collapse=True):
         self.actions = tuple(actions)
-        self.game = SimpleNamespace(adjudicator=adjudicator, rules=SimpleNamespace(can_collapse=can_collapse))
+        self.game = SimpleNamespace(adjudicator=adjudicator, rulebook=SimpleNamespace(can_collapse=can_collapse))
         self.viewed = 0
 
     def legal_actions(self):

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.games import Game, play_game
+from magdomino.games import make_game, play_game
 from magdomino.games.chain.record import play_chain
 from magdomino.games.session import GameSession, default_physics
 from magdomino.games.vingt.game import play_vingt
@@ -205,7 +205,7 @@ def test_the_tower_construction_and_risks():
 
 
 def test_a_game_object_plays_chance_itself():
-    game = Game("echanges", 3, 1)
+    game = make_game("echanges", 3, 1)
     g = GameSession.of_game(game, ["me", "random", "random"])
     assert g.my_turn and g.stock > 0 and len(g.hand) == 1
 

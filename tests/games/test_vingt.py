@@ -578,14 +578,26 @@ def test_legal_order_does_not_depend_on_the_history():
 
 
 def test_the_registry_plays_vingt():
-    from magdomino.games import Game
+    from magdomino.games import make_game
 
-    game = Game("vingt", 4, 2, {"target": 5})
+    game = make_game("vingt", 4, 2, {"target": 5})
     assert isinstance(game, VingtGame) and game.markers == 11 and game.target == 5
     state = game.new_initial_state()
     assert state.is_chance_node() and state.legal_actions() == (("deal",),)
     with pytest.raises(InputError):
-        Game("vingt", 2, 0, {"deals": 3})
+        make_game("vingt", 2, 0, {"deals": 3})
+
+
+def test_game_of_a_game_of_its_own_and_game_rules_are_deprecated():
+    from magdomino.games import Game
+
+    with pytest.warns(DeprecationWarning, match="make_game"):
+        assert isinstance(Game("vingt", 2, 0), VingtGame)
+    tower = Game("defi", 2, 0)
+    with pytest.warns(DeprecationWarning, match="rulebook"):
+        assert tower.rules is tower.rulebook
+    with pytest.raises(InputError, match="rule: expected one of"):
+        Game("chess", 2, 0)
 
 
 def test_an_illegal_move_raises_the_one_illegal_action_error_of_every_game():

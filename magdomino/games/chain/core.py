@@ -8,7 +8,7 @@ legality and consequences as a :class:`ChainState` subclass and its options as a
 module holds what they share, with the same API as the Magnetic Domino rules
 (:mod:`magdomino.games.core`):
 
-- ``Game(rule, players, seed, options)`` (the registry in :mod:`magdomino.games.core`)
+- ``make_game(rule, players, seed, options)`` (the registry in :mod:`magdomino.games.core`)
   → ``new_initial_state()`` → a state at a chance node (the deal);
 - ``current_player()`` is a seat, :data:`CHANCE` or :data:`TERMINAL`; ``legal_actions()``
   is a tuple in a stable order; ``apply_action``; ``is_terminal``; ``returns``; ``clone``;
@@ -321,7 +321,7 @@ class ChainState(TurnState):
     @classmethod
     def from_json(cls, data, game: ChainGame | None = None):
         """Restore a state from :meth:`to_json` output (a dict or a JSON string)."""
-        from magdomino.games.core import Game
+        from magdomino.games.core import make_game
 
         if isinstance(data, str):
             data = json.loads(data)
@@ -330,7 +330,7 @@ class ChainState(TurnState):
             raise InputError("state", "format", f"{cls.FORMAT!r}, got {got!r}")
         if game is None:
             g = data["game"]
-            game = Game(g["rule"], g["players"], g["seed"], {k: v for k, v in g.items() if k not in ("rule", "players", "seed")})
+            game = make_game(g["rule"], g["players"], g["seed"], {k: v for k, v in g.items() if k not in ("rule", "players", "seed")})
         s = cls._blank(game)
         s.rng = np.random.Generator(np.random.PCG64())
         s.rng.bit_generator.state = data["rng"]

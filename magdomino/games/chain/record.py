@@ -29,10 +29,10 @@ def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = No
     player_kinds : one name for every seat, or one per seat; default all ``"random"``.
         Seeded from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
-    from magdomino.games.core import Game
+    from magdomino.games.core import make_game
     from magdomino.games.session import GameSession
 
-    game = Game(rule, players, seed, dict(options or {}))
+    game = make_game(rule, players, seed, dict(options or {}))
     n = game.players
     kinds = (player_kinds,) * n if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * n)
     if len(kinds) != n:

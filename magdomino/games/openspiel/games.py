@@ -84,7 +84,7 @@ def parameters(rule: str) -> dict:
 
 def package_game(rule: str, params: dict):
     """The package's :class:`~magdomino.games.core.Game` for pyspiel parameters ``params``."""
-    from magdomino.games.core import Game
+    from magdomino.games.core import make_game
 
     p = {**parameters(rule), **params}
     if rule in CORE_RULES:
@@ -103,7 +103,7 @@ def package_game(rule: str, params: dict):
             opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET, on_unsure="collapse")
             # collapses can go on for ever: the runaway guard ends such a deal, not scored
             opts.setdefault("max_placements", STATICS_GUARD)
-        return Game(rule, p["players"], 0, opts)
+        return make_game(rule, p["players"], 0, opts)
     opts = {"set": p["set"]}
     if p.get("variant"):
         opts["variant"] = p["variant"]
@@ -111,7 +111,7 @@ def package_game(rule: str, params: dict):
         opts["deals"] = p["deals"]
         if p.get("target"):
             opts["target"] = p["target"]
-    return Game(rule, p["players"], 0, opts)
+    return make_game(rule, p["players"], 0, opts)
 
 
 def _player_range(rule: str) -> tuple[int, int]:

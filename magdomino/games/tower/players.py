@@ -61,9 +61,9 @@ def _assessed(state):
     if not places:
         return legal, None
     game = getattr(state, "game", None)
-    rules = getattr(game, "rules", None)
+    rulebook = getattr(game, "rulebook", None)
     assess = getattr(getattr(game, "adjudicator", None), "assess", None)
-    if len(places) == 1 or assess is None or not getattr(rules, "can_collapse", False) or not hasattr(state, "placement_view"):
+    if len(places) == 1 or assess is None or not getattr(rulebook, "can_collapse", False) or not hasattr(state, "placement_view"):
         return places, None
     # Heaviest first (stable): adjudicators measure margins of the first candidates they see.
     places = sorted(places, key=lambda a: -_weight(a))
@@ -121,7 +121,7 @@ def trap_share(state, action, statics) -> float:
     seen = set(after.hands[me]) | {a.tile for a in after.placed}
     unseen = [t for t in ALL_TILES if t not in seen]
     by_tile: dict = {}
-    for a in rules_only.rules.legal(after, unseen, after.mode(after.current)):
+    for a in rules_only.rulebook.legal(after, unseen, after.mode(after.current)):
         if a.kind == "place":
             by_tile.setdefault(a.tile, []).append(a.grid)
     if not by_tile:

@@ -181,7 +181,7 @@ class State(TurnState):
 
     def mode(self, player: int | None = None) -> str:
         """The mode the player must place in: always "flat" (traditional), "tower" (Défi)."""
-        return self.game.rules.mode(self, self.current if player is None else player)
+        return self.game.rulebook.mode(self, self.current if player is None else player)
 
     def _compute_legal(self) -> tuple:
         cur = self.current
@@ -191,7 +191,7 @@ class State(TurnState):
             return (DEAL,)
         if self.forced is not None:
             return (self.forced,)
-        out = self.game.rules.legal(self, self.hands[cur], self.mode(cur))
+        out = self.game.rulebook.legal(self, self.hands[cur], self.mode(cur))
         if self.unplayable:  # tried this turn and found impossible by the physics: not moves
             out = [a for a in out if a not in self.unplayable]
         if out:
@@ -263,7 +263,7 @@ class State(TurnState):
         self.hands = [sorted(h) for h in hands]
         self.stock = tiles[n * k :][::-1]
         self.placed = []
-        self.grid = Grid() if g.rules.uses_grid else None
+        self.grid = Grid() if g.rulebook.uses_grid else None
         self.ends = None
         self.passes = 0
         self.placements = 0
@@ -307,9 +307,9 @@ class State(TurnState):
             if outcome.unplayable:
                 self._refuse(cur, action, number, outcome, tried)
                 return
-            collapsed = bool(outcome.collapsed) and outcome.error is None and number > 0 and g.rules.can_collapse
+            collapsed = bool(outcome.collapsed) and outcome.error is None and number > 0 and g.rulebook.can_collapse
         self.placed.append(action)
-        g.rules.placed(self, cur, action, number)
+        g.rulebook.placed(self, cur, action, number)
         self.passes = 0
         self.forced = None
         if self.log is not None:
@@ -342,7 +342,7 @@ class State(TurnState):
             if g.max_placements is not None and self.placements >= g.max_placements:
                 self._end_deal([], ABANDONED, cur)
                 return
-            g.rules.restart(self)
+            g.rulebook.restart(self)
             self._start_construction("collapse")
             return
         if not hand:
@@ -410,7 +410,7 @@ class State(TurnState):
             grid = Grid()
             for a in self.placed:
                 grid.add(a.grid, a.tile, a.parent)
-            if self.game.rules.uses_grid:
+            if self.game.rulebook.uses_grid:
                 self.grid = grid
             return grid
         return self.grid
@@ -531,7 +531,7 @@ class State(TurnState):
         for f in _FIELDS:
             setattr(s, f.attr, f.from_json(data[f.key] if f.missing is None or f.key in data else f.missing))
         s.grid = None
-        if game.rules.uses_grid and s.deal_no >= 0:
+        if game.rulebook.uses_grid and s.deal_no >= 0:
             s.grid = Grid()
             for a in s.placed:
                 s.grid.add(a.grid, a.tile, a.parent)

@@ -2,7 +2,7 @@
 
 The rules are those of ``docs/rules/index.md`` ("20 sur 20"), on a square grid (see :mod:`magdomino.games.vingt.moves`
 for the table, the runs and the legal-move generator). The State API is the one of the
-other games: ``Game("vingt", players, seed, options)`` (a :class:`VingtGame`) → ``new_initial_state()`` → a
+other games: ``make_game("vingt", players, seed, options)`` (a :class:`VingtGame`) → ``new_initial_state()`` → a
 :class:`VingtState` starting at a chance node; ``current_player()`` is a seat,
 :data:`CHANCE` or :data:`TERMINAL`; ``legal_actions()`` is a tuple in a stable order;
 ``apply_action``; ``is_terminal``; ``returns``; ``clone``; ``to_json``/``from_json``.
