@@ -29,6 +29,7 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.model.checks import check_count
+from magdomino.optional import require
 from magdomino.physics.connections import quiet_c_output, signals_held
 
 if TYPE_CHECKING:
@@ -213,10 +214,8 @@ class Runner:
             ) from None
 
     def _start_dask(self, scheduler: str) -> None:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise InputError(ARGUMENTS, "scheduler", "dask.distributed is not installed (pip install 'magdomino[cluster]')") from None
+        distributed = require("distributed", "a dask scheduler", key="scheduler")
+        Client, LocalCluster = distributed.Client, distributed.LocalCluster
         if scheduler == "local":
             cluster = LocalCluster(
                 n_workers=self.jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
