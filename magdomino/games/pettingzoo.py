@@ -104,7 +104,6 @@ PHYSICS_GUARD = 200
 VINGT_CELLS = 160
 """Rows of vingt's ``table``: 54 tiles of two halves and at most 45 markers fit."""
 _PHASES = ("play", "exchange", "draw", "swapped")
-_ENV_CLASS: list = []
 
 
 def _modules():
@@ -308,10 +307,9 @@ def _has_deal(state) -> bool:
 
 
 def _env_class():
-    """The AECEnv subclass (built once, when PettingZoo is importable)."""
+    """The AECEnv subclass (built by each :func:`env`, once PettingZoo is importable: a class
+    costs microseconds, an environment's every step more)."""
     spaces, AECEnv = _modules()
-    if _ENV_CLASS:
-        return _ENV_CLASS[0]
 
     class MagdominoEnv(AECEnv):
         """One of the package's games as a PettingZoo AEC environment (module docstring)."""
@@ -434,7 +432,6 @@ def _env_class():
             if adj is not None and hasattr(adj, "close"):
                 adj.close()
 
-    _ENV_CLASS.append(MagdominoEnv)
     return MagdominoEnv
 
 

@@ -36,6 +36,9 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,7 +60,6 @@ PARENTS = 29
 _CHAIN_KINDS = ("start", "line", "cross", "draw", "pass", "place", "exchange", "swap")
 _CHAIN_WORDS = ("centre",)
 _HIDDEN_KEYS = ("hands", "stock", "rng", "log", "events", "format", "game", "racks")
-_registered = False
 
 
 def _pyspiel(key: str):
@@ -244,7 +246,7 @@ def _make_classes(pyspiel):
                 utility_sum=None,
                 max_game_length=1000 * deals,
             )
-            super().__init__(_TYPES[rule], info, params)
+            super().__init__(_registration.types[rule], info, params)
 
         def new_initial_state(self):
             return MagdominoState(self, self.package.new_initial_state())
@@ -397,8 +399,20 @@ class Observer:
         return state.info_string(player)
 
 
-_TYPES: dict = {}
-_CLASSES: list = []
+class Registration(NamedTuple):
+    """What :func:`register_all` gave pyspiel: each rule's ``pyspiel.GameType``, the game and
+    state classes of the tower and chain rules, and 20 sur 20's classes
+    (:func:`magdomino.games.openspiel.vingt.make_classes`)."""
+
+    types: Mapping[str, object]
+    game_class: type
+    state_class: type
+    vingt_classes: tuple
+
+
+_registration: Registration | None = None
+"""Set once by :func:`register_all`: pyspiel's registry of games is the process's and keeps
+what it is given until the interpreter ends, so the record of it lives as long."""
 
 
 def _action_text(a) -> str:
@@ -445,23 +459,19 @@ def register_all(*, key: str = "register_all") -> None:
     """Register every ``magdomino_<rule>`` with pyspiel (once; later calls do nothing).
     ``key``: the argument or function that asked for OpenSpiel, named by the error when it is
     not installed."""
-    global _registered
+    global _registration
     pyspiel = _pyspiel(key)
-    if _registered:
+    if _registration is not None:
         return
-    game_class, state_class = _make_classes(pyspiel)
-    _CLASSES[:] = [game_class, state_class]
-    for rule in CORE_RULES + CHAIN_RULES:
-        _TYPES[rule] = _game_type(pyspiel, rule)
-
-        # a class per rule (pyspiel keeps what it is given until the interpreter ends)
-        pyspiel.register_game(_TYPES[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
     from magdomino.games.openspiel import vingt as openspiel_vingt
 
-    _TYPES["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class, Observer)
-    _CLASSES.extend(vingt_classes)
-    pyspiel.register_game(_TYPES["vingt"], vingt_classes[0])
-    _registered = True
+    game_class, state_class = _make_classes(pyspiel)
+    types = {rule: _game_type(pyspiel, rule) for rule in CORE_RULES + CHAIN_RULES}
+    types["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class, Observer)
+    _registration = Registration(MappingProxyType(types), game_class, state_class, tuple(vingt_classes))
+    for rule in CORE_RULES + CHAIN_RULES:  # a class per rule
+        pyspiel.register_game(types[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
+    pyspiel.register_game(types["vingt"], vingt_classes[0])
 
 
 def load_game(rule: str, params: dict | None = None):
@@ -478,12 +488,12 @@ def from_package_state(state, physics: bool = False):
     the statics adjudicator (stateless: clones may share it; pybullet is never searched).
     """
     register_all(key="from_package_state")
-    game_class, state_class = _CLASSES[:2]
+    game_class, state_class = _registration.game_class, _registration.state_class
     g = state.game
     if g.rule == "vingt":
         from magdomino.games.openspiel.vingt import from_package_state as vingt_state
 
-        return vingt_state(state, *_CLASSES[2:])
+        return vingt_state(state, *_registration.vingt_classes)
     doc = state.to_json()
     inner = state.clone()
     keep = physics and getattr(g.adjudicator, "name", "") == "statics"

@@ -95,15 +95,8 @@ def closing_cells(occ: dict, keys: list[int], step: int) -> list[int]:
     return out
 
 
-_SUBSETS: dict = {}
-
-
 def rack_subsets(rack, kmax: int) -> dict:
-    """``{(k, total): [tiles, ...]}`` for the rack's subsets of 1..kmax tiles (cached)."""
-    ck = (tuple(rack), kmax)
-    got = _SUBSETS.get(ck)
-    if got is not None:
-        return got
+    """``{(k, total): [tiles, ...]}`` for the rack's subsets of 1..kmax tiles."""
     out: dict = {}
     for k in range(1, kmax + 1):
         for sub in combinations(rack, k):
@@ -112,9 +105,6 @@ def rack_subsets(rack, kmax: int) -> dict:
                 s += a + b
             if s <= TOTAL:
                 out.setdefault((k, s), []).append(sub)
-    if len(_SUBSETS) > 50_000:
-        _SUBSETS.clear()
-    _SUBSETS[ck] = out
     return out
 
 
