@@ -7,6 +7,8 @@ import warnings
 
 
 def __getattr__(name: str):
+    if name.startswith("__"):  # tools probing a module (__path__, __all__) get the plain answer
+        raise AttributeError(name)
     warnings.warn(
         "magdomino.physics.placement is magdomino.physics.motion now; import it from there",
         DeprecationWarning,

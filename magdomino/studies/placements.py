@@ -7,6 +7,8 @@ import warnings
 
 
 def __getattr__(name: str):
+    if name.startswith("__"):  # tools probing a module (__path__, __all__) get the plain answer
+        raise AttributeError(name)
     warnings.warn(
         "magdomino.studies.placements is magdomino.studies.placement_language now; import it from there",
         DeprecationWarning,
