@@ -18,6 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from magdomino.checks import check_count
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import CORNER_SIGNS
 
@@ -65,8 +66,7 @@ class TileSet:
 
 def double_set(top: int, *, coloured: bool = False, without: Iterable[Tile] = ()) -> TileSet:
     """The double-``top`` set (28 tiles for 6, 36 for 7, 45 for 8, 55 for 9), less ``without``."""
-    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 0 <= top <= 18:
-        raise InputError(ARGUMENTS, "set", f"expected a double-N set with N in 0..18, got {top!r}")
+    check_count(top, "set", minimum=0, maximum=18)
     gone = {tuple(sorted(t)) for t in without}
     tiles = tuple((a, b) for a in range(top + 1) for b in range(a, top + 1) if (a, b) not in gone)
     return TileSet(f"double-{top}" + (f" without {len(gone)}" if gone else ""), int(top), tiles, coloured)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from magdomino.checks import check_choice, check_count
 from magdomino.errors import InputError
 from magdomino.maths.magnets.dipole import MU0, dipole_field, dipole_pair_force_torque
 from magdomino.maths.magnets.finite import cells_wrench
@@ -159,10 +160,9 @@ def _check_pair(src, a, b, model, cells):
 
 def check_model_cells(src, model, cells):
     """Raise :class:`InputError` (naming ``src``) for an unknown model or a bad ``cells``."""
-    if model not in MODELS:
-        raise InputError(src, "model", f"one of {', '.join(MODELS)}, not {model!r}")
-    if cells is not None and (isinstance(cells, bool) or not isinstance(cells, (int, np.integer)) or cells < 1):
-        raise InputError(src, "cells", f"a positive number of cells or None, not {cells!r}")
+    check_choice(model, "model", MODELS, source=src)
+    if cells is not None:
+        check_count(cells, "cells", minimum=1, source=src)
 
 
 def _pair_levels_checked(a, b, model, cells):
