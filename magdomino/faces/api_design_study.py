@@ -13,8 +13,8 @@ def study(rule: str, seats, vary: dict, deals: int = 6, *, seed: int = 0, physic
     """A design study (``magdomino study``): per value of ``vary`` (``{"magnets_scale": [0.9, 1.0]}``,
     any preset key; several make a grid), ``deals`` deals between ``seats``, and the game-design
     metrics with 95 % intervals. ``options``: preset, preset_overrides, magnets,
-    max_placements, skilled, out_dir, resume (:func:`magdomino.games.study.run_study`)."""
-    from magdomino.games.study import run_study
+    max_placements, skilled, out_dir, resume (:func:`magdomino.games.design_study.run_study`)."""
+    from magdomino.games.design_study import run_study
 
     seats = seats.split(",") if isinstance(seats, str) else list(seats)
     return Study(run_study(rule, seats, deals, vary, seed=seed, physics=physics, jobs=jobs, progress=progress,

@@ -1,4 +1,4 @@
-"""The ``study`` command: how a toy plays as a preset parameter changes (games/study.py)."""
+"""The ``study`` command: how a toy plays as a preset parameter changes (games/design_study.py)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def parse_vary(items: list[str]) -> dict:
 
 def _check_points(args, vary: dict, base: dict) -> None:
     """Every point's preset checked before any deal, the error naming ``--vary KEY`` and the value."""
-    from magdomino.games.study import study_points
+    from magdomino.games.design_study import study_points
     from magdomino.model.presets import DEFAULT_PRESET, load_preset
 
     try:
@@ -77,7 +77,7 @@ def _cmd_study(args) -> int:
     import sys
 
     from magdomino.faces.design_study_view import format_study, study_figure
-    from magdomino.games.study import run_study
+    from magdomino.games.design_study import run_study
 
     check_outputs(args, "--json", "--plot")
     if args.resume and args.out_dir is None:

@@ -1,4 +1,4 @@
-"""A study document (:func:`magdomino.games.study.run_study`) as a table, a figure and a report section."""
+"""A study document (:func:`magdomino.games.design_study.run_study`) as a table, a figure and a report section."""
 
 from __future__ import annotations
 

@@ -276,8 +276,8 @@ def _check_tournament(doc: dict, source: str) -> None:
 
 
 def _check_study(doc: dict, source: str) -> None:
-    """What the page reads of a study (games.study.run_study's document)."""
-    from magdomino.games.study import STUDY_VERSION
+    """What the page reads of a study (games.design_study.run_study's document)."""
+    from magdomino.games.design_study import STUDY_VERSION
 
     sv = _need(doc, "study_version", int, "the study format (a whole number)", source)
     if sv > STUDY_VERSION:

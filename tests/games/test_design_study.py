@@ -1,4 +1,4 @@
-"""Design studies (games/study.py): the metrics and their intervals against values worked out
+"""Design studies (games/design_study.py): the metrics and their intervals against values worked out
 by hand on a scripted set of deals, rounds and heights of scripted records, the grid, and the
 same deals at every value."""
 
@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import brentq
 
 from magdomino.errors import InputError
-from magdomino.games.study import count_rounds, run_study, study_metrics, study_points, tower_height
+from magdomino.games.design_study import count_rounds, run_study, study_metrics, study_points, tower_height
 
 T_975_3 = 3.182446305284263
 """Student's t, 97.5 % quantile, 3 degrees of freedom (printed tables: 3.182)."""
