@@ -52,6 +52,8 @@ DIR_INDEX = {v: i for i, v in enumerate(DIRS)}
 
 STANDARD_TILE_SIZE = (0.048, 0.024, 0.008)
 """Length, width, thickness of the standard tile, m (``magdomino/model/preset_files/standard.toml``)."""
+SLIDE_START_MM = 60.0
+"""How far along the table a placement ``beneath`` a tile starts its slide when it does not say, mm."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,16 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.maths.geometry import box_rises, box_separations, footprints_overlap, footprints_overlap_many
+from magdomino.maths.geometry import SLIDE_START_MM, box_rises, box_separations, footprints_overlap, footprints_overlap_many
 from magdomino.maths.poses import box_corners, quaternion_matrices, quaternion_yaw, top_face_height, yaw_quaternion
 from magdomino.physics.motion import CLEAR_TOLERANCE_M, Drop, NoClearMotion, Slide, clear_motion, tile_boxes
 
 if TYPE_CHECKING:  # the scenario's types, for annotations only (scenario.py imports this module)
     from magdomino.studies.scenario import Placement, Scenario
-
-SLIDE_START_MM = 60.0
-"""How far along the table a placement ``beneath`` a tile starts its slide when it does not say."""
-
 
 
 def target_pose(placement: Placement, poses: list[tuple[np.ndarray, np.ndarray]], pips_shown, size: np.ndarray):

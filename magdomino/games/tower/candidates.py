@@ -67,6 +67,7 @@ from magdomino.maths.geometry import (
     DIR_NAMES,
     DIRS,
     OPPOSITE,
+    SLIDE_START_MM,  # how far away a slid candidate starts
     GridPose,
     compose_pose,
     physical_pose,
@@ -74,10 +75,7 @@ from magdomino.maths.geometry import (
 )
 from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
 from magdomino.model.checks import check_choice
-from magdomino.studies.aiming import (
-    SLIDE_START_MM,  # how far away a slid candidate starts
-    target_pose,
-)
+from magdomino.studies.aiming import target_pose
 from magdomino.studies.scenario import Placement, Scenario
 from magdomino.studies.whatif import check_tile
 

@@ -28,7 +28,7 @@ from magdomino.games.core import (
 )
 from magdomino.games.tower.grid import Grid
 from magdomino.maths import geometry as geo
-from magdomino.maths.geometry import DIRS
+from magdomino.maths.geometry import DIRS, SLIDE_START_MM
 from magdomino.model.tiles import ALL_TILES, TILE_INDEX, Tile
 from magdomino.physics.adjudicator import ConstructionInfo, PlacedTile, PlacementView
 
@@ -101,7 +101,6 @@ def placement_text(placed, grid: Grid | None, action: Action, number: int, tile_
     grid may number it half 1, :func:`~magdomino.games.tower.grid.canonical`).
     """
     from magdomino.games.tower.candidates import matching_half, placement_words, relation_of
-    from magdomino.studies.aiming import SLIDE_START_MM
 
     pose = geo.GridPose(action.x, action.y, action.level, action.d)
     if action.parent is None or action.parent >= number:
