@@ -38,8 +38,8 @@ from magdomino.physics.motion import Drop, NoClearMotion, build, clear_motion
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
-from magdomino.studies.scenario import load_scenario
 from magdomino.studies.aiming import aim_placement
+from magdomino.studies.scenario import load_scenario
 from magdomino.studies.simulation import settle_structure
 from magdomino.studies.validation import Case, robust, save_cases
 

@@ -103,8 +103,8 @@ SLOT = {
 
 def test_a_drop_under_an_overhang_is_aimed_to_start_clear_of_the_tile_above():
     from magdomino.physics.motion import Drop
-    from magdomino.studies.scenario import scenario_from_dict
     from magdomino.studies.aiming import aim_placement, structure_poses
+    from magdomino.studies.scenario import scenario_from_dict
 
     sc = scenario_from_dict(SLOT, source="S.toml")
     poses = structure_poses(sc, SIZE)
@@ -210,8 +210,8 @@ def test_a_physics_game_starts_every_placement_clear_or_does_not_make_it(monkeyp
 
 
 def _poses(structure):
-    from magdomino.studies.scenario import scenario_from_dict
     from magdomino.studies.aiming import structure_poses
+    from magdomino.studies.scenario import scenario_from_dict
 
     sc = scenario_from_dict({"preset": "standard", "structure": structure}, source="S.toml")
     poses = structure_poses(sc, SIZE)
@@ -259,8 +259,8 @@ def test_a_file_tile_grazing_an_overhang_above_it_stays_where_it_was_put():
 def test_a_missed_aim_at_a_grazing_pose_starts_clear():
     # The odds' hand: a miss that would put the tile 0.3 mm into a neighbour at its level
     # stops at contact (it did before; the release is now checked too).
-    from magdomino.studies.scenario import scenario_from_dict
     from magdomino.studies.aiming import aim_placement, structure_poses
+    from magdomino.studies.scenario import scenario_from_dict
 
     sc = scenario_from_dict({
         "preset": "standard",

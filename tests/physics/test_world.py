@@ -277,8 +277,8 @@ def test_fixed_tiles_never_move_and_slides_push():
 
 
 def test_a_missed_placement_stops_at_contact_and_never_starts_inside_a_tile():
-    from magdomino.studies.scenario import scenario_from_dict
     from magdomino.studies.aiming import missed_placement
+    from magdomino.studies.scenario import scenario_from_dict
     from magdomino.studies.simulation import settle_structure, try_placement
 
     data = {

@@ -14,9 +14,9 @@ from magdomino.games.record import play_game
 from magdomino.games.tower.candidates import enumerate_placements
 from magdomino.maths.geometry import GridPose, physical_pose
 from magdomino.model.tiles import ALL_TILES, tile
+from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.placement_language import format_placement, parse_placement
 from magdomino.studies.scenario import load_scenario, scenario_from_dict
-from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.simulation import settle_structure
 
 SCENARIOS = sorted((Path(__file__).resolve().parents[2] / "scenarios").glob("*.toml"))

@@ -204,9 +204,9 @@ def test_equal_placements_come_in_the_placement_languages_order_whatever_their_l
     not matter, so ``best`` is the same from any enumeration."""
     import random
 
+    from magdomino.studies.aiming import structure_poses
     from magdomino.studies.odds import WhatIfOdds
     from magdomino.studies.scenario import scenario_from_dict
-    from magdomino.studies.aiming import structure_poses
 
     sc = scenario_from_dict({"preset": "standard", "structure": ["6-6 at (0, 0) mm", "6-3 on #0 half 1", "3-3 on #1 half 1, back"]})
     poses = structure_poses(sc, np.asarray(sc.preset.tile.size, float))
