@@ -195,6 +195,7 @@ def make_game(rule: str, players: int, seed: int = 0, options: dict | None = Non
 
 
 def _default_colours():
+    # imported on use: the presets bring the magnet maths (numba, ~0.8 s), which importing the games does without
     from magdomino.model.presets import DEFAULT_COLOURS
 
     return list(DEFAULT_COLOURS)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -56,6 +57,8 @@ from magdomino.games.tournament import (
 )
 from magdomino.model.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.studies.runner import TrialLog, capped_jobs
+from magdomino.version import __version__
 
 STUDY_VERSION = 1
 STUDY_RULES = ("traditional", "defi", "quinconce")
@@ -125,7 +128,7 @@ def share_interval(k: float, n: int) -> list:
     """The exact binomial 95 % interval of ``k`` successes in ``n`` (``k`` rounded to a whole number)."""
     if n == 0:
         return [None, None]
-    from scipy import stats
+    from scipy import stats  # imported on use: ~1 s, for the intervals only
 
     low, high = stats.binomtest(min(n, max(0, int(round(k)))), n).proportion_ci(0.95)
     return [float(low), float(high)]
@@ -140,7 +143,7 @@ def mean_interval(values) -> dict:
     mean = float(x.mean())
     if x.size < 2:
         return {"value": mean, "ci": [None, None], "n": 1}
-    from scipy import stats
+    from scipy import stats  # imported on use: ~1 s, for the intervals only
 
     sem = float(stats.sem(x))
     if sem == 0:
@@ -250,11 +253,6 @@ def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: 
         (:func:`~magdomino.games.tournament.per_kind_table`) and ``per_deal`` (the
         tournament's rows plus ``rounds`` and ``height``).
     """
-    from pathlib import Path
-
-    from magdomino.studies.runner import TrialLog, capped_jobs
-    from magdomino.version import __version__
-
     check_choice(rule, "rule", STUDY_RULES)
     if physics == "none":
         raise InputError(ARGUMENTS, "physics", "an engine (without physics the preset changes nothing)")

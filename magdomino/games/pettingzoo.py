@@ -91,8 +91,13 @@ from __future__ import annotations
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.core import CHANCE, TERMINAL
+from magdomino.games.core import ABANDONED, CHANCE, TERMINAL, make_game
+from magdomino.games.openspiel.vingt import NUM_ACTIONS
+from magdomino.games.openspiel.vingt import encode as encode_vingt
+from magdomino.games.vingt.game import TILES
+from magdomino.games.vingt.moves import cell
 from magdomino.model.checks import check_choice, check_seed
+from magdomino.model.tiles import ALL_TILES, TILE_SETS
 from magdomino.optional import require
 
 TOWER_RULES = ("traditional", "defi", "quinconce")
@@ -126,6 +131,7 @@ def _adjudicator(physics: str, preset, magnets: bool):
     """The engine's adjudicator for a tower game (None: rules only)."""
     if physics == "none":
         return None
+    # on use: the presets and the engines bring numba and physics (~1 s), which rules-only games do without
     from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
     from magdomino.studies.engines import get_engine
 
@@ -134,8 +140,6 @@ def _adjudicator(physics: str, preset, magnets: bool):
 
 
 def _new_game(rule: str, players, seed: int, options: dict, adjudicator):
-    from magdomino.games.core import make_game
-
     opts = dict(options)
     if rule in TOWER_RULES and adjudicator is not None:
         opts["adjudicator"] = adjudicator
@@ -146,28 +150,20 @@ def _new_game(rule: str, players, seed: int, options: dict, adjudicator):
 def set_tiles(game) -> tuple:
     """The tiles of ``game``'s set, in the order of the observations' ``hand``."""
     if game.rule == "vingt":
-        from magdomino.games.vingt.game import TILES
-
         return tuple(TILES)
     if game.rule in CHAIN_RULES:
         return tuple(game.tiles)
-    from magdomino.model.tiles import ALL_TILES
-
     return tuple(ALL_TILES)
 
 
 def action_size(rule: str, **options) -> int:
     """Size of ``rule``'s ``Discrete`` action space (matador: with option ``set``, default 6)."""
-    from magdomino.games.openspiel import games as spiel
+    from magdomino.games.openspiel import games as spiel  # on use: it imports the presets (~0.8 s)
 
     _check(rule, "none")
     if rule == "vingt":
-        from magdomino.games.openspiel.vingt import NUM_ACTIONS
-
         return NUM_ACTIONS
     if rule in CHAIN_RULES:
-        from magdomino.model.tiles import TILE_SETS
-
         top = options.get("set", 6)
         if top not in TILE_SETS:
             raise InputError(ARGUMENTS, "set", f"one of {', '.join(map(str, sorted(TILE_SETS)))}, got {top!r}")
@@ -180,10 +176,8 @@ def legal_ids(state, tiles: tuple) -> dict:
     rule = state.game.rule
     legal = state.legal_actions()
     if rule == "vingt":
-        from magdomino.games.openspiel.vingt import encode as encode_vingt
-
         return {encode_vingt(state, a): a for a in legal}
-    from magdomino.games.openspiel.games import encode
+    from magdomino.games.openspiel.games import encode  # on use: it imports the presets (~0.8 s)
 
     if rule in CHAIN_RULES:
         return {encode(rule, tiles, a): a for a in legal}
@@ -283,8 +277,6 @@ def observe_state(state, seat: int, tiles: tuple, mask: np.ndarray) -> dict:
             obs["boxes"] = np.array([len(state.sun), len(state.rain)], np.int16)
             obs["phase"] = np.array([_PHASES.index(state.phase) if state.phase in _PHASES else 0], np.int8)
     else:
-        from magdomino.games.vingt.moves import cell
-
         rows = np.zeros((VINGT_CELLS, 4), np.int16)
         for i, k in enumerate(sorted(state.occ) if hands else ()):
             x, y = cell(k)
@@ -383,8 +375,6 @@ def _env_class():
             results = getattr(self.position, "results", None)
             if self.rule not in TOWER_RULES or not results:
                 return False
-            from magdomino.games.core import ABANDONED
-
             return results[-1]["reason"] == ABANDONED
 
         def observe(self, agent):

@@ -35,10 +35,14 @@ The record is a contract::
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.actions import DEAL
+from magdomino.games.actions import DEAL, Action
 from magdomino.games.core import CHANCE, TERMINAL, Game
 from magdomino.games.session import GameSession, default_player
+from magdomino.games.tower.grid import Grid
+from magdomino.games.tower.state import placement_text
 from magdomino.maths.geometry import DIR_NAMES
+from magdomino.physics.adjudicator import Outcome
+from magdomino.version import __version__
 from magdomino.wording import winners
 
 RECORD_VERSION = 2
@@ -97,8 +101,6 @@ def play_game(
 def tower_record(game, state, kinds: list, events: list) -> dict:
     """The JSON record (module docstring) of a tower match at ``state`` (its end, or where it
     stands), played by the seats ``kinds`` (names), with the log ``events``."""
-    from magdomino.version import __version__
-
     adj = game.adjudicator
     preset = getattr(adj, "preset", None)
     preset = getattr(preset, "name", preset)
@@ -167,8 +169,6 @@ class RecordedVerdicts:
         pass
 
     def place(self, view, action):
-        from magdomino.physics.adjudicator import Outcome
-
         rec = self.recorded.pop(0) if self.recorded else {}
         verdict = rec.get("verdict") if isinstance(rec.get("verdict"), dict) else {}
         return Outcome(collapsed=verdict.get("collapsed") is True, verdict=verdict or None, error=rec.get("error"))
@@ -268,10 +268,6 @@ def upgrade_placement_texts(record: dict) -> None:
     (:data:`RECORD_VERSION`): the events' grid poses say where each tile went; the texts of
     tiles on a double are derived again from them. A record whose poses are inconsistent is
     left for :func:`check_events` to refuse."""
-    from magdomino.games.actions import Action
-    from magdomino.games.tower.grid import Grid
-    from magdomino.games.tower.state import placement_text
-
     placed: list = []
     grid = Grid()
     try:

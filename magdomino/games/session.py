@@ -69,6 +69,7 @@ the same game, whichever seats the caller drives.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -360,9 +361,6 @@ class GameSession:
 
     def save(self, path) -> Path:
         """Write :attr:`record` as JSON to ``path`` (resume it with :meth:`resume`); returns the path."""
-        import json
-        from pathlib import Path
-
         path = Path(path)
         path.write_text(json.dumps(self.record, indent=1) + "\n")
         return path

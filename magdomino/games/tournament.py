@@ -33,14 +33,23 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.chain.record import play_chain
+from magdomino.games.core import make_game
 from magdomino.games.players import OPTIONAL_KINDS, players_of
+from magdomino.games.record import play_game
+from magdomino.games.session import CALLER_SEATS
+from magdomino.games.vingt.game import play_vingt
 from magdomino.model.checks import check_choice, check_count, check_seed, is_whole
-from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.model.presets import DEFAULT_PRESET, load_preset, with_overrides
 from magdomino.optional import require
+from magdomino.studies.progress import progress_bar
+from magdomino.studies.runner import TrialLog, capped_jobs, execute, runner_for
+from magdomino.version import __version__
 
 TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
@@ -56,7 +65,7 @@ SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "m
 def physics_names() -> tuple:
     """What ``physics`` takes: ``none``, or any engine's name or alias
     (:func:`magdomino.studies.engines.engine_names`: an engine registered later comes by itself)."""
-    from magdomino.studies.engines import ALIASES, engine_names
+    from magdomino.studies.engines import ALIASES, engine_names  # on use: the engines bring physics (~0.1 s more)
 
     return tuple(dict.fromkeys(["none", *ALIASES, *engine_names()]))
 
@@ -101,8 +110,6 @@ class TournamentJob:
 
 def job_preset(job: TournamentJob):
     """The preset the deals of ``job`` are judged with: ``job.preset`` with ``job.overrides``."""
-    from magdomino.model.presets import load_preset, with_overrides
-
     preset = load_preset(job.preset or DEFAULT_PRESET)
     return with_overrides(preset, dict(job.overrides)) if job.overrides else preset
 
@@ -111,7 +118,7 @@ def _adjudicator(job: TournamentJob):
     """The deal's adjudicator: the engine ``job.physics`` names judges (None: no physics)."""
     if job.physics == "none":
         return None
-    from magdomino.studies.engines import get_engine
+    from magdomino.studies.engines import get_engine  # on use: the engines bring physics (~0.1 s more)
 
     return get_engine(job.physics, key="physics").adjudicator(job_preset(job), magnets=job.magnets)
 
@@ -128,18 +135,12 @@ def play_deal_record(job: TournamentJob, deal: int) -> tuple:
     game_seed = _deal_seed(job.seed, deal)
     players = [dict(job.objects).get(k, k) for k in kinds] if job.objects else list(kinds)
     if job.rule in ("matador", "echanges"):
-        from magdomino.games.chain.record import play_chain
-
         record = play_chain(job.rule, len(kinds), game_seed, {}, players)
         results = record["deals"]
     elif job.rule == "vingt":
-        from magdomino.games.vingt.game import play_vingt
-
         record = play_vingt(len(kinds), game_seed, None, players)
         results = record["rounds"]
     else:
-        from magdomino.games.record import play_game
-
         physics = _adjudicator(job)
         try:
             record = play_game(job.rule, len(kinds), seed=game_seed, physics=physics, player_kinds=players,
@@ -208,8 +209,6 @@ def check_tournament(rule: str, seats, deals: int, physics: str, objects: bool =
     """Refuse a bad tournament before anything runs (one-line InputErrors, library names).
     ``objects``: player objects may sit (the player protocol, :mod:`magdomino.games.session`);
     else only player kinds. A seat a person drives (``human``, ``me``) is refused."""
-    from magdomino.games.session import CALLER_SEATS
-
     check_choice(rule, "rule", RULES)
     seats = tuple(s.strip() if isinstance(s, str) else s if objects else str(s).strip() for s in seats)
     for i, s in enumerate(seats):
@@ -259,8 +258,6 @@ def seat_names(seats: tuple) -> tuple:
 
 
 def _check_seat_count(rule: str, n: int) -> None:
-    from magdomino.games.core import make_game
-
     try:
         make_game(rule, n, 0)
     except InputError as exc:
@@ -305,11 +302,6 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         ``winners`` (seats), ``win_shares`` {kind: share}, ``scores`` (per seat),
         ``reason``, ``ended`` (natural/abandoned), ``collapses``, ``placements``).
     """
-    from pathlib import Path
-
-    from magdomino.studies.runner import TrialLog, capped_jobs
-    from magdomino.version import __version__
-
     seats, objects = seat_names(check_tournament(rule, seats, deals, physics, objects=True))
     if objects and (jobs not in (None, 1) or scheduler is not None):
         raise InputError(ARGUMENTS, "jobs", "1 with player objects (they play in this process)")
@@ -379,15 +371,11 @@ def play_missing(run_chunk, job, wanted: list[tuple], log=None, *, jobs: int | N
     ``resume``), and ticks a tqdm bar on stderr with ``progress``. ``log`` is closed at the end.
     What a deal gives depends on its key alone, so the records are the same for any workers.
     """
-    from magdomino.studies.runner import capped_jobs, execute, runner_for
-
     keep = set(wanted)
     rows: dict[tuple, dict] = {k: r for k, r in log.records.items() if k in keep} if log else {}
     missing = [k for k in wanted if k not in rows]
     bar = None
     if progress:
-        from magdomino.studies.progress import progress_bar
-
         bar = progress_bar(len(wanted), "deal", initial=len(wanted) - len(missing))
 
     def on_record(record: dict) -> None:
@@ -452,7 +440,7 @@ def per_kind_table(seats, per_deal: list[dict]) -> list[dict]:
     takes each deal), ``games`` (natural deals), ``wins`` (summed shares), ``win_share``,
     ``ci`` [low, high] (exact binomial, 95 %), ``mean_score``, ``score_ci`` [low, high]
     (Student t, 95 %; ``null`` below two scores) and ``scores_n`` (seat scores averaged)."""
-    from scipy import stats
+    from scipy import stats  # imported on use: ~1 s, for the intervals only
 
     natural = [r for r in per_deal if r["ended"] == "natural"]
     n = len(natural)

@@ -43,7 +43,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.actions import TUPLE_DEAL as DEAL
 from magdomino.games.actions import TUPLE_DRAW as DRAW
 from magdomino.games.actions import TUPLE_PASS as PASS
-from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState
+from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState, make_game
 from magdomino.model.checks import check_count, check_seed
 from magdomino.model.tiles import TILE_SETS
 
@@ -321,8 +321,6 @@ class ChainState(TurnState):
     @classmethod
     def from_json(cls, data, game: ChainGame | None = None):
         """Restore a state from :meth:`to_json` output (a dict or a JSON string)."""
-        from magdomino.games.core import make_game
-
         if isinstance(data, str):
             data = json.loads(data)
         if not isinstance(data, dict) or data.get("format") != cls.FORMAT:

@@ -12,6 +12,9 @@ what the game adds: ``target`` for Le Matador, ``sun`` and ``rain`` for Le jeu d
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.core import make_game
+from magdomino.games.session import GameSession
+from magdomino.version import __version__
 from magdomino.wording import winners
 
 RECORD_VERSION = 1
@@ -29,9 +32,6 @@ def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = No
     player_kinds : one name for every seat, or one per seat; default all ``"random"``.
         Seeded from ``numpy.random.SeedSequence(seed).spawn(players)``.
     """
-    from magdomino.games.core import make_game
-    from magdomino.games.session import GameSession
-
     game = make_game(rule, players, seed, dict(options or {}))
     n = game.players
     kinds = (player_kinds,) * n if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * n)
@@ -43,8 +43,6 @@ def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = No
 def chain_record(game, state, kinds: list, events: list) -> dict:
     """The JSON record (module docstring) of a chain match at ``state`` (its end, or where it
     stands), played by the seats ``kinds`` (names), with the log ``events``."""
-    from magdomino.version import __version__
-
     return {
         "version": __version__, "record_version": RECORD_VERSION, "seed": game.seed, "rule": game.rule, "players": game.players,
         "player_kinds": list(kinds), "variant": game.variant, "set": game.top, "options": game.options(),

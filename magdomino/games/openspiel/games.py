@@ -43,7 +43,12 @@ from typing import NamedTuple
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.games.actions import Deal
+from magdomino.games.core import Game, make_game
+from magdomino.games.openspiel import vingt as openspiel_vingt
+from magdomino.games.tower.state import State
 from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.model.tiles import ALL_TILES
 from magdomino.optional import require
 
 CORE_RULES = ("traditional", "defi", "quinconce")
@@ -86,8 +91,6 @@ def parameters(rule: str) -> dict:
 
 def package_game(rule: str, params: dict):
     """The package's :class:`~magdomino.games.core.Game` for pyspiel parameters ``params``."""
-    from magdomino.games.core import make_game
-
     p = {**parameters(rule), **params}
     if rule in CORE_RULES:
         physics = p.pop("physics", "none")
@@ -99,7 +102,7 @@ def package_game(rule: str, params: dict):
         if p.get("max_placements"):
             opts["max_placements"] = p["max_placements"]
         if physics == "statics":
-            from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+            from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: scipy's solvers
 
             # a placement the statics is unsure of counts as a fall: a risk the search avoids
             opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET, on_unsure="collapse")
@@ -125,8 +128,6 @@ def _player_range(rule: str) -> tuple[int, int]:
 
 
 def _tiles_of(game) -> tuple:
-    from magdomino.model.tiles import ALL_TILES
-
     return tuple(game.tiles) if hasattr(game, "tiles") else tuple(ALL_TILES)
 
 
@@ -329,8 +330,6 @@ def _make_classes(pyspiel):
             order = [self.tiles[i] for i in self.dealt]
             self.dealt = []
             if self.rule in CORE_RULES:
-                from magdomino.games.actions import Deal
-
                 g = self.inner.game
                 k = g.hand_size
                 hands = [order[i * k : (i + 1) * k] for i in range(g.players)]
@@ -426,9 +425,7 @@ def resample(state, player: int, rng: np.random.RandomState):
     holder of the highest double) keeps its tile where it is.
     """
     if state.rule == "vingt":
-        from magdomino.games.openspiel.vingt import resample as resample_vingt
-
-        return resample_vingt(state, player, rng)
+        return openspiel_vingt.resample(state, player, rng)
     c = state.clone()
     inner = c.inner
     if not inner.hands or state.dealt:
@@ -463,8 +460,6 @@ def register_all(*, key: str = "register_all") -> None:
     pyspiel = _pyspiel(key)
     if _registration is not None:
         return
-    from magdomino.games.openspiel import vingt as openspiel_vingt
-
     game_class, state_class = _make_classes(pyspiel)
     types = {rule: _game_type(pyspiel, rule) for rule in CORE_RULES + CHAIN_RULES}
     types["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class, Observer)
@@ -491,16 +486,11 @@ def from_package_state(state, physics: bool = False):
     game_class, state_class = _registration.game_class, _registration.state_class
     g = state.game
     if g.rule == "vingt":
-        from magdomino.games.openspiel.vingt import from_package_state as vingt_state
-
-        return vingt_state(state, *_registration.vingt_classes)
+        return openspiel_vingt.from_package_state(state, *_registration.vingt_classes)
     doc = state.to_json()
     inner = state.clone()
     keep = physics and getattr(g.adjudicator, "name", "") == "statics"
     if g.rule in CORE_RULES and not g.trivial and not keep:  # search rules-only
-        from magdomino.games.core import Game
-        from magdomino.games.tower.state import State
-
         g = Game.from_json(g.to_json())
         inner = State.from_json(doc, g)
     pgame = game_class(_params_of(g), _rule=g.rule, _package=g)
@@ -559,7 +549,7 @@ class ISMCTSPlayer:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        from open_spiel.python.algorithms import ismcts, mcts
+        from open_spiel.python.algorithms import ismcts, mcts  # the openspiel extra, imported on use
 
         root = from_package_state(state, self.search_physics)
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=self.rng)

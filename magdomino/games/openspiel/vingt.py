@@ -49,6 +49,7 @@ from math import perm
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.games.vingt.game import PASS, RACK, STOP, TILES, VingtGame
 from magdomino.games.vingt.moves import MAX_TILES, STEPS, cell, key
 
 FIRST = 108
@@ -72,8 +73,6 @@ def parameters() -> dict:
 
 def package_game(params: dict):
     """The package's :class:`~magdomino.games.vingt.game.VingtGame` for pyspiel ``params``."""
-    from magdomino.games.vingt.game import VingtGame
-
     p = {**parameters(), **params}
     return VingtGame(p["players"], 0, target=p["target"] or None)
 
@@ -160,8 +159,6 @@ def encode(inner, move, halves: dict | None = None) -> int:
 
 def decode(inner, action: int, halves: dict | None = None):
     """The legal move of ``inner`` with id ``action`` (ValueError if there is none)."""
-    from magdomino.games.vingt.game import PASS, STOP
-
     legal = inner.legal_actions()
     if action in (PASS_ID, STOP_ID):
         move = PASS if action == PASS_ID else STOP
@@ -233,8 +230,6 @@ def make_classes(pyspiel, base_state, observer):
     the state derives from ``base_state``, the other games' pyspiel state, and the game's
     observer is an ``observer()``, theirs (both given by
     :func:`magdomino.games.openspiel.games.register_all`, which imports this module)."""
-    from magdomino.games.vingt.game import RACK, TILES
-
     gtype = game_type(pyspiel)
 
     class VingtSpielGame(pyspiel.Game):

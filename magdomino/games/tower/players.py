@@ -19,8 +19,12 @@ nothing to assess: an adjudicator without ``assess``, or a game that is not a to
 
 from __future__ import annotations
 
+import copy
+
 from magdomino.games.players import RandomPlayer, optional_player
 from magdomino.model.checks import check_choice
+from magdomino.model.tiles import ALL_TILES
+from magdomino.physics.adjudicator import NoPhysics
 
 PLAYER_KINDS = ("random", "greedy", "careful", "bold")
 BOLD_THRESHOLD = 0.3
@@ -104,11 +108,6 @@ def trap_share(state, action, statics) -> float:
     player's hand is not looked at, only which tiles exist. 0 when ``action`` ends the deal.
     Each tile's placements are judged until one stands, each pose once.
     """
-    import copy
-
-    from magdomino.model.tiles import ALL_TILES
-    from magdomino.physics.adjudicator import NoPhysics
-
     rules_only = copy.copy(state.game)
     rules_only.adjudicator = NoPhysics()
     rules_only.trivial = True
@@ -226,6 +225,7 @@ class CarefulPlayer:
         magnets = getattr(adjudicator, "magnets", True)
         cached = self._statics
         if cached is None or cached[0] is not preset or cached[1] != magnets:
+            # on use: the presets and the statics bring numba and scipy (~1 s), which rules-only players do without
             from magdomino.model.presets import DEFAULT_PRESET, load_preset
             from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 

@@ -55,6 +55,7 @@ from magdomino.games.actions import TUPLE_DRAW as DRAW
 from magdomino.games.actions import TUPLE_PASS as PASS
 from magdomino.games.actions import TUPLE_STOP as STOP
 from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState
+from magdomino.games.session import GameSession
 from magdomino.games.vingt.moves import (
     MAX_TILES,
     STEPS,
@@ -66,6 +67,7 @@ from magdomino.games.vingt.moves import (
 )
 from magdomino.model.checks import check_count, check_seed
 from magdomino.model.tiles import double_set
+from magdomino.version import __version__
 from magdomino.wording import counted, winners
 
 RULE = "vingt"
@@ -504,8 +506,6 @@ def play_vingt(players: int, seed: int = 0, target: int | None = None, player_ki
     """Play a whole match and return its JSON record: ``rule``, ``players``, ``seed``,
     ``target``, ``player_kinds``, ``winners``, ``scores`` (competition totals), ``rounds``
     (one result per round), ``events`` and ``final`` (see :meth:`VingtState.final`)."""
-    from magdomino.games.session import GameSession
-
     game = VingtGame(players, seed, target=target)
     kinds = (player_kinds,) * game.players if isinstance(player_kinds, str) else tuple(player_kinds or ("random",) * game.players)
     if len(kinds) != game.players:
@@ -516,8 +516,6 @@ def play_vingt(players: int, seed: int = 0, target: int | None = None, player_ki
 def vingt_record(game, state, kinds: list, events: list) -> dict:
     """The JSON record (:func:`play_vingt`) of a match at ``state`` (its end, or where it
     stands), played by the seats ``kinds`` (names), with the log ``events``."""
-    from magdomino.version import __version__
-
     return {
         "version": __version__, "rule": RULE, "players": game.players, "seed": game.seed, "target": game.target,
         "player_kinds": list(kinds), "winners": state.winners(), "scores": list(state.totals),
