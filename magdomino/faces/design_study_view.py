@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from magdomino.faces.plots import save
+
 LABELS = {
     "completion": "completion (share ended naturally)",
     "placements": "placements per deal",
@@ -87,8 +89,6 @@ def study_figure(doc: dict, path, key: str = "plot") -> str:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from magdomino.faces.plots import save
 
     first, others = doc["params"][0], doc["params"][1:]
     xs_all = doc["vary"][first]

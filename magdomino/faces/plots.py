@@ -9,9 +9,16 @@ write (``to_dict()``), so a figure can be drawn again from a saved file.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import numpy as np
+from scipy.spatial import ConvexHull
+
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.maths.geometry import footprints_overlap
+from magdomino.maths.poses import box_corners, quaternion_matrices, quaternion_yaw, top_face_height
+from magdomino.model.tiles import colour_of, colour_rgb, tile
 
 STYLE = {
     "figsize": (6.4, 4.0),
@@ -47,8 +54,6 @@ def save(fig, path: str | Path, key: str = "plot", **savefig_kwargs) -> Path:
 
     The figure is drawn in memory and then written: matplotlib's own file writing lets some
     failed writes pass unnoticed (a full disk), and a picture half written is no picture."""
-    import io
-
     path = Path(path)
     buffer = io.BytesIO()
     try:
@@ -160,11 +165,6 @@ def stack_centres(positions, quaternions, size, masses=None) -> dict:
         it; ``"loads"``: ``{i: (centre (3,), [tiles])}`` for every tile that carries
         something; ``"all"``: the centre of the whole construction.
     """
-    import numpy as np
-
-    from magdomino.maths.geometry import footprints_overlap
-    from magdomino.maths.poses import box_corners, quaternion_yaw
-
     p = np.asarray(positions, dtype=float).reshape(-1, 3)
     q = np.asarray(quaternions, dtype=float).reshape(-1, 4)
     n = len(p)
@@ -195,8 +195,6 @@ def stack_centres(positions, quaternions, size, masses=None) -> dict:
 
 
 def _tile_colour(pips, preset):
-    from magdomino.model.tiles import colour_of, colour_rgb, tile
-
     rgb = colour_rgb(colour_of(tile(*pips), preset.tile.colours))
     return rgb or (0.8, 0.8, 0.8)
 
@@ -213,11 +211,6 @@ def draw_construction(side_ax, top_ax, positions, quaternions, pips, preset, *, 
     Magnets are small discs, red when their north pole points up, blue when down, grey
     otherwise (hollow: free-turning). Returns :func:`stack_centres`.
     """
-    import numpy as np
-    from scipy.spatial import ConvexHull
-
-    from magdomino.maths.poses import box_corners, quaternion_matrices, top_face_height
-
     p = np.asarray(positions, dtype=float).reshape(-1, 3)
     q = np.asarray(quaternions, dtype=float).reshape(-1, 4)
     size = np.asarray(preset.tile.size, dtype=float)

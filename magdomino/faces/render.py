@@ -32,10 +32,15 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from scipy.spatial import ConvexHull
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.maths.poses import box_corners
+from magdomino.maths.poses import box_corners, quaternion_matrices
 from magdomino.model.checks import check_count
+from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_texture, tile_uv_mesh
+from magdomino.physics.connections import connect
+from magdomino.studies.engines import check_structure_settled
+from magdomino.studies.simulation import settle_structure, try_placement
 
 TABLE_COLOUR = (0.80, 0.76, 0.69)
 """A light, warm grey: tiles of every colour stand out on it."""
@@ -60,8 +65,6 @@ def _texture_path(pips, size, colour) -> Path:
     """A PNG texture for a tile, made once per process in a temporary directory."""
     global _texture_dir
     from PIL import Image
-
-    from magdomino.model.tiles import tile_texture
 
     if _texture_dir is None:
         _texture_dir = Path(tempfile.mkdtemp(prefix="magdomino-textures-"))
@@ -136,8 +139,6 @@ class Scene:
     """
 
     def __init__(self, preset):
-        from magdomino.physics.connections import connect
-
         self.client, pybullet = connect()
         self._pb = pybullet
         self.preset = preset
@@ -147,8 +148,6 @@ class Scene:
         self.bodies: list[int] = []
 
     def _add(self, pips) -> int:
-        from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_uv_mesh
-
         pb = self._pb
         colour = colour_rgb(colour_of(tile(*pips), self.preset.tile.colours)) or (0.8, 0.2, 0.2)
         vertices, indices, uvs, normals = tile_uv_mesh(pips, self.size)
@@ -197,8 +196,6 @@ class Scene:
     def _shadow_mask(self, camera: Camera) -> np.ndarray:
         """How much each pixel of the table is in the tiles' shadow, in [0, 1]."""
         from PIL import Image, ImageDraw, ImageFilter
-        from scipy.spatial import ConvexHull
-
         mask = Image.new("L", (camera.width, camera.height), 0)
         draw = ImageDraw.Draw(mask)
         light = LIGHT_DIRECTION
@@ -305,9 +302,6 @@ class _Recorder:
 def settled_for_what_if(scenario, settled):
     """The settled structure a what-if starts from: ``settled`` as given (the caller vouches
     that it settled), or settled here and refused unless it settles (as ``odds`` does)."""
-    from magdomino.studies.engines import check_structure_settled
-    from magdomino.studies.simulation import settle_structure
-
     if settled is not None:
         return None, settled
     verdict, settled = settle_structure(scenario)
@@ -346,8 +340,6 @@ def render_image(scenario, *, width: int = 800, height: int = 600, settled=None,
     verdict : Verdict or None
         The structure's verdict (None when ``settled`` was given), or the what-if's.
     """
-    from magdomino.studies.simulation import settle_structure
-
     width, height = parse_size((width, height))
     size = np.asarray(scenario.preset.tile.size, dtype=float)
     recorder = _Recorder(None, None, 0.0, 1.0)
@@ -383,8 +375,6 @@ def label_tiles(image: np.ndarray, camera: Camera, positions, quaternions, size)
     draw = ImageDraw.Draw(picture)
     scale = max(10, image.shape[0] // 40)
     fonts = {True: ImageFont.load_default(size=scale), False: ImageFont.load_default(size=max(8, scale * 3 // 4))}
-    from magdomino.maths.poses import quaternion_matrices
-
     for k, (p, q) in enumerate(zip(np.asarray(positions, float), np.asarray(quaternions, float))):
         if not np.all(np.isfinite(p)):
             continue
@@ -401,8 +391,6 @@ def _what_if_end(scenario, what_if: int, settled, tail_s: float = 1.0):
     """Run one what-if from the settled structure (settled here if None, refused unless it
     settles), on at most ``tail_s`` after its verdict while something moves: its verdict,
     and (pips, positions, quaternions) at the end."""
-    from magdomino.studies.simulation import try_placement
-
     placement = what_if_placement(scenario, what_if)
     _, settled = settled_for_what_if(scenario, settled)
     recorder = _Recorder(None, None, 0.0, tail_s)
@@ -483,8 +471,6 @@ def render_frames(
     verdict_time : float, s
         When the verdict was in.
     """
-    from magdomino.studies.simulation import try_placement
-
     width, height = parse_size((width, height))
     placement = what_if_placement(scenario, what_if)
     _, settled = settled_for_what_if(scenario, settled)

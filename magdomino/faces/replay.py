@@ -35,6 +35,7 @@ and each seat's hand as a row of small tiles.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,8 +52,14 @@ from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip,
     strip_height,
     tile_text,
 )
+from magdomino.faces.render import parse_size
+from magdomino.faces.replay_flat import replay_table
+from magdomino.faces.replay_tower import replay_construction
 from magdomino.games.chain.record import RECORD_VERSION as CHAIN_RECORD_VERSION
+from magdomino.games.chain.record import check_chain_record
 from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
+from magdomino.games.record import check_construction, check_events
+from magdomino.games.vingt.game import check_record as check_vingt
 from magdomino.model.checks import check_choice, check_count, check_seed
 from magdomino.optional import require
 
@@ -109,16 +116,10 @@ def check_record(data, source: str) -> dict:
     players = data.get("players")
     check_count(players, "players", minimum=2, source=source)
     if rule in CHAIN_RULES:
-        from magdomino.games.chain.record import check_chain_record
-
         check_chain_record(data, source)
     elif rule == "vingt":
-        from magdomino.games.vingt.game import check_record as check_vingt
-
         check_vingt(data, source)
     else:
-        from magdomino.games.record import check_construction, check_events
-
         check_seed(data.get("seed"), source=source)
         check_construction(data, source)
         check_events(data, source)
@@ -127,8 +128,6 @@ def check_record(data, source: str) -> dict:
 
 def load_record(path) -> dict:
     """Read and check a game record file (:func:`check_record`)."""
-    import json
-
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -155,17 +154,11 @@ def check_output(out) -> str:
 
 def replay(record: dict, *, width: int = WIDTH, height: int = HEIGHT, source: str = "record") -> Replay:
     """Replay a checked record (:func:`check_record`) into frames; see the module docstring."""
-    from magdomino.faces.render import parse_size
-
     width, height = parse_size((width, height))
     width, height = width - width % 2, height - height % 2
     rule = record["rule"]
     if rule in CHAIN_RULES or rule == "vingt":
-        from magdomino.faces.replay_flat import replay_table
-
         return replay_table(record, width, height, Replay(rule))
-    from magdomino.faces.replay_tower import replay_construction
-
     return replay_construction(record, width, height, Replay(rule), source)
 
 

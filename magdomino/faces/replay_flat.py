@@ -13,6 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from magdomino.faces import frames
+from magdomino.faces.tables import chain_figure, vingt_figure
+from magdomino.games.chain.record import event_line
+from magdomino.wording import counted, winners
 
 
 def _picture(draw, final: dict, title: str, tmp: Path, width: int, height: int) -> np.ndarray:
@@ -76,16 +79,12 @@ def _vingt_steps(record: dict):
 
 
 def _caption(record: dict, ev: dict) -> str:
-    from magdomino.wording import counted, winners
-
     if record["rule"] == "vingt":
         if ev.get("type") == "place":
             tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
             return (f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, "
                     f"{counted(len(ev['markers']), 'marker')}")
         return f"end: {winners(record.get('winners'))}; scores {record.get('scores')}"
-    from magdomino.games.chain.record import event_line
-
     line = (event_line(ev) or "").strip()
     if ev.get("type") == "place":
         return f"deal {ev.get('deal', 0) + 1}  {line}"
@@ -97,8 +96,6 @@ def replay_table(record: dict, width: int, height: int, rep):
     import matplotlib
 
     matplotlib.use("Agg")
-    from magdomino.faces.tables import chain_figure, vingt_figure
-
     vingt = record["rule"] == "vingt"
     draw = vingt_figure if vingt else chain_figure
     steps = _vingt_steps(record) if vingt else _chain_steps(record)

@@ -10,6 +10,12 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.faces import frames
+from magdomino.faces.render import Camera, Scene, tiles_box, tiles_moving
+from magdomino.games.core import Game
+from magdomino.games.record import game_options, recorded_verdicts, replay_moves
+from magdomino.maths.geometry import physical_pose
+from magdomino.maths.poses import yaw_quaternion
+from magdomino.model.presets import load_preset, with_overrides
 from magdomino.physics.adjudicator import Outcome
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 
@@ -66,8 +72,6 @@ class FilmingAdjudicator(PybulletAdjudicator):
 
     def _tail(self) -> None:
         """Go on while something moves (at most FALL_TAIL_S), so the fall is seen to its end."""
-        from magdomino.faces.render import tiles_moving
-
         world = self.world
         end = world.time + frames.FALL_TAIL_S - 1e-9
         chunk = max(1, int(round(0.05 / world.time_step)))
@@ -79,8 +83,6 @@ def _adjudicator(record: dict, source: str, place_events: list):
     physics = record.get("physics", "none")
     if physics != "pybullet":
         return None
-    from magdomino.model.presets import load_preset
-
     name = record.get("preset") or "standard"
     try:
         preset = load_preset(name)
@@ -88,8 +90,6 @@ def _adjudicator(record: dict, source: str, place_events: list):
         raise InputError(source, "preset", f"a preset this version knows (the record's physics), got {name!r}") from None
     overrides = record.get("preset_overrides")
     if overrides:  # the game was judged with them (play --magnets-scale, --preset-set)
-        from magdomino.model.presets import with_overrides
-
         if not isinstance(overrides, dict):
             raise InputError(source, "preset_overrides", f"a table of preset keys and values, got {overrides!r}"[:200])
         preset = with_overrides(preset, overrides, source)
@@ -116,8 +116,6 @@ class _Camera:
         self.box, self.camera = None, None
 
     def for_poses(self, positions, quats):
-        from magdomino.faces.render import Camera, tiles_box
-
         live = np.all(np.isfinite(positions), axis=1) & (positions[:, 2] > -1.0)
         if not np.any(live):
             return self.camera
@@ -144,13 +142,6 @@ def _pick(n: int, k: int) -> list[int]:
 def replay_construction(record: dict, width: int, height: int, rep, source: str):
     """Fill ``rep`` (a :class:`~magdomino.faces.replay.Replay`) with the frames of a tower
     rule's record; see :mod:`magdomino.faces.replay`."""
-    from magdomino.faces.render import Scene
-    from magdomino.games.core import Game
-    from magdomino.games.record import game_options, recorded_verdicts, replay_moves
-    from magdomino.maths.geometry import physical_pose
-    from magdomino.maths.poses import yaw_quaternion
-    from magdomino.model.presets import load_preset
-
     events = record["events"]
     moves = [e for e in events if isinstance(e, dict) and e.get("type") in ("place", "draw", "pass")]
     adj = _adjudicator(record, source, [e for e in moves if e["type"] == "place"])

@@ -17,12 +17,32 @@ found, or none runs the document's preset, the page says which and why.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from magdomino.errors import InputError
-from magdomino.wording import counted
+from magdomino.faces.design_study_view import point_label, study_figure, study_table
+from magdomino.faces.plots import construction_figure, odds_figure, sweep_figure, tile_as_ranked, whatif_figure
+from magdomino.faces.render import render_gif, render_png
+from magdomino.faces.replay import replay_gif
+from magdomino.faces.tables import chain_figure, vingt_figure
+from magdomino.faces.tournament_view import tournament_figure
+from magdomino.faces.view3d import construction_figure3d, figure_html, outcome_figure3d, what_if_motion
+from magdomino.games import format_record as format_tower_record
+from magdomino.games.chain.record import format_chain_record
+from magdomino.games.vingt.game import format_record as format_vingt_record
+from magdomino.maths.geometry import GridPose, physical_pose
+from magdomino.maths.poses import yaw_quaternion
+from magdomino.model.presets import load_preset, with_overrides
+from magdomino.studies.engines import check_structure_settled
+from magdomino.studies.scenario import Placement, load_scenario, with_preset
+from magdomino.studies.simulation import settle_structure
+from magdomino.version import __version__
+from magdomino.wording import as_words, counted, on_off, probability
 
 _CSS = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; background: #fff; }
@@ -54,8 +74,6 @@ def _num(value, digits: int = 3) -> str:
 
 def _p(value) -> str:
     """A probability (a share) with three decimals, as every face prints one; ``—`` when not known."""
-    from magdomino.wording import probability
-
     return ("—" if value is None
             else _e(probability(value)) if isinstance(value, (int, float)) and not isinstance(value, bool)
             else _num(value))
@@ -97,8 +115,6 @@ def figure(draw, caption: str, suffix: str = ".png") -> str:
 
 
 def _facts(doc: dict, keys=("name", "rule", "version", "seed", "preset", "preset_overrides", "magnets", "engine", "tile_size_mm")) -> str:
-    from magdomino.wording import as_words, on_off
-
     shown = {**doc, "magnets": on_off(doc["magnets"])} if isinstance(doc.get("magnets"), bool) else doc
     items = [f"{k} <b>{_e(as_words(shown[k]))}</b>" for k in keys if shown.get(k) not in (None, {})]
     return f'<p class="facts">{", ".join(items)}</p>'
@@ -146,9 +162,6 @@ def find_scenario(doc: dict, source: Path, scenario_dirs) -> tuple[object | None
 def _scenario_as_run(path: Path, doc: dict, source: Path, by_path: bool) -> tuple[object | None, str]:
     """The scenario file ``path`` with the run's preset (``preset_file``, then
     ``preset_overrides``) and a sentence saying so; ``(None, why it does not fit)``."""
-    from magdomino.model.presets import load_preset, with_overrides
-    from magdomino.studies.scenario import load_scenario, with_preset
-
     try:
         scenario = load_scenario(path)
     except InputError as exc:
@@ -179,8 +192,6 @@ def view3d_figure(make, caption: str) -> str:
     """An interactive 3D view: ``make()`` returns a plotly figure, embedded without plotly.js
     (:func:`build_report` puts it once in the page's head); a figure refused (InputError,
     e.g. plotly missing) becomes a note on the page instead."""
-    from magdomino.faces.view3d import figure_html
-
     try:
         fragment = figure_html(make(), include_plotlyjs=False)
     except InputError as exc:
@@ -191,13 +202,6 @@ def view3d_figure(make, caption: str) -> str:
 def _renders(scenario, placements, labels, animate: bool, limit: int, view3d: bool = False) -> str:
     """The settled structure, then each placement's end (or its animation), rendered; with
     ``view3d``, each followed by its interactive 3D view (each what-if is run once more)."""
-    import dataclasses
-
-    from magdomino.faces.render import render_gif, render_png
-    from magdomino.faces.view3d import construction_figure3d, outcome_figure3d, what_if_motion
-    from magdomino.studies.engines import check_structure_settled
-    from magdomino.studies.simulation import settle_structure
-
     try:
         verdict, settled = settle_structure(scenario)
         check_structure_settled(scenario, verdict, before="a what-if is shown")
@@ -285,8 +289,6 @@ _ODDS_HEADER = ["", "placement", "trials", "collapses", "errors", "p(collapse)",
 
 
 def section_odds(doc: dict, source: Path, options: dict) -> str:
-    from magdomino.faces.plots import odds_figure
-
     out = "<h3>Odds of collapse</h3>" + table(_ODDS_HEADER, _odds_rows(doc["results"]), {2, 3, 4, 5})
     out += _noise_line(doc["noise"]) + figure(lambda p: odds_figure(doc, p), "p(collapse) with its 95 % interval")
     tried = [r for r in doc["results"] if r.get("what_if") is not None]
@@ -299,8 +301,6 @@ def _noise_line(noise: dict) -> str:
 
 
 def section_sweep(doc: dict, source: Path, options: dict) -> str:
-    from magdomino.faces.plots import sweep_figure
-
     rows = []
     for entry in doc["results"]:
         rows += _odds_rows(entry["results"], [entry.get("value")])
@@ -312,9 +312,6 @@ def section_sweep(doc: dict, source: Path, options: dict) -> str:
 
 
 def section_whatif(doc: dict, source: Path, options: dict) -> str:
-    from magdomino.faces.plots import tile_as_ranked, whatif_figure
-    from magdomino.studies.scenario import Placement
-
     rows, placements, labels = [], [], []
     for k, c in enumerate(doc["candidates"]):
         s = c.get("statics") or {}
@@ -356,12 +353,10 @@ def _account(doc: dict) -> str:
     rule = doc["rule"]
     try:
         if rule == "vingt":
-            from magdomino.games.vingt.game import format_record
-        elif rule in ("matador", "echanges"):
-            from magdomino.games.chain.record import format_chain_record as format_record
-        else:
-            from magdomino.games import format_record
-        return format_record(doc)
+            return format_vingt_record(doc)
+        if rule in ("matador", "echanges"):
+            return format_chain_record(doc)
+        return format_tower_record(doc)
     except (KeyError, TypeError, IndexError, ValueError) as exc:  # an event we cannot tell: say so, keep the page
         return f"(the moves cannot be told: {type(exc).__name__} {exc})"
 
@@ -370,8 +365,6 @@ def _replay(doc: dict, source: Path, options: dict) -> str:
     """The game's replay (faces.replay, when present), else its final table drawn."""
     title = f"{doc['rule']}, {doc.get('players', len(doc['scores']))} players, seed {doc.get('seed')}"
     if options.get("replays", True):
-        from magdomino.faces.replay import replay_gif
-
         made = []
         try:
             html_ = figure(lambda p: made.append(replay_gif(doc, p, width=400, height=300, source=str(source))),
@@ -390,25 +383,14 @@ def _replay(doc: dict, source: Path, options: dict) -> str:
 def _final_picture(doc: dict, title: str) -> str:
     rule = doc["rule"]
     if rule == "vingt":
-        from magdomino.faces.tables import vingt_figure
-
         return figure(lambda p: vingt_figure(doc["final"], p, title), f"{title}: the final table")
     if rule in ("matador", "echanges"):
-        from magdomino.faces.tables import chain_figure
-
         return figure(lambda p: chain_figure(doc["final"], p, title), f"{title}: the final table")
     return _construction(doc, title)
 
 
 def _construction(doc: dict, title: str) -> str:
     """The final construction of a tower or traditional game, from its grid poses."""
-    import numpy as np
-
-    from magdomino.faces.plots import construction_figure
-    from magdomino.maths.geometry import GridPose, physical_pose
-    from magdomino.maths.poses import yaw_quaternion
-    from magdomino.model.presets import load_preset
-
     placed = doc["final"]["construction"]
     if not placed:
         return '<p class="note">the construction is empty at the end</p>'
@@ -433,8 +415,6 @@ def section_tournament(doc: dict, source: Path, options: dict) -> str:
                  rows, {1, 2, 3, 4, 6})
     ended = doc["ended"]
     out += f'<p class="facts">deals ended naturally: {ended["natural"]}; abandoned (runaway guard, not scored): {ended["abandoned"]}</p>'
-    from magdomino.faces.tournament_view import tournament_figure
-
     out += figure(lambda p: tournament_figure(doc, p), "win share per player kind; placements and collapses per deal")
     deals = [[r["deal"], ", ".join(map(str, r["seating"])), ", ".join(map(str, r["winners"])) or "none",
               " ".join(_num(v) for v in r["scores"]), r.get("reason", ""), r["ended"], r["collapses"], r["placements"]]
@@ -446,8 +426,6 @@ def section_tournament(doc: dict, source: Path, options: dict) -> str:
 
 def section_study(doc: dict, source, options: dict) -> str:
     """The report page's section of a study: the settings, the table, the figure, every point's deals."""
-    from magdomino.faces.design_study_view import point_label, study_figure, study_table
-
     header, rows = study_table(doc)
     over = doc.get("preset_overrides") or {}
     out = (f"<h3>Study: {_e(doc['rule'])}, seats {_e(', '.join(doc['seats']))}, {doc['deals']} deals per point, "
@@ -499,8 +477,6 @@ def build_report(results: list[tuple[str, str, dict]], out, **options) -> Path:
         renders each followed by an interactive 3D view; plotly.js, about 4.8 MB, embedded
         once in the page's head).
     """
-    from magdomino.version import __version__
-
     toc = "".join(f'<li><a href="#doc{i}">{_e(Path(p).name)}</a> ({_e(kind)})</li>' for i, (p, kind, _) in enumerate(results))
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>magdomino report</title>"
              f"<style>{_CSS}</style></head><body><h1>magdomino report</h1>"

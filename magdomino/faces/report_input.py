@@ -27,6 +27,14 @@ import re
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.faces.replay import check_record as check_replayed_record
+from magdomino.games.chain.record import check_chain_record
+from magdomino.games.design_study import STUDY_VERSION
+from magdomino.games.record import RECORD_VERSION
+from magdomino.games.tournament import TOURNAMENT_VERSION
+from magdomino.games.vingt.game import check_record as check_vingt_record
+from magdomino.model.presets import load_preset
+from magdomino.version import __version__
 
 KINDS = ("simulate", "odds", "sweep", "whatif", "play", "tournament", "study")
 """The kinds of JSON document a report shows, in the order the page lists them."""
@@ -79,8 +87,6 @@ def detect_kind(doc, source: str) -> str:
 
 def check_version(doc: dict, source: str) -> None:
     """Refuse a document a newer magdomino wrote: we cannot know what its fields mean."""
-    from magdomino.version import __version__
-
     theirs, ours = _version_tuple(doc.get("version")), _version_tuple(__version__)
     if theirs is None:
         raise InputError(source, "version", f"a version number such as {__version__!r}, got {doc.get('version')!r}")
@@ -88,8 +94,6 @@ def check_version(doc: dict, source: str) -> None:
         raise InputError(source, "version", f"a document of magdomino {__version__} or older, got {doc['version']} "
                                             "(a newer format: update magdomino to report it)")
     if "record_version" in doc:
-        from magdomino.games.record import RECORD_VERSION
-
         rv = doc["record_version"]
         if not isinstance(rv, int) or isinstance(rv, bool):
             raise InputError(source, "record_version", f"a whole number, got {rv!r}")
@@ -229,8 +233,6 @@ def _number_or_none(v) -> bool:
 
 def _check_tournament(doc: dict, source: str) -> None:
     """What the page reads of a tournament (games.tournament.run_tournament's document)."""
-    from magdomino.games.tournament import TOURNAMENT_VERSION
-
     tv = doc.get("tournament_version", 1)
     if not isinstance(tv, int) or isinstance(tv, bool):
         raise InputError(source, "tournament_version", f"a whole number, got {tv!r}"[:200])
@@ -277,8 +279,6 @@ def _check_tournament(doc: dict, source: str) -> None:
 
 def _check_study(doc: dict, source: str) -> None:
     """What the page reads of a study (games.design_study.run_study's document)."""
-    from magdomino.games.design_study import STUDY_VERSION
-
     sv = _need(doc, "study_version", int, "the study format (a whole number)", source)
     if sv > STUDY_VERSION:
         raise InputError(source, "study_version", f"a study of format {STUDY_VERSION} or older, got {sv} "
@@ -398,20 +398,14 @@ def _check_vingt_final(final: dict, source: str) -> None:
 def _check_play(doc: dict, source: str) -> None:
     rule = doc.get("rule")
     if rule == "vingt":
-        from magdomino.games.vingt.game import check_record
-
-        check_record(doc, source)
+        check_vingt_record(doc, source)
         _check_vingt_final(doc["final"], source)
     elif rule in CHAIN_RULES:
-        from magdomino.games.chain.record import check_chain_record
-
         check_chain_record(doc, source)
         _check_chain_final(doc["final"], source)
         if not isinstance(doc.get("options", {}), dict):  # the account lists them (format_chain_record)
             raise InputError(source, "options", f"the game's options (an object), got {doc['options']!r}"[:200])
     elif rule in TOWER_RULES:  # the construction and the moves: by the replay's check below
-        from magdomino.model.presets import load_preset
-
         if isinstance(doc.get("preset"), str):  # the final construction's tile size comes from it
             try:
                 load_preset(doc["preset"])
@@ -439,9 +433,7 @@ def _check_play(doc: dict, source: str) -> None:
     parts = doc.get("deals", doc.get("rounds", []))
     if not (isinstance(parts, list) and all(isinstance(d, dict) for d in parts)):
         raise InputError(source, "deals", f"one object per deal, got {parts!r}"[:200])
-    from magdomino.faces.replay import check_record  # the replay's own reading of a record
-
-    check_record(doc, source)
+    check_replayed_record(doc, source)  # the replay's own reading of a record
 
 
 def read_result(path: str | Path) -> tuple[str, dict]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from magdomino.faces.plots import save
+
 _PIPS = {
     0: (),
     1: (4,),
@@ -61,8 +63,6 @@ def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
     """
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch
-
-    from magdomino.faces.plots import save
 
     table = final.get("table", [])
     placed = final.get("markers", {}).get("placed", [])
@@ -272,8 +272,6 @@ def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
     title : str, optional
     """
     from matplotlib.figure import Figure
-
-    from magdomino.faces.plots import save
 
     table = final.get("table", [])
     layout = chain_layout(table)

@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.wording import probability
+from magdomino.games.vingt.moves import cell
+from magdomino.wording import probability, winners
 
 GROUP_OVER = 12
 """More legal moves than this are listed grouped by tile."""
@@ -162,8 +163,6 @@ def _quit(session, save_to, say) -> dict:
 
 def result_line(session) -> str:
     """The game's result in one line."""
-    from magdomino.wording import winners
-
     return f"game over: {winners(session.winners)}; scores: {session.scores}"
 
 
@@ -242,8 +241,6 @@ def chain_view(session) -> list[str]:
 
 def vingt_view(session) -> list[str]:
     """The 20 sur 20 board: each cell's pips, markers as the seat's letter (A = seat 0)."""
-    from magdomino.games.vingt.moves import cell
-
     s = session.state
     if not s.occ:
         return ["board: empty", f"markers left: {s.markers_left}"]

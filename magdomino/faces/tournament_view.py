@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from magdomino.faces.plots import save
+
 
 def _num(x, fmt="{:.3f}") -> str:
     return "-" if x is None else fmt.format(x)
@@ -40,8 +42,6 @@ def tournament_figure(doc: dict, path, key: str = "plot") -> str:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from magdomino.faces.plots import save
 
     rows = doc["per_kind"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4))

@@ -21,7 +21,11 @@ import math
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.faces.render import settled_for_what_if, what_if_placement
+from magdomino.maths.poses import box_corners, quaternion_matrices
+from magdomino.model.tiles import colour_of, colour_rgb, tile
 from magdomino.optional import require
+from magdomino.studies.simulation import try_placement
 
 TABLE_COLOUR = "rgb(204, 194, 176)"
 """The table, as in the PNG renders (:data:`magdomino.faces.render.TABLE_COLOUR`)."""
@@ -76,8 +80,6 @@ def _live(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def _colour(pips, preset) -> str:
-    from magdomino.model.tiles import colour_of, colour_rgb, tile
-
     rgb = colour_rgb(colour_of(tile(*pips), preset.tile.colours)) or (0.8, 0.2, 0.2)
     return "rgb({}, {}, {})".format(*(round(c * 255) for c in rgb))
 
@@ -113,8 +115,6 @@ LABEL_LIFT_M = 0.0003
 def _labels(go, p, q, pips, indices, size):
     """``#k`` on each tile's upper face, at its centre, and ``h0`` / ``h1`` on each half (mm):
     the face of the tile's y or z axis that looks most upwards, whatever the tile's tilt."""
-    from magdomino.maths.poses import quaternion_matrices
-
     numbers, halves = ([], [], [], [], []), ([], [], [], [], [])
     for k in indices:
         R = quaternion_matrices(q[k])
@@ -217,8 +217,6 @@ def _figure(go, layers, preset, title, labelled):
     """Draw ``layers`` of (positions, quaternions, pips, indices, opacity, note), then the
     labels of the tiles of ``labelled`` (positions, quaternions, pips), if given, then the
     table."""
-    from magdomino.maths.poses import box_corners
-
     size = np.asarray(preset.tile.size, dtype=float)
     size_mm = size * 1000
     fig = go.Figure()
@@ -297,8 +295,6 @@ MOTION_FRAMES = 40
 def _add_motion(go, fig, pips, motion, preset, labels: bool) -> None:
     """Frames of ``motion`` (each moving the opaque tiles, their edges and labels) with a
     slider and a play button; the slider starts at the end, as the figure shows it."""
-    from magdomino.maths.poses import box_corners
-
     size = np.asarray(preset.tile.size, dtype=float)
     picks = np.unique(np.linspace(0, len(motion) - 1, min(len(motion), MOTION_FRAMES)).round().astype(int))
     tiles = [(i, t.meta["tile"]) for i, t in enumerate(fig.data) if isinstance(t.meta, dict) and "tile" in t.meta and not t.meta["ghost"]]
@@ -363,9 +359,6 @@ def what_if_motion(scenario, what_if: int, settled=None, *, tail_s: float | None
     at_rest : bool
         The tiles lay still at the end (False: ``tail_s`` ran out first).
     """
-    from magdomino.faces.render import settled_for_what_if, what_if_placement
-    from magdomino.studies.simulation import try_placement
-
     placement = what_if_placement(scenario, what_if)
     _, settled = settled_for_what_if(scenario, settled)
     recorder = _MotionRecorder(REST_TAIL_S if tail_s is None else tail_s, MOTION_EVERY_S if every_s is None else every_s)

@@ -15,11 +15,14 @@ import logging
 import math
 import threading
 import time
+import tomllib
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.faces.lab.scene3d import TileView, hex_colour
-from magdomino.faces.lab.tower import RULES, LabTower, tile_text
+from magdomino.faces.lab.scene3d import TileView, hex_colour, new_scene
+from magdomino.faces.lab.tower import FRAME_S, RULES, LabTower, tile_text
+from magdomino.model.presets import Preset, load_preset, preset_from_dict, preset_names
+from magdomino.model.tiles import ALL_TILES, colour_of, colour_rgb, tile
 
 log = logging.getLogger("magdomino.lab")
 
@@ -101,8 +104,6 @@ class BuildLab:
     def build(self) -> None:
         from nicegui import ui
 
-        from magdomino.faces.lab.scene3d import new_scene
-
         with ui.row().classes("w-full items-start no-wrap gap-4"):
             with ui.column().classes("gap-1"):
                 self.scene = new_scene()
@@ -114,9 +115,6 @@ class BuildLab:
 
     def _panel(self) -> None:
         from nicegui import ui
-
-        from magdomino.model.presets import preset_names
-        from magdomino.model.tiles import ALL_TILES
 
         with ui.row().classes("items-center gap-2"):
             names = preset_names()
@@ -164,13 +162,9 @@ class BuildLab:
         return tuple(s * 1000 for s in self._preset().tile.size)
 
     def _preset(self):
-        from magdomino.model.presets import Preset, load_preset
-
         return self.tower.preset if isinstance(self.tower.preset, Preset) else load_preset(self.tower.preset)
 
     def _colour(self, pips) -> str:
-        from magdomino.model.tiles import colour_of, colour_rgb, tile
-
         return hex_colour(colour_rgb(colour_of(tile(*pips), self._preset().tile.colours)) or (0.8, 0.2, 0.2))
 
     def draw_tower(self, positions_mm=None, quats=None) -> None:
@@ -346,8 +340,6 @@ class BuildLab:
         """The frames as the world records them (``live``, filled by ``running`` in a worker
         thread), each shown at its simulated time (or slower): the motion starts as soon as
         its first frame exists."""
-        from magdomino.faces.lab.tower import FRAME_S
-
         pips = self.tower.pips + [tuple(ghost.pips)]
         while len(self.views) < len(pips):
             i = len(self.views)
@@ -432,10 +424,6 @@ class BuildLab:
             await self.choose(t)
 
     async def _on_preset_upload(self, e) -> None:
-        import tomllib
-
-        from magdomino.model.presets import preset_from_dict
-
         name = Path(e.file.name).name
         try:
             data = tomllib.loads(await e.file.text())

@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+
+import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.faces.api_game import game
 from magdomino.faces.lab.build import Busy
 from magdomino.faces.lab.scene3d import TileView, hex_colour, new_scene
-from magdomino.faces.lab.tower import RISK_COLOURS, nominal_poses, replayed_motion, risk_of, tile_text
+from magdomino.faces.lab.tower import FRAME_S, RISK_COLOURS, nominal_poses, replayed_motion, risk_of, tile_text
 from magdomino.faces.terminal import shown
+from magdomino.model.presets import Preset, load_preset
+from magdomino.model.tiles import colour_of, colour_rgb, tile
 
 log = logging.getLogger("magdomino.lab")
 
@@ -78,15 +84,11 @@ class PlayLab:
     # -- drawing -----------------------------------------------------------------------
 
     def _preset(self):
-        from magdomino.model.presets import Preset, load_preset
-
         p = self.game.preset if self.game is not None else self.settings.preset
         return p if isinstance(p, Preset) else load_preset(p)
 
     def draw(self, texts: list[str]) -> None:
         """The construction of these placements, where the placement language puts them."""
-        from magdomino.model.tiles import colour_of, colour_rgb, tile
-
         preset = self._preset()
         pips, positions, quats = nominal_poses(texts, preset, self.game.magnets if self.game else True)
         size = tuple(s * 1000 for s in preset.tile.size)
@@ -104,10 +106,6 @@ class PlayLab:
     async def arrive(self, text: str) -> None:
         """The last tile drawn comes to its place: dropped from above, or slid along the table
         (beneath), from where its text says (``slid from (x, y) mm``) if it says."""
-        import re
-
-        import numpy as np
-
         if not self.views:
             return
         end, q = np.asarray(self.shown_poses[0][-1], float), self.shown_poses[1][-1]
@@ -200,8 +198,6 @@ class PlayLab:
         """A game with the chosen rule and seats; the others play up to your first turn."""
         from nicegui import run
 
-        from magdomino.faces.api_game import game
-
         seats = ["me"] + [s.value for s in self.seats if s.value != "none"]
         async with self.busy("starting a game") as ok:
             if ok is None:
@@ -273,8 +269,6 @@ class PlayLab:
         """The collapsing placement made again in PyBullet on the construction before it
         (spawned and settled once) and shown as the world records it: how it fell."""
         from nicegui import run
-
-        from magdomino.faces.lab.tower import FRAME_S
 
         live: list = []
         running = asyncio.ensure_future(run.io_bound(replayed_motion, before, text, self._preset(), self.game.magnets, live))

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from magdomino.model.tiles import pip_positions
+
 SCALE = 0.1
 """Scene units per millimetre."""
 
@@ -49,8 +51,6 @@ class TileView:
     """
 
     def __init__(self, scene, pips, size_mm, colour: str, *, opacity: float = 1.0, name: str | None = None):
-        from magdomino.model.tiles import pip_positions
-
         self.scene, self.pips = scene, tuple(pips)
         length, width, thick = (s * SCALE for s in size_mm)
         with scene.group() as self.group:

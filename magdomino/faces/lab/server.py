@@ -3,12 +3,17 @@ modes), served by NiceGUI on a local address (:func:`serve`)."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from magdomino.faces.lab.build import BuildLab
+from magdomino.faces.lab.play import PlayLab
+from magdomino.faces.lab.tower import LabTower
 
 log = logging.getLogger("magdomino.lab")
 
@@ -43,9 +48,6 @@ class LabSettings:
 def page(settings: LabSettings) -> None:
     """Build one tab's page (called by NiceGUI for each new tab)."""
     from nicegui import ui
-
-    from magdomino.faces.lab.build import BuildLab
-    from magdomino.faces.lab.play import PlayLab
 
     note_label = None
 
@@ -103,8 +105,6 @@ def serve(*, host: str, port: int, preset, out_dir: Path, open_browser: bool = F
 def warm_up(preset) -> None:
     """Load what the first actions need (the physics, the statics' compiled kernels, the
     hybrid) while the server starts, so that the first tab's first clicks answer at once."""
-    from magdomino.faces.lab.tower import LabTower
-
     try:
         t = LabTower(preset)
         t.first((6, 6))
@@ -120,8 +120,6 @@ def warm_up(preset) -> None:
 def _quiet_loop() -> None:
     """A message a client should not have sent (malformed, or for an element that is gone)
     fails in the socket's task, which nobody awaits: logged in one line and ignored."""
-    import asyncio
-
     def handler(loop, context) -> None:
         exc = context.get("exception")
         if exc is None:

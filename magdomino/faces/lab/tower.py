@@ -21,14 +21,26 @@ itself exactly for the same commands, so nothing drifts).
 from __future__ import annotations
 
 import math
+import tempfile
 import time
+import tomllib
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
 from magdomino.errors import InputError
+from magdomino.faces.api import Construction
+from magdomino.games.tower.candidates import enumerate_placements
 from magdomino.model.checks import check_choice
 from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.model.tiles import parse_tile
+from magdomino.physics.motion import NoClearMotion
+from magdomino.studies.engines import check_structure_settled
+from magdomino.studies.odds import estimate_odds, wilson_interval
+from magdomino.studies.scenario import scenario_from_dict
+from magdomino.studies.simulation import settle_structure, try_placement
+from magdomino.studies.statics_engine import candidate_margins, judge_poses, nominal_structure, with_placement
 
 LAB = "lab"
 """Where an error of the lab comes from (the one-line InputError's source)."""
@@ -256,8 +268,6 @@ class LabTower:
     """
 
     def __init__(self, preset=DEFAULT_PRESET, *, magnets: bool = True, seed: int = 0):
-        from magdomino.faces.api import Construction
-
         self.preset, self.magnets, self.seed = preset, bool(magnets), int(seed)
         Construction(["0-0 at (0, 0) mm"], preset=preset, magnets=magnets)  # checks the preset now
         self.base: list[str] = []
@@ -287,8 +297,6 @@ class LabTower:
 
     def construction(self):
         """The construction as an :class:`magdomino.faces.api.Construction` (its texts)."""
-        from magdomino.faces.api import Construction
-
         return Construction(self.texts, preset=self.preset, magnets=self.magnets, seed=self.seed, name="lab")
 
     def scenario(self):
@@ -299,9 +307,6 @@ class LabTower:
 
     def scenario_toml(self) -> str:
         """The construction as a scenario file's text."""
-        import tempfile
-        from pathlib import Path
-
         with tempfile.TemporaryDirectory() as d:
             path = self.construction().save(Path(d) / "lab.toml")
             return path.read_text()
@@ -319,10 +324,6 @@ class LabTower:
     def start(self, texts) -> object:
         """A new base from placements (the first tile: ``["6-6 at (0, 0) mm"]``): checked,
         spawned and settled once; refused unless it stands. Returns its verdict."""
-        from magdomino.faces.api import Construction
-        from magdomino.studies.engines import check_structure_settled
-        from magdomino.studies.simulation import settle_structure
-
         c = Construction(list(texts), preset=self.preset, magnets=self.magnets, seed=self.seed, name="lab")
         sc = c.scenario
         verdict, poses = settle_structure(sc)
@@ -335,17 +336,11 @@ class LabTower:
 
     def first(self, tile) -> object:
         """The first tile ((a, b) or "a-b"), in the middle of the table."""
-        from magdomino.model.tiles import parse_tile
-
         t = tuple(tile) if isinstance(tile, (tuple, list)) else parse_tile(tile, LAB, "tile")
         return self.start([f"{tile_text(t)} at (0, 0) mm"])
 
     def load_text(self, text: str, name: str = "uploaded.toml") -> None:
         """A scenario file's contents as the new base (its preset and magnets too; its what-ifs ignored)."""
-        import tomllib
-
-        from magdomino.studies.scenario import scenario_from_dict
-
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -361,8 +356,6 @@ class LabTower:
         if magnets is not None:
             self.magnets = bool(magnets)
         try:
-            from magdomino.faces.api import Construction
-
             Construction(["0-0 at (0, 0) mm"], preset=self.preset, magnets=self.magnets)
             if len(self):
                 self._replay(len(self))
@@ -390,8 +383,6 @@ class LabTower:
         -------
         list of Ghost, in the rules' order (empty: no legal spot).
         """
-        from magdomino.games.tower.candidates import enumerate_placements
-
         check_choice(rule, "rule", RULES, source=LAB)
         sc = self.scenario()
         candidates = enumerate_placements(sc, tile, self.poses, rule=rule)
@@ -415,8 +406,6 @@ class LabTower:
 
     @staticmethod
     def _judge(ghosts: list[Ghost], margins: bool, at) -> None:
-        from magdomino.studies.statics_engine import candidate_margins, judge_poses, with_placement
-
         sc, poses = at
         try:
             if margins:
@@ -444,9 +433,6 @@ class LabTower:
         quaternions (k, 4))`` (k grows by one when the placed tile comes), so that a caller in
         another thread can show the motion while it is being simulated. The tower is not
         changed (:meth:`keep` adds a placement that did not collapse)."""
-        from magdomino.physics.motion import NoClearMotion
-        from magdomino.studies.simulation import try_placement
-
         sc = self.scenario()
         recorder = _Recorder(live)
         start = time.perf_counter()
@@ -471,8 +457,6 @@ class LabTower:
         its text reads back (the matching half is half 0 there): when the candidate wrote the
         tile the other way round, the same tile is recorded turned by half a turn, so that
         later texts ("on #k half h") mean the same halves to the lab and to a scenario file."""
-        from magdomino.faces.api import Construction
-
         positions, quats = (np.array(a, dtype=float) for a in end)
         shown = Construction(self.texts + [text], preset=self.preset, magnets=self.magnets).scenario.structure[-1]
         as_shown = placement
@@ -514,8 +498,6 @@ class LabTower:
 
     def _replay(self, n: int) -> None:
         """Rebuild the first ``n`` tiles: the base settled, then each placement run again."""
-        from magdomino.studies.simulation import try_placement
-
         placed = self.placed[: n - len(self.base)] if n > len(self.base) else []
         self.start(self.base[:n])
         for text, pl, _ in placed:
@@ -532,8 +514,6 @@ class LabTower:
         rounds are independent): yields ``(collapses, counted, shifts, (lo, hi))`` after each.
 
         The caller stops by not asking for the next round (a cancel takes at most one round)."""
-        from magdomino.studies.odds import estimate_odds, wilson_interval
-
         sc, settled = replace(self.scenario(), what_if=(ghost.placement,)), self.poses
         collapses = counted = shifts = 0
         for k, n in enumerate(rounds):
@@ -546,8 +526,6 @@ class LabTower:
 
     def rank(self, ghosts: list[Ghost], trials: int = 10, engine: str = "hybrid") -> list[Ghost]:
         """p(collapse) and the shift share of every ghost (common random numbers), in place; returns them."""
-        from magdomino.studies.odds import estimate_odds
-
         sc = replace(self.scenario(), what_if=tuple(g.placement for g in ghosts))
         result = estimate_odds(sc, int(trials), seed=self.seed, jobs=1, engine=engine, settled=self.poses, progress=False)
         for g, r in zip(ghosts, result.results):
@@ -565,9 +543,6 @@ def nominal_poses(texts, preset=DEFAULT_PRESET, magnets: bool = True):
     positions_mm : ndarray, shape (n, 3)
     quaternions : ndarray, shape (n, 4), x, y, z, w
     """
-    from magdomino.faces.api import Construction
-    from magdomino.studies.statics_engine import nominal_structure
-
     texts = list(texts)
     if not texts:
         return [], np.zeros((0, 3)), np.zeros((0, 4))
@@ -580,8 +555,6 @@ def replayed_motion(texts, text: str, preset=DEFAULT_PRESET, magnets: bool = Tru
     """A placement said in the placement language, made in PyBullet on the construction of
     ``texts`` (spawned and settled once): how the lab shows a game's move again, a collapse
     falling. ``live`` as :meth:`LabTower.motion`'s."""
-    from magdomino.faces.api import Construction
-
     tower = LabTower(preset, magnets=magnets)
     tower.start(texts)
     placement = Construction(list(texts) + [text], preset=preset, magnets=magnets).scenario.structure[-1]
