@@ -10,8 +10,14 @@ import html
 import math
 from pathlib import Path
 
+from magdomino.checks import check_choice, check_count, check_number
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.checks import check_choice, check_count
+from magdomino.faces.running import check_outputs, write_json
+from magdomino.model.measurements import load_measurements, measurements_from_dict
+from magdomino.model.presets import Preset, load_preset, write_preset
+from magdomino.studies.calibrate import DRAWS, TOLERANCE_SIGMAS, format_table
+from magdomino.studies.calibrate import calibrate as fit
+from magdomino.version import __version__
 
 SETUPS = ("slide_table", "slide_tile", "overhang", "load", "bounce")
 """The set-ups :func:`setup_figure` draws (one PNG each in ``docs/calibration/``)."""
@@ -46,16 +52,12 @@ class Calibration:
         return [dict(zip(self._header, row)) for row in self._rows()]
 
     def _rows(self):
-        from magdomino.studies.calibrate import TOLERANCE_SIGMAS
-
         return [[r.key, f"{r.what} ({r.unit})", r.readings, round(r.mean, 3), round(TOLERANCE_SIGMAS * r.sigma, 3),
                  round(r.predicted, 3) if math.isfinite(r.predicted) else None, "yes" if r.inside else "NO", r.alone or "-"]
                 for r in self.result.rows]
 
     def to_dict(self) -> dict:
         """The JSON document of ``magdomino calibrate --json``."""
-        from magdomino.version import __version__
-
         doc = {"version": __version__, "seed": self.result.seed, "preset": self.preset.name,
                "tile_size_mm": self.preset.size_mm}
         doc.update(self.result.to_dict())
@@ -63,8 +65,6 @@ class Calibration:
 
     def save(self, path) -> Path:
         """Write the fitted preset (TOML), loadable wherever a preset is."""
-        from magdomino.model.presets import write_preset
-
         p = Path(path)
         if p.suffix.lower() != ".toml":
             raise InputError(ARGUMENTS, "path", f"expected a .toml file, got {path}")
@@ -74,8 +74,6 @@ class Calibration:
             raise InputError(ARGUMENTS, "path", f"expected a file that can be written, got {path} ({exc.strerror})") from None
 
     def __repr__(self) -> str:
-        from magdomino.studies.calibrate import format_table
-
         return format_table(self.result)
 
     def _repr_html_(self) -> str:
@@ -102,11 +100,6 @@ def calibrate(measurements, *, draws: int | None = None, seed: int = 0) -> Calib
     :mod:`magdomino.studies.calibrate`. Bad input raises InputError (one line: the file or
     the argument, the key, what was expected).
     """
-    from magdomino.model.checks import check_number
-    from magdomino.model.measurements import load_measurements, measurements_from_dict
-    from magdomino.studies.calibrate import DRAWS
-    from magdomino.studies.calibrate import calibrate as fit
-
     if isinstance(measurements, dict):
         m = measurements_from_dict(measurements, ARGUMENTS, Path.cwd())
     elif isinstance(measurements, (str, Path)):
@@ -123,8 +116,6 @@ def calibrate(measurements, *, draws: int | None = None, seed: int = 0) -> Calib
 
 
 def _cmd_calibrate(args) -> int:
-    from magdomino.faces.running import check_outputs, write_json
-
     if Path(args.out).suffix.lower() != ".toml":
         raise InputError("command line", "--out", f"expected a .toml file (the preset to write), got {args.out}")
     out = Path(args.out)
@@ -142,8 +133,6 @@ def _cmd_calibrate(args) -> int:
 
 
 def add_calibrate(sub) -> None:
-    from magdomino.studies.calibrate import DRAWS
-
     p = sub.add_parser("calibrate", help="fit a preset to your own set from home measurements (a ruler, a scale, a book)")
     p.add_argument("measurements", metavar="MEASUREMENTS.toml", help="the measurement file (the protocol: docs/howto/calibrate.md)")
     p.add_argument("--out", required=True, metavar="MY_SET.toml", help="the preset to write")
@@ -169,8 +158,6 @@ def setup_figure(kind: str, path, preset="standard") -> Path:
     """
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyArrowPatch, Polygon, Rectangle
-
-    from magdomino.model.presets import Preset, load_preset
 
     check_choice(kind, "kind", SETUPS)
     p = preset if isinstance(preset, Preset) else load_preset(preset)

@@ -7,8 +7,11 @@ printed as one line on stderr with exit status 2 (never a traceback).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import os
 import sys
+import threading
 from pathlib import Path
 
 from magdomino.errors import InputError
@@ -21,7 +24,15 @@ from magdomino.faces.cli_study import add_study
 from magdomino.faces.engine_options import add_engine, margin_note, run_simulate, screen_note, screened_row, verdict_line, verdict_what
 from magdomino.faces.overrides import add_preset_overrides, overridden_scenario, preset_words, record_overrides
 from magdomino.faces.running import Terminated, check_outputs, interruptible, json_alone_on_stdout, write_json
+from magdomino.model.presets import DEFAULT_PRESET, load_preset, preset_names
+from magdomino.model.tiles import parse_tile
+from magdomino.studies.scenario import load_scenario
+from magdomino.studies.server_exit import flush_streams
+from magdomino.version import __version__
 from magdomino.wording import counted
+
+# Each command imports its own modules (studies.odds, sweeps and whatif, faces.render and plots) when it runs:
+# magdomino --help loads none of them (plots brings matplotlib).
 
 FLAG_OF = {
     "what_ifs": "--what-if",
@@ -50,8 +61,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_presets(args) -> int:
-    from magdomino.model.presets import DEFAULT_PRESET, load_preset, preset_names
-
     if args.name is None:
         for name in preset_names():
             preset = load_preset(name)
@@ -86,8 +95,6 @@ def _add_presets(sub) -> None:
 
 
 def _cmd_simulate(args) -> int:
-    from magdomino.studies.scenario import load_scenario
-
     check_outputs(args, "--json", "--gif", "--plot")
     scenario = overridden_scenario(load_scenario(args.scenario), args)
     if args.gif and not scenario.what_if:
@@ -218,8 +225,6 @@ def _odds_line(r, width: int = 34) -> str:
 
 def _cmd_odds(args) -> int:
     from magdomino.studies.odds import estimate_odds
-    from magdomino.studies.scenario import load_scenario
-
     check_outputs(args, "--json", "--plot")
     scenario = overridden_scenario(load_scenario(args.scenario), args)
     result = estimate_odds(scenario, _odds_settings(args), what_ifs=args.what_if)
@@ -267,7 +272,6 @@ def _add_odds(sub) -> None:
 
 
 def _cmd_sweep(args) -> int:
-    from magdomino.studies.scenario import load_scenario
     from magdomino.studies.sweeps import sweep
 
     check_outputs(args, "--json", "--plot")
@@ -303,8 +307,6 @@ def _add_sweep(sub) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="magdomino", description="Simulate Magnetic Domino towers.")
-    from magdomino.version import __version__
-
     parser.add_argument("--version", action="version", version=f"magdomino {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for add in _COMMANDS:
@@ -318,8 +320,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _cmd_render(args) -> int:
     from magdomino.faces.render import parse_size, render_gif, render_png
-    from magdomino.studies.scenario import load_scenario
-
     suffix = Path(args.out).suffix.lower()
     if suffix not in (".png", ".gif"):
         raise InputError("command line", "--out", f"expected a .png or .gif file, got {args.out!r}")
@@ -355,9 +355,7 @@ def _add_render(sub) -> None:
 def _cmd_whatif(args) -> int:
     from magdomino.faces.plots import tile_as_ranked
     from magdomino.games.tower.candidates import enumerate_placements
-    from magdomino.model.tiles import parse_tile
     from magdomino.studies.odds import OddsSettings, resolve_noise
-    from magdomino.studies.scenario import load_scenario
     from magdomino.studies.whatif import rank_placements, whatif_document
 
     check_outputs(args, "--json", "--plot")
@@ -477,12 +475,6 @@ def run() -> None:
     runs the exit handlers (``atexit``: multiprocessing's, the physics connections', logging's)
     and leaves at once, unless a thread that is not a daemon still runs (then as usual).
     """
-    import atexit
-    import os
-    import threading
-
-    from magdomino.studies.server_exit import flush_streams
-
     status = main()
     if any(t is not threading.main_thread() and not t.daemon and t.is_alive() for t in threading.enumerate()):
         raise SystemExit(status)

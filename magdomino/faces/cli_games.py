@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+from magdomino.checks import check_count, check_seed
 from magdomino.errors import InputError
+from magdomino.faces.cli_replay import check_film_outputs, film, game_summary_figure
 from magdomino.faces.overrides import (
     PRESET_DEFAULT_HELP,
     add_preset_overrides,
@@ -15,7 +18,18 @@ from magdomino.faces.overrides import (
     refuse_without_physics,
 )
 from magdomino.faces.running import check_outputs, write_json
-from magdomino.model.checks import check_count, check_seed
+from magdomino.games import format_record, play_game
+from magdomino.games.chain.record import check_chain_record, format_chain_record, play_chain
+from magdomino.games.players import players_of
+from magdomino.games.session import GameSession, default_physics
+from magdomino.games.tournament import FLAT_RULES, physics_names, run_tournament
+from magdomino.games.vingt import game as vingt
+from magdomino.model.presets import DEFAULT_PRESET, load_preset
+from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+from magdomino.studies.engines import get_engine
+
+# The boards, the terminal, the tournament view and md.resume are imported by the command that needs them:
+# magdomino --help loads none of them.
 
 TOWER_RULES = ("defi", "quinconce")
 """The rules whose collapses the physics judges (``--physics pybullet`` by default)."""
@@ -86,8 +100,6 @@ def _refuse_unread_options(args) -> None:
 def _cmd_play_vingt(args) -> int:
     """``play --rule vingt``: 20 sur 20 (no physics); ``--record`` redraws a saved record."""
     from magdomino.faces.tables import vingt_figure
-    from magdomino.games.vingt import game as vingt
-
     check_outputs(args, "--json", "--png")
     if args.record is not None:
         try:
@@ -113,8 +125,6 @@ def _cmd_play_vingt(args) -> int:
 def _cmd_play_chain(args) -> int:
     """``play --rule matador|echanges``: a chain game (no physics); ``--record`` redraws a saved record."""
     from magdomino.faces.tables import chain_figure
-    from magdomino.games.chain.record import check_chain_record, format_chain_record, play_chain
-
     check_outputs(args, "--json", "--png")
     if args.record is not None:
         try:
@@ -137,9 +147,6 @@ def _cmd_play_chain(args) -> int:
 
 
 def _cmd_play(args) -> int:
-    from magdomino.faces.cli_replay import check_film_outputs
-    from magdomino.games import format_record, play_game
-
     _refuse_unread_options(args)
     if args.resume is not None:
         return _cmd_play_resume(args)
@@ -197,8 +204,6 @@ def _cmd_play(args) -> int:
 def _tower_physics(args) -> tuple:
     """``(adjudicator or None, preset or None, max_placements)`` of a tower game from the
     flags (the physics by default: :func:`magdomino.games.session.default_physics`)."""
-    from magdomino.games.session import default_physics
-
     physics = None
     if args.physics is None:  # tower rules need the physics to judge collapses; flat games none
         args.physics = default_physics(args.rule)
@@ -208,9 +213,6 @@ def _tower_physics(args) -> tuple:
     refuse_without_physics(args, args.physics)
     preset = None
     if args.physics != "none":
-        from magdomino.model.presets import DEFAULT_PRESET, load_preset
-        from magdomino.studies.engines import get_engine
-
         try:
             preset = load_preset(args.preset or DEFAULT_PRESET)
         except InputError as exc:  # not found: in the command line's words, never as a file
@@ -241,8 +243,6 @@ def _seats(args) -> list | None:
         raise InputError("command line", "--seats", f"player kinds separated by commas, such as human,careful,careful; got {args.seats!r}")
     if args.players is not None and args.players != len(seats):
         raise InputError("command line", "--seats", f"one player kind per seat: {args.players} (--players), got {len(seats)}")
-    from magdomino.games.players import players_of
-
     make = players_of(args.rule)
     for i, kind in enumerate(seats):
         if kind == "human":
@@ -269,8 +269,6 @@ def _game_options(args) -> dict:
 def _cmd_play_human(args, seats: list) -> int:
     """``play`` with human seats: the game at the terminal (faces/terminal.py)."""
     from magdomino.faces.terminal import play_at_terminal
-    from magdomino.games.session import GameSession
-
     if args.json == "-":
         raise InputError("command line", "--json", "a file with a human seat (the terminal shows the game)")
     check_outputs(args, "--json")
@@ -280,9 +278,6 @@ def _cmd_play_human(args, seats: list) -> int:
     if args.rule in ("traditional", *TOWER_RULES):
         physics, preset, options["max_placements"] = _tower_physics(args)
         if args.hints:
-            from magdomino.model.presets import DEFAULT_PRESET, load_preset
-            from magdomino.physics.statics_adjudicator import StaticsAdjudicator
-
             assessor = StaticsAdjudicator(preset or load_preset(DEFAULT_PRESET), magnets=not args.no_magnets)
     try:
         session = GameSession(args.rule, seats, seed=args.seed, physics=physics, **options)
@@ -310,8 +305,6 @@ def _cmd_play_resume(args) -> int:
         raise InputError(args.resume, "rule", f"the game of --rule {args.rule}, got {session.rule!r}")
     assessor = None
     if args.hints and session.family == "tower":
-        from magdomino.physics.statics_adjudicator import StaticsAdjudicator
-
         assessor = StaticsAdjudicator(session.preset, magnets=session.magnets)
     try:
         record = play_at_terminal(session, assessor=assessor, save_to=args.json)
@@ -342,15 +335,11 @@ def _film_human(args, record) -> int:
 
 
 def _physics_choices() -> list:
-    from magdomino.games.tournament import physics_names
-
     return list(physics_names())
 
 
 def _film(args, record) -> int:
     """``--gif``/``--mp4``/``--plot``: the game just played (or redrawn), replayed (faces/cli_replay.py)."""
-    from magdomino.faces.cli_replay import film, game_summary_figure
-
     if args.plot:
         print(f"wrote {game_summary_figure(record, args.plot)}")
     return film(record, [args.gif, args.mp4])
@@ -410,16 +399,12 @@ def add_play(sub) -> None:
 def _cmd_tournament(args) -> int:
     """``tournament``: many deals of one rule between player kinds, seats rotated (games/tournament.py)."""
     from magdomino.faces.tournament_view import format_tournament, tournament_figure
-    from magdomino.games.tournament import FLAT_RULES, run_tournament
-
     check_outputs(args, "--json", "--plot")
     if args.plot is not None and not args.plot.lower().endswith(".png"):
         raise InputError("command line", "--plot", f"a .png file name, got {args.plot!r}")
     if args.resume and args.out_dir is None:
         raise InputError("command line", "--resume", "expected --out-dir with it (the directory of the run to resume)")
     if args.physics is None:  # as play: the tower rules need the physics to judge collapses
-        from magdomino.games.session import default_physics
-
         args.physics = default_physics(args.rule)
     if args.rule in FLAT_RULES and args.rule != "traditional" and args.physics != "none":
         raise InputError("command line", "--physics", "only with traditional, defi or quinconce")
@@ -428,11 +413,7 @@ def _cmd_tournament(args) -> int:
     refuse_without_physics(args, args.physics)
     overrides = preset_overrides(args)
     if overrides:  # checked before any deal, in the flags' words
-        from magdomino.model.presets import DEFAULT_PRESET, load_preset
-
         check_overrides(load_preset(args.preset or DEFAULT_PRESET), overrides)
-    import sys
-
     doc = run_tournament(
         args.rule, [s for s in args.seats.split(",")], args.deals, seed=args.seed, physics=args.physics,
         preset=args.preset, magnets=not args.no_magnets, max_placements=args.max_placements, jobs=args.jobs,

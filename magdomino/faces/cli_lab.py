@@ -7,9 +7,12 @@ import socket
 import sys
 from pathlib import Path
 
+from magdomino.checks import check_count
 from magdomino.errors import InputError
-from magdomino.model.checks import check_count
+from magdomino.model.presets import DEFAULT_PRESET, load_preset, preset_names
 from magdomino.optional import require
+
+# The lab's server (NiceGUI, the lab extra) is imported when the lab starts: magdomino --help loads none of it.
 
 DEFAULT_PORT = 8765
 DEFAULT_OUT = "magdomino-lab"
@@ -34,8 +37,6 @@ def check_port(host: str, port: int) -> None:
 
 
 def _cmd_lab(args) -> int:
-    from magdomino.model.presets import load_preset, preset_names
-
     require("nicegui", "the lab", key="lab", source="command line")
     preset = args.preset
     if preset not in preset_names():
@@ -60,8 +61,6 @@ def _cmd_lab(args) -> int:
 
 
 def add_lab(sub) -> None:
-    from magdomino.model.presets import DEFAULT_PRESET
-
     p = sub.add_parser("lab", help="build, watch, ask the odds and play in a browser (needs pip install 'magdomino[lab]')")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=f"the port to listen on (default {DEFAULT_PORT})")
     p.add_argument("--host", default="127.0.0.1", metavar="H",

@@ -3,19 +3,21 @@ its summary figure) and ``play --gif/--mp4/--plot`` (the game just played)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.faces.running import check_output as check_file
 from magdomino.wording import counted
+
+# The replay, the renderer and the report's reader are imported when a replay runs: magdomino --help loads none of them.
 
 
 def check_film_outputs(gif=None, mp4=None, out=None, summary=None, summary_flag: str = "--plot") -> None:
     """Every output checked before any work (one line, exit 2); ``summary_flag`` is the flag
     that named ``summary`` (``--plot`` in play, ``--summary`` in replay)."""
     from magdomino.faces.replay import check_output
-    from magdomino.faces.running import check_output as check_file
-
     for flag, path, kinds in (("--gif", gif, ("gif",)), ("--mp4", mp4, ("mp4",)), ("--out", out, ("gif", "mp4", "dir"))):
         if path is None:
             continue
@@ -160,8 +162,6 @@ def _cmd_replay(args) -> int:
 
 def _tournament(path: str):
     """The document if ``path`` holds a tournament's JSON (``per_kind``), else None."""
-    import json
-
     try:
         doc = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, ValueError):

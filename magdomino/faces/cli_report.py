@@ -6,10 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from magdomino.checks import check_count
 from magdomino.errors import InputError
-from magdomino.model.checks import check_count
 from magdomino.optional import require
 from magdomino.wording import counted
+
+# The report and its reader are imported when a report is built: magdomino --help loads neither.
 
 
 def _check_out(path: str) -> None:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import re
+import sys
 
 from magdomino.errors import InputError
 from magdomino.faces.cli_games import add_deal_run_flags
 from magdomino.faces.overrides import PRESET_DEFAULT_HELP, SOURCE, add_preset_overrides, check_overrides, parse_toml_value, preset_overrides
 from magdomino.faces.running import check_outputs, write_json
+from magdomino.games.tournament import physics_names
+from magdomino.model.presets import DEFAULT_PRESET, load_preset
+
+# The design study and its view are imported when a study runs: magdomino --help loads neither.
 
 
 def _split_values(text: str) -> list[str]:
@@ -51,8 +56,6 @@ def parse_vary(items: list[str]) -> dict:
 def _check_points(args, vary: dict, base: dict) -> None:
     """Every point's preset checked before any deal, the error naming ``--vary KEY`` and the value."""
     from magdomino.games.design_study import study_points
-    from magdomino.model.presets import DEFAULT_PRESET, load_preset
-
     try:
         preset = load_preset(args.preset or DEFAULT_PRESET)
     except InputError as exc:
@@ -74,8 +77,6 @@ def _check_points(args, vary: dict, base: dict) -> None:
 
 
 def _cmd_study(args) -> int:
-    import sys
-
     from magdomino.faces.design_study_view import format_study, study_figure
     from magdomino.games.design_study import run_study
 
@@ -105,8 +106,6 @@ def _cmd_study(args) -> int:
 
 
 def add_study(sub) -> None:
-    from magdomino.games.tournament import physics_names
-
     p = sub.add_parser("study", help="a toy's design: per value of preset parameters, many deals between player kinds and "
                                      "the game-design metrics (completion, length, collapses, skill gap, seat advantage, "
                                      "height) with 95 %% intervals")

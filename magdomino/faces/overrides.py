@@ -20,9 +20,12 @@ description (``preset_description``, which says what was overridden).
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.model.presets import load_preset, resolve_preset_path, with_overrides
+from magdomino.studies.scenario import with_preset
 
 SOURCE = "command line"
 
@@ -51,8 +54,6 @@ def add_preset_overrides(p, what: str = "the preset", scenario: bool = False) ->
 
 def parse_toml_value(text: str, flag: str):
     """``text`` read as the value of a TOML key (``"0.4"`` → 0.4, ``"true"`` → True)."""
-    import tomllib
-
     try:
         return tomllib.loads(f"value = {text}")["value"]
     except tomllib.TOMLDecodeError:
@@ -100,8 +101,6 @@ def override_flag(key: str, overrides: dict) -> str:
 def check_overrides(preset, overrides: dict):
     """``preset`` with ``overrides`` (:func:`~magdomino.model.presets.with_overrides`: its
     description says what was overridden); InputError naming the flag and the key."""
-    from magdomino.model.presets import with_overrides
-
     if not overrides:
         return preset
     try:
@@ -113,8 +112,6 @@ def check_overrides(preset, overrides: dict):
 def chosen_preset(args):
     """The preset ``--preset`` names (None when not given); InputError naming the flag when
     there is no such preset, one naming the file and key when the file is wrong."""
-    from magdomino.model.presets import load_preset
-
     given = getattr(args, "preset", None)
     if given is None:
         return None
@@ -129,8 +126,6 @@ def chosen_preset(args):
 def preset_file(args) -> str | None:
     """What ``--preset`` named, as a JSON document records it (``preset_file``): a bundled
     name as given, a file as its absolute path (so a report finds it from any folder)."""
-    from magdomino.model.presets import resolve_preset_path
-
     given = getattr(args, "preset", None)
     if given is None:
         return None
@@ -143,8 +138,6 @@ def preset_file(args) -> str | None:
 def overridden_scenario(scenario, args):
     """``scenario`` with the preset ``--preset`` names (when given), then the flags'
     overrides, applied (itself when neither)."""
-    from magdomino.studies.scenario import with_preset
-
     chosen = chosen_preset(args)
     if chosen is not None:
         scenario = with_preset(scenario, chosen)

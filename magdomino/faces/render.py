@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial import ConvexHull
 
+from magdomino.checks import check_count
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import box_corners, quaternion_matrices
-from magdomino.model.checks import check_count
 from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_texture, tile_uv_mesh
 from magdomino.physics.connections import connect
 from magdomino.studies.engines import check_structure_settled

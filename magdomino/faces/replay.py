@@ -39,6 +39,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from magdomino.checks import check_choice, check_count, check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip, named here too
     FALL_TAIL_S,
@@ -60,7 +61,6 @@ from magdomino.games.chain.record import check_chain_record
 from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
 from magdomino.games.record import check_construction, check_events
 from magdomino.games.vingt.game import check_record as check_vingt
-from magdomino.model.checks import check_choice, check_count, check_seed
 from magdomino.optional import require
 
 WIDTH, HEIGHT = 480, 360

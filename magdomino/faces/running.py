@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from magdomino.errors import InputError
@@ -31,8 +32,6 @@ def _on_signal(signum, frame):
 @contextlib.contextmanager
 def interruptible():
     """SIGINT and SIGTERM end a command cleanly (see :func:`main`); the handlers are put back after."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -67,14 +67,14 @@ def test_play_names_its_flags(cli, extra, says):
 
 
 def test_play_game_errors_name_the_flag(monkeypatch, capsys):
-    import magdomino.games
     from magdomino.errors import InputError
+    from magdomino.faces import cli_games
     from magdomino.faces.cli import main
 
     def refuse(*a, **k):
         raise InputError("command line", "deals", "a positive number of deals, got 0")
 
-    monkeypatch.setattr(magdomino.games, "play_game", refuse)
+    monkeypatch.setattr(cli_games, "play_game", refuse)
     assert main(["play", "--rule", "defi", "--players", "2", "--physics", "none"]) == 2
     assert capsys.readouterr().err == "magdomino: command line: --deals: a positive number of deals, got 0\n"
 

@@ -230,13 +230,12 @@ def test_every_file_a_command_writes_is_said_with_wrote(tmp_path, capsys, monkey
 
 
 def test_the_twenty_board_has_a_legend_for_the_seats_colours_and_the_small_numbers(monkeypatch, tmp_path):
-    from magdomino.faces import plots
-    from magdomino.faces.tables import vingt_figure
+    from magdomino.faces import tables
     from magdomino.games.vingt import game as vingt
 
     drawn = []
-    monkeypatch.setattr(plots, "save", lambda fig, path, fmt: drawn.append(fig) or Path(path))
-    vingt_figure(vingt.play_vingt(3, 1, None, "random")["final"], tmp_path / "b.png")
+    monkeypatch.setattr(tables, "save", lambda fig, path, fmt: drawn.append(fig) or Path(path))  # plots.save, as tables has it
+    tables.vingt_figure(vingt.play_vingt(3, 1, None, "random")["final"], tmp_path / "b.png")
     labels = [t.get_text() for legend in drawn[0].legends for t in legend.get_texts()]
     assert labels == ['seat 0\'s "20" markers', 'seat 1\'s "20" markers', 'seat 2\'s "20" markers',
                       "a line's total", "a line worth exactly 20"]

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from magdomino.checks import check_choice
 from magdomino.errors import InputError
 from magdomino.faces.api import Construction
 from magdomino.games.tower.candidates import enumerate_placements
-from magdomino.model.checks import check_choice
 from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.model.tiles import parse_tile
 from magdomino.physics.motion import NoClearMotion
