@@ -46,8 +46,8 @@ from magdomino.maths.geometry import footprints_overlap
 from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import load_preset
 from magdomino.physics.motion import Drop, build, place
+from magdomino.physics.settle import settle
 from magdomino.physics.statics import Structure, judge, judge_many
-from magdomino.physics.verdict import settle
 from magdomino.physics.world import World
 
 DROP_M = 0.001

@@ -34,7 +34,7 @@ import numpy as np
 
 from magdomino.maths.poses import tilt_angles
 from magdomino.model.presets import load_preset
-from magdomino.physics.verdict import settle
+from magdomino.physics.settle import settle
 from magdomino.physics.world import World
 
 H = 0.008

@@ -36,7 +36,7 @@ import numpy as np
 from magdomino.model.presets import load_preset
 from magdomino.physics.motion import Drop, NoClearMotion, build, clear_motion
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
-from magdomino.physics.verdict import settle
+from magdomino.physics.settle import settle
 from magdomino.physics.world import World
 from magdomino.studies.aiming import aim_placement
 from magdomino.studies.scenario import load_scenario

@@ -25,3 +25,11 @@ def test_an_odds_results_old_scenario_attribute_warns_and_gives_its_name():
     result = OddsResult("demo", 1, "standard", True, [48.0, 24.0, 8.0], {}, (0.0, 0.0), [])
     with pytest.warns(DeprecationWarning, match="OddsResult.name"):
         assert result.scenario == "demo" == result.name
+
+
+def test_the_settle_loop_imported_from_the_verdicts_module_warns_and_is_the_settle_modules():
+    from magdomino.physics import settle as settle_module
+    from magdomino.physics import verdict
+
+    with pytest.warns(DeprecationWarning, match="magdomino.physics.settle"):
+        assert verdict.settle is settle_module.settle

@@ -301,7 +301,7 @@ def draw_traces(shift_ax, tilt_ax, traces, thresholds: dict | None = None) -> No
     """Largest shift (mm) and tilt (deg) of the construction's tiles against time.
 
     ``traces`` is a list of ``(label, [(t s, shift mm, tilt deg), ...])`` as recorded by
-    ``magdomino.physics.verdict.settle(..., trace=list)``; the thresholds are dashed lines.
+    ``magdomino.physics.settle.settle(..., trace=list)``; the thresholds are dashed lines.
     """
     for k, (label, trace) in enumerate(traces):
         colour = STYLE["colours"][k % len(STYLE["colours"])]

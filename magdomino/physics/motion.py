@@ -10,7 +10,7 @@ Scenarios, odds trials and the rules' PyBullet adjudicator all place tiles the s
    clear of every tile (:func:`clear_motion`: a drop into a slot under an overhang is
    released no higher than the room above its rest pose; a motion that cannot start clear
    is refused with :class:`NoClearMotion`);
-4. the settle (:func:`magdomino.physics.verdict.settle`): the tiles there before must not
+4. the settle (:func:`magdomino.physics.settle.settle`): the tiles there before must not
    fall, the placed tile must not fall off.
 
 Structures are spawned together with :func:`build` (no motion: every tile at its pose, at
@@ -26,7 +26,8 @@ import numpy as np
 
 from magdomino.maths.geometry import box_rises, box_separations
 from magdomino.maths.poses import quaternion_matrices, yaw_quaternion
-from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.settle import settle
+from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
 
 

@@ -12,7 +12,7 @@ placed, never rebuilt. Each placement is a motion:
 
 The rest pose is taken relative to where the parent tile actually is now (it may have
 settled a little off the nominal grid), from :attr:`PlacementView.relative_pose`. Then
-:func:`~magdomino.physics.verdict.settle` judges the construction as it was before the placement
+:func:`~magdomino.physics.settle.settle` judges the construction as it was before the placement
 (the tiles must not move) and the placed tile (it must not fall off).
 
 A numerical blow-up gives an error verdict, never a collapse; the rules keep the placement,
@@ -33,8 +33,9 @@ from magdomino.maths.poses import quaternion_yaw, yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.physics.motion import Drop, NoClearMotion, Slide, build, clear_motion, place
+from magdomino.physics.settle import settle
 from magdomino.physics.statics_adjudicator import pose_risks, prepare
-from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
 
 COMFORTABLE_RISK = 0.2
@@ -210,7 +211,7 @@ class PybulletAdjudicator:
 
     def settle_construction(self, construction) -> Verdict:
         """A fresh world holding ``construction`` (PlacedTile) at its grid poses, settled as a
-        scenario's structure is (:func:`~magdomino.physics.verdict.settle`, every tile
+        scenario's structure is (:func:`~magdomino.physics.settle.settle`, every tile
         watched); its verdict says whether the construction stands by itself. The world is
         kept: a :meth:`place` then judges the next placement on it."""
         self.close()

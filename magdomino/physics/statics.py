@@ -37,7 +37,7 @@ The model
   named, ``load_factor``: the largest factor on that tile's weight the structure survives
   (a ratio; :data:`LOAD_CAP` means "at least that").
 
-Where it disagrees with the dynamics (:func:`magdomino.physics.verdict.settle`)
+Where it disagrees with the dynamics (:func:`magdomino.physics.settle.settle`)
 -------------------------------------------------------------------------------
 The statics judges the *rest pose* of a placement; the dynamics drops the tile from 1 mm
 above it and watches what happens. Measured by ``scripts/bench_statics.py`` (full run,

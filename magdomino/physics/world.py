@@ -401,7 +401,7 @@ class World:
         """Release a tile with zero speed ``drop_height`` (m) above its rest position.
 
         Returns the new tile's index; step the world (or call
-        :func:`magdomino.physics.verdict.settle`) to see what happens.
+        :func:`magdomino.physics.settle.settle`) to see what happens.
         """
         start = np.asarray(rest_position, dtype=float) + [0.0, 0.0, float(drop_height)]
         return self.add_tile(pips, start, yaw, orientation=orientation)

@@ -13,7 +13,8 @@ import numpy as np
 
 from magdomino.model.presets import Preset
 from magdomino.physics.motion import build, place
-from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.settle import settle
+from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
 from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.scenario import Placement, Scenario, check_scenario

@@ -59,7 +59,8 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS
 from magdomino.model.presets import Preset
-from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.settle import settle
+from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
 from magdomino.studies.aiming import structure_poses
 from magdomino.studies.scenario import Scenario, check_noise

@@ -27,7 +27,8 @@ import numpy as np
 from magdomino.maths.poses import quaternion_yaw
 from magdomino.model.presets import Preset, load_preset
 from magdomino.physics.motion import Drop, NoClearMotion, Slide, build, place
-from magdomino.physics.verdict import Verdict, settle
+from magdomino.physics.settle import settle
+from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
 from magdomino.studies.scenario import scenario_from_dict
 

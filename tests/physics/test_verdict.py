@@ -25,9 +25,9 @@ import numpy as np
 import pytest
 
 from magdomino.model.presets import load_preset
-from magdomino.physics import verdict as verdict_module
+from magdomino.physics import settle as settle_module
 from magdomino.physics.motion import Drop, place
-from magdomino.physics.verdict import settle
+from magdomino.physics.settle import settle
 from magdomino.physics.world import World
 from tests.physics.test_falls import _pushed_along_the_table  # the same push, one helper
 
@@ -232,7 +232,7 @@ def test_a_slow_start_that_doubles_each_window_is_not_rest():
     growing = _history([0.05e-3 / window] * window + [0.1e-3 / window] * window)
     steady = _history([0.05e-3 / window] * (2 * window))
     bound = PLAIN.collapse.settle_speed * HOLD
-    assert not verdict_module._at_rest(growing, window, bound, 1.0)
-    assert verdict_module._at_rest(steady, window, bound, 1.0)
+    assert not settle_module._at_rest(growing, window, bound, 1.0)
+    assert settle_module._at_rest(steady, window, bound, 1.0)
     # Growing by x 1.4 is within the allowed growth (x 1.5): rest.
-    assert verdict_module._at_rest(_history([0.05e-3 / window] * window + [0.07e-3 / window] * window), window, bound, 1.0)
+    assert settle_module._at_rest(_history([0.05e-3 / window] * window + [0.07e-3 / window] * window), window, bound, 1.0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from magdomino.model.presets import load_preset, preset_from_dict
-from magdomino.physics.verdict import settle
+from magdomino.physics.settle import settle
 from magdomino.physics.world import World
 
 L, W, H = 0.048, 0.024, 0.008  # the bundled presets' tile, m

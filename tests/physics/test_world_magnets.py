@@ -261,7 +261,7 @@ def test_idle_checks_change_nothing_that_matters():
     # to well within the collapse thresholds, the same motion as checking every step.
 
     from magdomino.model.presets import load_preset
-    from magdomino.physics.verdict import settle
+    from magdomino.physics.settle import settle
     from magdomino.physics.world import World
 
     base = load_preset("standard")
@@ -334,7 +334,7 @@ def test_pybullet_keeps_an_external_force_over_the_sub_steps_of_one_call():
 def test_sub_stepped_rest_gives_the_verdicts_of_single_steps():
     # The same placements stepped one call per step (the magnets applied before each) and with
     # the idle steps as sub-steps: same verdicts, motions within micrometres of each other.
-    from magdomino.physics.verdict import settle
+    from magdomino.physics.settle import settle
 
     preset = load_preset("standard")
     results = []
