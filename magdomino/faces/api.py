@@ -16,6 +16,7 @@ notebook does not).
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,8 +31,13 @@ from magdomino.faces.notebook import (  # noqa: F401 - Picture and Result are th
     png_bytes,
     simulation_picture,
 )
-from magdomino.model.presets import DEFAULT_PRESET
-from magdomino.wording import counted
+from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset, preset_names, with_overrides, write_preset
+from magdomino.model.tiles import parse_tile
+from magdomino.studies.scenario import load_scenario, scenario_from_dict
+from magdomino.wording import counted, winners
+
+# The studies, games, renderer and plots are imported by the call that runs them: md.Construction(...)
+# loads the scenario and preset modules only.
 
 PYTHON = "arguments"
 """Where an error in a call comes from (the argument is named as the key)."""
@@ -51,8 +57,6 @@ def preset(name=DEFAULT_PRESET, **overrides):
     sets any key of the preset file (a key under ``tile.magnets`` applies to every magnet).
     The result is checked as a preset file is (InputError naming the key).
     """
-    from magdomino.model.presets import Preset, load_preset, with_overrides
-
     base = name if isinstance(name, Preset) else load_preset(name)
     return with_overrides(base, overrides, PYTHON) if overrides else base
 
@@ -67,8 +71,6 @@ def calibrate(measurements, *, draws=None, seed=0):
 
 def presets() -> list[str]:
     """The bundled presets' names."""
-    from magdomino.model.presets import preset_names
-
     return preset_names()
 
 
@@ -126,8 +128,6 @@ class Construction:
     @classmethod
     def load(cls, path) -> Construction:
         """A scenario file as a construction (its what-ifs kept in ``what_ifs``)."""
-        from magdomino.studies.scenario import load_scenario
-
         sc = load_scenario(path)
         made = cls.__new__(cls)
         made._preset, made.magnets, made.seed, made.name, made.noise = sc.preset, sc.magnets, sc.seed, sc.name, dict(sc.noise)
@@ -139,8 +139,6 @@ class Construction:
     def save(self, path, what_ifs=None) -> Path:
         """Write this construction and ``what_ifs`` (default: the ones it was loaded with) as a
         scenario file (TOML); a preset that is not a bundled one goes into a preset file beside it."""
-        from magdomino.model.presets import preset_names
-
         path = Path(path)
         bundled = isinstance(self._preset, str) and self._preset in preset_names()
         name = self._preset if bundled else self._preset_file(path)
@@ -160,8 +158,6 @@ class Construction:
         return path
 
     def _preset_file(self, path: Path) -> str:
-        from magdomino.model.presets import write_preset
-
         out = path.with_name(path.stem + "-preset.toml")
         try:
             write_preset(self.scenario.preset, out)
@@ -176,8 +172,6 @@ class Construction:
 
     def with_what_ifs(self, what_ifs):
         """The scenario with these what-ifs (placement texts), checked as a file is."""
-        from magdomino.studies.scenario import scenario_from_dict
-
         if not self.tiles:
             raise InputError(PYTHON, "tiles", "expected at least one tile: add one, like '6-6 at (0, 0) mm'")
         data = {"name": self.name, "magnets": self.magnets, "seed": self.seed, "structure": list(self.tiles),
@@ -420,8 +414,6 @@ class GameRecord(Result):
 
     def __init__(self, record: dict):
         self.record = record
-        from magdomino.wording import winners
-
         self._title = f"{record['rule']}, {record['players']} players, seed {record['seed']}: {winners(record.get('winners'))}"
 
     @property
@@ -557,16 +549,12 @@ def _texts(placements, key: str = "what_ifs") -> list:
 
 
 def _tile(tile) -> tuple[int, int]:
-    from magdomino.model.tiles import parse_tile
-
     if isinstance(tile, str) and "-" in tile:
         tile = tile.replace("-", ",")
     return parse_tile(tile, PYTHON, "tile")
 
 
 def _toml(value) -> str:
-    import json
-
     return json.dumps(value)  # a JSON string, number or list of numbers is valid TOML
 
 

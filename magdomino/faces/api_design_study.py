@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from magdomino.faces.api import executor_settings
 from magdomino.faces.notebook import Picture, Result
+
+# The design study and its view are imported when a study runs or draws: md.study alone loads neither.
 
 
 def study(rule: str, seats, vary: dict, deals: int = 6, *, seed: int = 0, physics: str = "dynamics", jobs: int | None = None,
@@ -51,8 +54,6 @@ class Study(Result):
 
     def figure(self) -> Picture:
         """Each metric against the parameter, with its interval band."""
-        import tempfile
-
         from magdomino.faces.design_study_view import study_figure
 
         with tempfile.TemporaryDirectory(prefix="magdomino-study-") as folder:

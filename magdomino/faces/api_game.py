@@ -20,13 +20,15 @@ draw it), the physics built by name from a preset, and a notebook view. Every se
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
 from magdomino.errors import InputError
-from magdomino.faces.api import game_physics
+from magdomino.faces.api import Construction, game_physics, make_adjudicator
 from magdomino.games.session import GameSession
 from magdomino.model.presets import DEFAULT_PRESET
+from magdomino.wording import winners
 
 
 class Game(GameSession):
@@ -46,16 +48,10 @@ class Game(GameSession):
             return None
         texts = self.placements()
         if self._built is None or self._built[0] != texts:
-            from magdomino.faces.api import Construction
-
             self._built = (texts, Construction(texts, preset=self.preset, magnets=self.magnets))
         return self._built[1]
 
     def _repr_html_(self) -> str:
-        import html
-
-        from magdomino.wording import winners
-
         who = "over, " + winners(self.winners) if self.over else f"seat {self.turn} to play"
         rows = "".join(f"<li>{html.escape(t)}</li>" for t in self.legal()[:20])
         log = html.escape("\n".join(self.lines()[-12:]))
@@ -123,8 +119,6 @@ def resume(record, *, seats=None, physics: str | None = None, preset=None, magne
     magnets = magnets if magnets is not None else record.get("magnets") is not False
     adjudicator = None
     if physics != "none" and record.get("rule") in ("traditional", "defi", "quinconce"):
-        from magdomino.faces.api import make_adjudicator
-
         adjudicator = make_adjudicator(physics, preset, magnets)
     try:
         made = Game.resume(record, seats=seats, physics=adjudicator, own_physics=True, source=source)

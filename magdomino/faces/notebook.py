@@ -17,7 +17,13 @@ import io
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from magdomino.optional import require
+from magdomino.studies.aiming import structure_poses
+from magdomino.wording import as_words, counted, probability
+
+# faces.plots (matplotlib) and faces.view3d (plotly) are imported when a picture or a 3D view is made.
 
 
 class Picture:
@@ -45,8 +51,6 @@ PROBABILITY_COLUMNS = {"p(collapse)", "shift share"}
 
 def table_cell(value, header: str = "") -> str:
     """A table cell as text: a probability with three decimals, a boolean as a word, ``-`` for None."""
-    from magdomino.wording import as_words, probability
-
     if value is None:
         return "-"
     if header in PROBABILITY_COLUMNS and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -112,11 +116,7 @@ def png_bytes(image) -> bytes:
 
 def construction_png(sc, poses) -> bytes:
     """Side and top views of the structure (nominal or ``poses``), each tile and half labelled."""
-    import numpy as np
-
     from magdomino.faces.plots import construction_figure
-    from magdomino.studies.aiming import structure_poses
-
     if poses is None:
         used = structure_poses(sc, np.asarray(sc.preset.tile.size, float))
         poses = (np.array([p for p, _ in used]), np.array([q for _, q in used]))
@@ -179,8 +179,6 @@ def simulation_picture(result, name: str) -> Picture:
     views of the structure (as it settled, or as it fell) and each what-if's largest shift and
     tilt over time (an engine where nothing moves judges at rest: the panels say so)."""
     from magdomino.faces.plots import simulation_figure, structure_outcome, what_ifs_not_tried
-    from magdomino.wording import counted
-
     sc = result.scenario
     traces = [(f"what-if {i}: {sc.describe(w)}: {v.reason}", series)
               for i, (w, v, series) in enumerate(zip(sc.what_if, result.what_if, result.traces)) if v is not None and series]
