@@ -24,6 +24,8 @@ from magdomino.faces.lab.tower import FRAME_S, RULES, LabTower, tile_text
 from magdomino.model.presets import Preset, load_preset, preset_from_dict, preset_names
 from magdomino.model.tiles import ALL_TILES, colour_of, colour_rgb, tile
 
+# NiceGUI (the lab extra) is imported inside the functions that use it: the lab's modules import without it.
+
 log = logging.getLogger("magdomino.lab")
 
 SLOW_MOTION = 4

@@ -28,6 +28,8 @@ from magdomino.faces.terminal import shown
 from magdomino.model.presets import Preset, load_preset
 from magdomino.model.tiles import colour_of, colour_rgb, tile
 
+# NiceGUI (the lab extra) is imported inside the functions that use it: the lab's modules import without it.
+
 log = logging.getLogger("magdomino.lab")
 
 RULES = {"defi": "Défi magnétique", "quinconce": "En quinconce"}

@@ -10,6 +10,8 @@ import numpy as np
 
 from magdomino.model.tiles import pip_positions
 
+# NiceGUI (the lab extra) is imported inside the functions that use it: the lab's modules import without it.
+
 SCALE = 0.1
 """Scene units per millimetre."""
 

@@ -15,6 +15,8 @@ from magdomino.faces.lab.build import BuildLab
 from magdomino.faces.lab.play import PlayLab
 from magdomino.faces.lab.tower import LabTower
 
+# NiceGUI (the lab extra) is imported inside the functions that use it: the lab's modules import without it.
+
 log = logging.getLogger("magdomino.lab")
 
 
