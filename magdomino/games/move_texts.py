@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.model.checks import is_whole
 
 _SIDE = {0: "left", 1: "right", "centre": "centre"}
 _PIPS = re.compile(r"\(\d+-\d+\)")
@@ -48,7 +47,7 @@ def find_move(legal, texts: list, move) -> int:
     actions, or a text (case and spacing free, pips in brackets optional, or the start of
     a single text). InputError otherwise."""
     n = len(legal)
-    if isinstance(move, (int, np.integer)) and not isinstance(move, bool):
+    if is_whole(move):
         if not 0 <= move < n:
             raise InputError(ARGUMENTS, "move", f"a move number 0..{n - 1} (legal()), got {move}")
         return int(move)

@@ -41,6 +41,7 @@ from magdomino.games.session import GameSession, default_player
 from magdomino.games.tower.grid import Grid
 from magdomino.games.tower.state import placement_text
 from magdomino.maths.geometry import DIR_NAMES
+from magdomino.model.checks import is_whole
 from magdomino.physics.adjudicator import Outcome
 from magdomino.version import __version__
 from magdomino.wording import winners
@@ -150,7 +151,7 @@ def check_construction(record: dict, source: str) -> None:
     for i, pl in enumerate(construction):
         tile, pose = (pl.get("tile"), pl.get("pose")) if isinstance(pl, dict) else (None, None)
         ok = (isinstance(tile, list) and len(tile) == 2 and isinstance(pose, list) and len(pose) == 4
-              and all(isinstance(v, int) and not isinstance(v, bool) for v in [*tile, *pose])
+              and all(is_whole(v) for v in [*tile, *pose])
               and all(0 <= v <= 6 for v in tile))
         if not ok:
             raise InputError(source, f"final.construction[{i}]", "a placement with 'tile' [a, b] (pips 0..6) and 'pose' [x, y, level, d]")

@@ -78,7 +78,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, RULES, TERMINAL, IllegalActionError, make_game
 from magdomino.games.move_texts import Happened, find_move, index_of, move_texts
 from magdomino.games.players import players_of
-from magdomino.model.checks import check_choice
+from magdomino.model.checks import check_choice, is_whole
 
 CALLER_SEATS = ("me", "human")
 """Seat names the caller drives (``"human"``: a person, through a face)."""
@@ -468,7 +468,7 @@ class GameSession:
                              "or magdomino play with a human seat)")
         saved = record["session"]
         moves = saved.get("moves")
-        if not isinstance(moves, list) or not all(isinstance(m, int) and not isinstance(m, bool) and m >= 0 for m in moves):
+        if not isinstance(moves, list) or not all(is_whole(m) and m >= 0 for m in moves):
             raise InputError(source, "session.moves", "a list of move indices (whole numbers >= 0)")
         rule = record.get("rule")
         try:
