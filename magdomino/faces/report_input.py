@@ -26,6 +26,7 @@ import json
 import re
 from pathlib import Path
 
+from magdomino.checks import check_choice
 from magdomino.errors import InputError
 from magdomino.faces.replay import check_record as check_replayed_record
 from magdomino.games.chain.record import check_chain_record
@@ -64,9 +65,7 @@ def detect_kind(doc, source: str) -> str:
         raise InputError(source, "", f"{EXPECTED}, got a JSON {type(doc).__name__}")
     kind = doc.get("kind")
     if kind is not None:
-        if kind in KINDS:
-            return kind
-        raise InputError(source, "kind", f"one of {', '.join(KINDS)}, got {kind!r}")
+        return check_choice(kind, "kind", KINDS, source=source)
     if "version" not in doc:
         raise InputError(source, "version", f"{EXPECTED} (every one has a 'version'); this file has none")
     if isinstance(doc.get("seats"), list) and "deals" in doc and "per_kind" in doc:
@@ -416,7 +415,7 @@ def _check_play(doc: dict, source: str) -> None:
 
         _need(doc, "final", dict, "the final position", source)
     else:
-        raise InputError(source, "rule", f"one of {', '.join(TOWER_RULES + CHAIN_RULES + ('vingt',))}, got {rule!r}"[:200])
+        check_choice(rule, "rule", TOWER_RULES + CHAIN_RULES + ("vingt",), source=source)
     scores = _need(doc, "scores", list, "the scores per seat", source)
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores):
         raise InputError(source, "scores", f"numbers, got {scores!r}"[:200])
