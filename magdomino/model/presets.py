@@ -39,15 +39,17 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.maths.magnets import TileMagnets
 from magdomino.model.checks import FileChecks, check_number  # noqa: F401 - check_number is used by scenarios
 from magdomino.model.settings import COLLAPSE_DEFAULTS, SOLVER_DEFAULTS, CollapseSettings, SolverSettings  # noqa: F401 - re-exported
 from magdomino.model.tiles import COLOUR_RGB, DEFAULT_COLOURS, colour_rgb  # noqa: F401 - re-exported: presets name colours
+
+if TYPE_CHECKING:  # annotations only: the magnet model loads numba
+    from magdomino.maths.magnets import TileMagnets
 
 PRESET_DIR = Path(__file__).resolve().parent / "preset_files"
 
@@ -189,6 +191,8 @@ class Preset:
         much as one evaluation of their forces). Not pickled: a worker makes its own."""
         made = self.__dict__.get("_tile_magnets")
         if made is None:
+            from magdomino.maths.magnets import TileMagnets  # numba kernels (~0.4 s): only where magnets are computed
+
             made = TileMagnets.from_specs(self.tile.magnets, model=self.solver.magnet_model)
             object.__setattr__(self, "_tile_magnets", made)
         return made
