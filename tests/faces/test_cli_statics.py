@@ -100,7 +100,7 @@ def test_an_unknown_engine_is_one_line(cli, cmd):
 
 @pytest.mark.parametrize("k", ["0", "-2"])
 def test_screen_must_be_positive(cli, k):
-    _one_line_exit_2(cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--screen", k), "--screen", "> 0")
+    _one_line_exit_2(cli("whatif", SC / "whatif_step.toml", "--tile", "2,4", "--screen", k), "--screen", ">= 1")
 
 
 def test_a_tile_inside_the_table_is_refused_by_both_engines_not_judged(cli, tmp_path):
