@@ -445,7 +445,7 @@ def play(rule: str, players: int | None = None, *, seed: int = 0, physics: str |
     or one kind for every seat (``player=`` is the same argument); default ``"careful"`` in a
     tower game judged by physics, ``"random"`` otherwise, as ``magdomino play``. ``players``:
     the number of seats (default ``len(seats)``, else 2). ``physics``: ``"none"``, or an
-    engine name for the tower rules (``"statics"``, ``"dynamics"``/``"pybullet"``); default as
+    engine name for the tower rules (``"statics"``, ``"dynamics"``; ``"pybullet"`` is its deprecated spelling); default as
     ``magdomino play``: PyBullet for Défi and En quinconce, none otherwise; a judged game gets
     the runaway guard ``max_placements=300`` unless given. A seat of yours (``"me"``) needs
     :func:`magdomino.game`, which plays move by move."""

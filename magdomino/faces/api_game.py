@@ -74,7 +74,7 @@ def game(rule: str, seats=None, *, players: int | None = None, seed: int = 0, ph
     players : int, optional
         The number of seats (a seat list of another length is refused).
     physics : str, optional
-        ``"none"``, ``"statics"``, ``"pybullet"``/``"dynamics"`` (the tower rules); default
+        ``"none"``, ``"statics"``, ``"dynamics"`` (the tower rules; ``"pybullet"``: its deprecated spelling); default
         as ``magdomino play``: PyBullet for Défi and En quinconce, none otherwise. Judged
         games get the runaway guard ``max_placements=300`` unless given.
     preset, magnets

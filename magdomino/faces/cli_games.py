@@ -32,7 +32,7 @@ from magdomino.studies.engines import get_engine
 # magdomino --help loads none of them.
 
 TOWER_RULES = ("defi", "quinconce")
-"""The rules whose collapses the physics judges (``--physics pybullet`` by default)."""
+"""The rules whose collapses the physics judges (``--physics dynamics`` by default)."""
 
 _PLAY_FLAGS = {
     "rule": "--rule",
@@ -209,7 +209,7 @@ def _tower_physics(args) -> tuple:
         args.physics = default_physics(args.rule)
     if args.physics == "none" and (args.preset is not None or args.no_magnets):
         raise InputError("command line", "--preset/--no-magnets",
-                         "only with --physics pybullet or statics (without physics nothing is simulated)")
+                         "only with --physics dynamics or statics (without physics nothing is simulated)")
     refuse_without_physics(args, args.physics)
     preset = None
     if args.physics != "none":
@@ -335,7 +335,13 @@ def _film_human(args, record) -> int:
 
 
 def _physics_choices() -> list:
+    """Every name ``--physics`` takes (``pybullet``, the dynamics' deprecated spelling, included)."""
     return list(physics_names())
+
+
+def _physics_metavar() -> str:
+    """``--physics``'s choices as the help shows them: one name per engine."""
+    return "{" + ",".join(physics_names(deprecated=False)) + "}"
 
 
 def _film(args, record) -> int:
@@ -354,10 +360,10 @@ def add_play(sub) -> None:
     p.add_argument("--png", metavar="FILE", help="vingt, matador, echanges: draw the final table")
     p.add_argument("--record", metavar="FILE", help="vingt, matador, echanges: draw a saved record (--png) instead of playing")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--physics", choices=_physics_choices(), default=None,
-                   help="who decides collapses (default: pybullet for defi and quinconce, none for traditional; "
-                        "statics: the statics at the nominal grid poses, no simulation)")
-    p.add_argument("--preset", help=f"physical preset for --physics pybullet or statics ({PRESET_DEFAULT_HELP})")
+    p.add_argument("--physics", choices=_physics_choices(), default=None, metavar=_physics_metavar(),
+                   help="who decides collapses (default: dynamics, PyBullet's world, for defi and quinconce, none for traditional; "
+                        "statics: the statics at the nominal grid poses, no simulation; pybullet: dynamics's old name)")
+    p.add_argument("--preset", help=f"physical preset for --physics dynamics or statics ({PRESET_DEFAULT_HELP})")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--variant", choices=["extremities", "strategic"],
                    help="extremities: Défi magnétique on extremities only; strategic: Le Matador's strategic variant")
@@ -409,7 +415,7 @@ def _cmd_tournament(args) -> int:
     if args.rule in FLAT_RULES and args.rule != "traditional" and args.physics != "none":
         raise InputError("command line", "--physics", "only with traditional, defi or quinconce")
     if args.physics == "none" and (args.preset is not None or args.no_magnets):
-        raise InputError("command line", "--preset/--no-magnets", "only with --physics pybullet or statics")
+        raise InputError("command line", "--preset/--no-magnets", "only with --physics dynamics or statics")
     refuse_without_physics(args, args.physics)
     overrides = preset_overrides(args)
     if overrides:  # checked before any deal, in the flags' words
@@ -445,8 +451,9 @@ def add_tournament(sub) -> None:
                    help="one player kind per seat, comma-separated (e.g. careful,bold,random,greedy); the count is the number of players")
     p.add_argument("--deals", type=int, required=True, help="deals to play (a multiple of the seat count balances the seats)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--physics", choices=_physics_choices(), default=None,
-                   help="who decides collapses (default: pybullet for defi and quinconce, none otherwise)")
+    p.add_argument("--physics", choices=_physics_choices(), default=None, metavar=_physics_metavar(),
+                   help="who decides collapses (default: dynamics, PyBullet's world, for defi and quinconce, none otherwise; "
+                        "pybullet: dynamics's old name)")
     p.add_argument("--preset", help=f"physical preset with --physics ({PRESET_DEFAULT_HELP})")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--max-placements", type=int, default=None, metavar="N",

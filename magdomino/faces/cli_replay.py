@@ -9,6 +9,7 @@ from pathlib import Path
 
 from magdomino.errors import InputError
 from magdomino.faces.running import check_output as check_file
+from magdomino.games.record import JUDGED_IN_PYBULLET
 from magdomino.wording import counted
 
 # The replay, the renderer and the report's reader are imported when a replay runs: magdomino --help loads none of them.
@@ -54,7 +55,7 @@ def film(record: dict, outputs: list, source: str = "record") -> int:
         print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} "
               "from the record (not deterministic here)", file=sys.stderr)
         return 1
-    if record.get("physics") == "pybullet":
+    if record.get("physics") in JUDGED_IN_PYBULLET:
         print(f"replay: all {len(rep.placements)} placements judged as recorded")
     return 0
 
@@ -151,7 +152,7 @@ def _cmd_replay(args) -> int:
             print(f"replay: {counted(len(rep.mismatches), 'verdict')} {'differs' if len(rep.mismatches) == 1 else 'differ'} "
                   "from the record (not deterministic here)", file=sys.stderr)
             status = 1
-        elif record.get("physics") == "pybullet":
+        elif record.get("physics") in JUDGED_IN_PYBULLET:
             print(f"replay: all {len(rep.placements)} placements judged as recorded")
     if args.summary is not None:
         if record["rule"] not in ("traditional", "defi", "quinconce"):

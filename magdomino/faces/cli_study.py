@@ -118,8 +118,9 @@ def add_study(sub) -> None:
     p.add_argument("--deals", type=int, required=True, help="deals per value (a multiple of the seat count balances the seats)")
     p.add_argument("--players", type=int, help="the number of players (optional: the seats say it; checked against them)")
     p.add_argument("--seed", type=int, default=0, help="deal d has the same seed at every value (default 0)")
-    p.add_argument("--physics", choices=[n for n in physics_names() if n != "none"], default="pybullet",
-                   help="the engine that judges collapses (default pybullet)")
+    p.add_argument("--physics", choices=[n for n in physics_names() if n != "none"], default="dynamics",
+                   metavar="{" + ",".join(n for n in physics_names(deprecated=False) if n != "none") + "}",
+                   help="the engine that judges collapses (default dynamics, PyBullet's world; pybullet: its old name)")
     p.add_argument("--preset", help=f"the preset the values change ({PRESET_DEFAULT_HELP})")
     p.add_argument("--no-magnets", action="store_true", help="switch the magnets off")
     p.add_argument("--max-placements", type=int, default=None, metavar="N",

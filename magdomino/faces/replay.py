@@ -10,7 +10,7 @@ The API (the report page embeds :func:`replay_gif`):
   ffmpeg package, libx264, yuv420p) or a directory of PNG files;
 - :func:`replay_gif` / :func:`replay_to` = both in one call.
 
-Tower games with PyBullet physics (``"physics": "pybullet"``) are replayed in the physics:
+Tower games with PyBullet physics (``"physics": "dynamics"``, ``"pybullet"`` in older records) are replayed in the physics:
 the recorded moves are fed, in order, to a fresh :class:`~magdomino.games.core.Game` of the
 same seed and options, adjudicated by the same :class:`PybulletAdjudicator` pipeline with
 the recorded preset, magnets and drop/slide settings. PyBullet repeats itself exactly for

@@ -12,7 +12,7 @@ from magdomino.errors import InputError
 from magdomino.faces import frames
 from magdomino.faces.render import Camera, Scene, tiles_box, tiles_moving
 from magdomino.games.core import Game
-from magdomino.games.record import game_options, recorded_verdicts, replay_moves
+from magdomino.games.record import JUDGED_IN_PYBULLET, game_options, recorded_verdicts, replay_moves
 from magdomino.maths.geometry import physical_pose
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import load_preset, with_overrides
@@ -80,8 +80,7 @@ class FilmingAdjudicator(PybulletAdjudicator):
 
 
 def _adjudicator(record: dict, source: str, place_events: list):
-    physics = record.get("physics", "none")
-    if physics != "pybullet":
+    if record.get("physics", "none") not in JUDGED_IN_PYBULLET:
         return None
     name = record.get("preset") or "standard"
     try:

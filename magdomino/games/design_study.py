@@ -217,7 +217,7 @@ def _check_vary(vary, base: dict) -> dict:
     return checked
 
 
-def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: str = "pybullet", preset: str | None = None,
+def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: str = "dynamics", preset: str | None = None,
               preset_overrides: dict | None = None, magnets: bool = True, max_placements: int | None = None,
               skilled: str = "careful", jobs: int | None = None, scheduler: str | None = None, executor=None, out_dir=None,
               resume: bool = False, progress: bool = False) -> dict:

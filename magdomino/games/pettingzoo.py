@@ -28,7 +28,7 @@ by the caller (``env.action_space(agent).seed(...)``), as in Gymnasium.
 
 **Physics.** The tower rules (``traditional``, ``defi``, ``quinconce``) are judged by the
 physics chosen at creation: ``"none"`` (rules only: nothing collapses), ``"statics"`` or
-``"pybullet"`` (the engines of :mod:`magdomino.studies.engines`, with the preset
+``"dynamics"`` (the engines of :mod:`magdomino.studies.engines`, with the preset
 ``preset``, magnets on unless ``magnets=False``). Judged games get the runaway guard
 ``max_placements`` = :data:`PHYSICS_GUARD` unless the option is given: a deal that reaches
 it is abandoned (not scored). Traditional never collapses (its placements are still sent
@@ -103,7 +103,7 @@ from magdomino.optional import require
 TOWER_RULES = ("traditional", "defi", "quinconce")
 CHAIN_RULES = ("matador", "echanges")
 RULES = TOWER_RULES + CHAIN_RULES + ("vingt",)
-PHYSICS = ("none", "statics", "pybullet")
+PHYSICS = ("none", "statics", "dynamics")
 PHYSICS_GUARD = 200
 """``max_placements`` of a tower game judged by physics unless the option is given."""
 VINGT_CELLS = 160
@@ -122,7 +122,8 @@ def _modules():
 
 def _check(rule, physics) -> None:
     check_choice(rule, "rule", RULES)
-    check_choice(physics, "physics", PHYSICS)
+    if physics != "pybullet":  # the dynamics' deprecated spelling, which get_engine maps
+        check_choice(physics, "physics", PHYSICS)
     if physics != "none" and rule not in TOWER_RULES:
         raise InputError(ARGUMENTS, "physics", f"'none': {rule} is not judged by physics (the tower rules are)")
 
@@ -434,7 +435,7 @@ def env(rule: str, players: int = 2, physics: str = "none", seed: int = 0, *, re
     rule : "traditional" | "defi" | "quinconce" | "matador" | "echanges" | "vingt"
     players : int
         The seats (``player_0`` …): 2-4 (matador with a larger set: 2-6; echanges: 3-6).
-    physics : "none" | "statics" | "pybullet"
+    physics : "none" | "statics" | "dynamics" (``"pybullet"``: its deprecated spelling)
         Who judges the tower rules' placements; the other games take ``"none"`` only.
     seed : int
         The seed of the first ``reset()`` without one.

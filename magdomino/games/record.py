@@ -52,6 +52,10 @@ grid numbers them, which is not always the half the double's own text writes fir
 names them as the placement language reads them. Format 1 texts are rewritten on load
 (:func:`upgrade_placement_texts`); the recorded grid poses, which every replay uses, are unchanged."""
 
+JUDGED_IN_PYBULLET = ("dynamics", "pybullet")
+"""A record's ``physics`` when PyBullet's world judged the game (``"pybullet"``: the name
+records had before each engine had one)."""
+
 
 def play_game(
     rule: str,

@@ -93,9 +93,9 @@ FAMILIES: dict = {}
 
 def default_physics(rule: str) -> str:
     """The physics a game of ``rule`` is judged by when none is named, in every face:
-    ``"pybullet"`` for Défi and En quinconce (their collapses are the game), ``"none"``
-    otherwise (the traditional rule has no collapse; the other games no physics)."""
-    return "pybullet" if rule in PHYSICS_RULES else "none"
+    ``"dynamics"`` (PyBullet's world) for Défi and En quinconce (their collapses are the
+    game), ``"none"`` otherwise (the traditional rule has no collapse; the other games no physics)."""
+    return "dynamics" if rule in PHYSICS_RULES else "none"
 
 
 def default_player(game) -> str:

@@ -55,19 +55,27 @@ TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
 TOWER_RULES = ("defi", "quinconce")
 FLAT_RULES = ("traditional", "matador", "echanges", "vingt")
-PHYSICS = ("pybullet", "dynamics", "statics", "none")
+PHYSICS = ("dynamics", "statics", "none")
 """The built-in ``physics`` names; :func:`physics_names` adds every registered engine."""
 SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "matador": "higher",
                "vingt": "higher", "echanges": "none"}
 """Which way a rule's scores are better (``none``: echanges scores nothing per seat)."""
 
 
-def physics_names() -> tuple:
-    """What ``physics`` takes: ``none``, or any engine's name or alias
-    (:func:`magdomino.studies.engines.engine_names`: an engine registered later comes by itself)."""
+def physics_names(*, deprecated: bool = True) -> tuple:
+    """What ``physics`` takes: ``none``, or any engine's name
+    (:func:`magdomino.studies.engines.engine_names`: an engine registered later comes by
+    itself), and with ``deprecated`` the old spellings still accepted (``pybullet``)."""
     from magdomino.studies.engines import ALIASES, engine_names  # on use: the engines bring physics (~0.1 s more)
 
-    return tuple(dict.fromkeys(["none", *ALIASES, *engine_names()]))
+    return tuple(dict.fromkeys(["none", *engine_names(), *(ALIASES if deprecated else ())]))
+
+
+def physics_name(physics: str) -> str:
+    """The one name of ``physics`` (``"none"`` or an engine's name: ``pybullet`` is ``dynamics``)."""
+    from magdomino.studies.engines import engine_name  # on use: the engines bring physics (~0.1 s more)
+
+    return physics if physics == "none" else engine_name(physics)
 
 
 def seating(seats: tuple, deal: int) -> tuple:
@@ -278,7 +286,8 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         played in this process), one per seat (its length is the number of players)
     deals : int > 0
     seed : int >= 0
-    physics : ``"pybullet"``, ``"statics"`` or ``"none"`` (tower rules and traditional only)
+    physics : ``"dynamics"`` (PyBullet; ``"pybullet"`` is its deprecated spelling), ``"statics"``,
+        ``"hybrid"`` or ``"none"`` (tower rules and traditional only)
     max_placements : int or None
         The runaway guard: a deal with this many placements ends abandoned.
     jobs, scheduler, executor : where the deals run (:class:`magdomino.studies.runner.Runner`)
@@ -303,6 +312,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         ``reason``, ``ended`` (natural/abandoned), ``collapses``, ``placements``).
     """
     seats, objects = seat_names(check_tournament(rule, seats, deals, physics, objects=True))
+    physics = physics_name(physics)
     if objects and (jobs not in (None, 1) or scheduler is not None):
         raise InputError(ARGUMENTS, "jobs", "1 with player objects (they play in this process)")
     if objects and executor is None:

@@ -67,7 +67,7 @@ class PybulletAdjudicator:
         factor of (the first in the player's order; 5-50 ms each).
     """
 
-    name = "pybullet"
+    name = "dynamics"
     trivial = False
 
     def __init__(self, preset: Preset | str = DEFAULT_PRESET, *, magnets: bool = True, drop_mm: float = 1.0, slide_start_mm: float = 60.0,

@@ -135,7 +135,13 @@ BUILTIN_ENGINES = {
 """Engines by name, as ``module:class`` (imported when first asked for)."""
 
 ALIASES = {"pybullet": "dynamics"}
-"""Other names of an engine (the games' ``--physics pybullet``)."""
+"""Deprecated spellings of an engine's name, accepted for one version: ``pybullet`` (the
+games' ``--physics pybullet``) is the ``dynamics`` engine, PyBullet's world."""
+
+
+def engine_name(name: str) -> str:
+    """The one name of the engine ``name`` names (a deprecated spelling mapped to it)."""
+    return ALIASES.get(name, name)
 
 STUDY_ENGINE = "hybrid"
 """Who judges odds trials (``odds``, ``sweep``, ``whatif``) unless told: the hybrid gives the

@@ -95,7 +95,7 @@ def test_play_tower_rules_default_to_physics_and_the_guard_abandons(cli, tmp_pat
     r = cli("play", "--rule", "defi", "--players", "2", "--max-placements", "2", "--json", out)
     assert r.returncode == 0, r.stderr
     record = json.loads(out.read_text())
-    assert record["physics"] == "pybullet" and record["preset"] == "toy"
+    assert record["physics"] == "dynamics" and record["preset"] == "toy"
     assert record["player_kinds"] == ["careful", "careful"]
     assert "preset toy; players careful, careful" in r.stdout.splitlines()[0]
     assert record["deals"] == [{"deal": 0, "winners": [], "scores": [0, 0], "reason": "abandoned"}]

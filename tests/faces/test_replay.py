@@ -146,6 +146,14 @@ def test_gif_and_mp4_within_budget_and_mp4_decodes(defi_record, defi_replay, tmp
     assert abs(frames[0].astype(float).mean() - defi_replay.frames[0].astype(float).mean()) < 6
 
 
+def test_a_record_that_names_the_engine_pybullet_replays_in_the_physics_as_one_that_says_dynamics(defi_record, defi_replay):
+    # "pybullet" is the name records had before each engine had one
+    assert defi_record["physics"] == "dynamics"
+    old = rp.replay({**json.loads(json.dumps(defi_record)), "physics": "pybullet"})
+    assert old.mismatches == [] and len(old.placements) == len(defi_replay.placements)
+    assert all(np.array_equal(a, b) for a, b in zip(old.frames, defi_replay.frames))
+
+
 def test_png_directory(defi_replay, tmp_path):
     from PIL import Image
 

@@ -200,7 +200,7 @@ def test_an_illegal_action_is_one_line_and_changes_nothing():
     "args, kwargs, words",
     [
         (("chess",), {}, "one of 'traditional'"),
-        (("defi",), {"physics": "bullet"}, "'none', 'statics', 'pybullet'"),
+        (("defi",), {"physics": "bullet"}, "'none', 'statics', 'dynamics'"),
         (("vingt",), {"physics": "statics"}, "not judged by physics"),
         (("defi",), {"players": 5}, "whole number in [2, 4]"),
         (("defi",), {"seed": -1}, "whole number >= 0"),

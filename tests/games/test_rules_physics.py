@@ -89,7 +89,7 @@ def test_short_physics_games_keep_every_tile_and_record_every_verdict(rule):
             assert events[i - 1]["type"] == "place" and events[i - 1]["verdict"]["collapsed"] is True
             assert rule != "traditional"
     assert events[-1]["type"] == "end"
-    assert record["physics"] == "pybullet" and record["preset"] == "standard"
+    assert record["physics"] == "dynamics" and record["preset"] == "standard"
 
 
 def test_after_a_blow_up_the_world_is_rebuilt_and_play_goes_on():

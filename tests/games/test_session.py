@@ -185,7 +185,7 @@ def test_seats_are_checked_in_one_line():
 def test_defaults_and_physics_by_rule():
     g = GameSession("defi")
     assert g.seats == ("me", "random") and g.players == 2
-    assert [default_physics(r) for r in ("traditional", "defi", "quinconce", "vingt")] == ["none", "pybullet", "pybullet", "none"]
+    assert [default_physics(r) for r in ("traditional", "defi", "quinconce", "vingt")] == ["none", "dynamics", "dynamics", "none"]
 
 
 def test_the_tower_construction_and_risks():

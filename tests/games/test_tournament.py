@@ -123,7 +123,7 @@ def test_bad_tournaments_are_refused_before_anything_runs(kwargs, key):
 
 def test_a_tiny_physics_tournament_counts_collapses_and_abandons_at_the_guard():
     doc = run_tournament("defi", ["greedy", "random"], 2, seed=0, physics="pybullet", max_placements=12, jobs=1)
-    assert doc["physics"] == "pybullet" and doc["preset"] == "toy"  # the default preset
+    assert doc["physics"] == "dynamics" and doc["preset"] == "toy"  # the engine's one name; the default preset
     for row in doc["per_deal"]:
         assert row["placements"] <= 12
         assert (row["ended"] == "abandoned") == (row["reason"] == "abandoned")

@@ -34,7 +34,7 @@ log = logging.getLogger("magdomino.lab")
 
 RULES = {"defi": "Défi magnétique", "quinconce": "En quinconce"}
 KINDS = ("careful", "bold", "random")
-PHYSICS = {"statics": "statics (fast)", "pybullet": "PyBullet (slow)"}
+PHYSICS = {"statics": "statics (fast)", "dynamics": "PyBullet (slow)"}
 STEP_S = 0.6
 """Pause after each of the other seats' moves as they are shown (s)."""
 ARRIVE_S = 0.3
