@@ -67,10 +67,10 @@ import warnings
 from collections.abc import Callable
 from typing import Protocol
 
+from magdomino.checks import check_choice, check_count, check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.actions import Action
 from magdomino.maths import geometry as geo
-from magdomino.model.checks import check_choice, check_count, check_seed
 from magdomino.model.tiles import ALL_TILES, colour_of
 from magdomino.physics.adjudicator import make_adjudicator
 

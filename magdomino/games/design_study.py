@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from magdomino.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.tournament import (
     TournamentJob,
@@ -55,7 +56,6 @@ from magdomino.games.tournament import (
     play_missing,
     seat_counts,
 )
-from magdomino.model.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.studies.runner import TrialLog, capped_jobs
 from magdomino.version import __version__

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from magdomino.checks import is_whole
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.checks import is_whole
 
 _SIDE = {0: "left", 1: "right", "centre": "centre"}
 _PIPS = re.compile(r"\(\d+-\d+\)")

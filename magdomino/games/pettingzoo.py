@@ -90,13 +90,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from magdomino.checks import check_choice, check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import ABANDONED, CHANCE, TERMINAL, make_game
 from magdomino.games.openspiel.vingt import NUM_ACTIONS
 from magdomino.games.openspiel.vingt import encode as encode_vingt
 from magdomino.games.vingt.game import TILES
 from magdomino.games.vingt.moves import cell
-from magdomino.model.checks import check_choice, check_seed
 from magdomino.model.tiles import ALL_TILES, TILE_SETS
 from magdomino.optional import require
 

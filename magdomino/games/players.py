@@ -24,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from magdomino.model.checks import check_choice
+from magdomino.checks import check_choice
 from magdomino.optional import require
 
 

@@ -34,6 +34,7 @@ The record is a contract::
 
 from __future__ import annotations
 
+from magdomino.checks import is_whole
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.actions import DEAL, Action
 from magdomino.games.core import CHANCE, TERMINAL, Game
@@ -41,7 +42,6 @@ from magdomino.games.session import GameSession, default_player
 from magdomino.games.tower.grid import Grid
 from magdomino.games.tower.state import placement_text
 from magdomino.maths.geometry import DIR_NAMES
-from magdomino.model.checks import is_whole
 from magdomino.physics.adjudicator import Outcome
 from magdomino.version import __version__
 from magdomino.wording import winners

@@ -74,11 +74,11 @@ from pathlib import Path
 
 import numpy as np
 
+from magdomino.checks import check_choice, is_whole
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import CHANCE, RULES, TERMINAL, IllegalActionError, make_game
 from magdomino.games.move_texts import Happened, find_move, index_of, move_texts
 from magdomino.games.players import players_of
-from magdomino.model.checks import check_choice, is_whole
 
 CALLER_SEATS = ("me", "human")
 """Seat names the caller drives (``"human"``: a person, through a face)."""

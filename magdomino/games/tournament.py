@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from magdomino.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.chain.record import play_chain
 from magdomino.games.core import make_game
@@ -44,7 +45,6 @@ from magdomino.games.players import OPTIONAL_KINDS, players_of
 from magdomino.games.record import play_game
 from magdomino.games.session import CALLER_SEATS
 from magdomino.games.vingt.game import play_vingt
-from magdomino.model.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.model.presets import DEFAULT_PRESET, load_preset, with_overrides
 from magdomino.optional import require
 from magdomino.studies.progress import progress_bar

@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from magdomino.checks import FileChecks, check_number
 from magdomino.errors import InputError
-from magdomino.model.checks import FileChecks, check_number
 from magdomino.model.presets import LIMITS, Preset, load_preset, read_toml, with_overrides
 
 UNCERTAINTY_DEFAULTS = {"length_mm": 0.5, "angle_deg": 1.0, "mass_g": 0.1}

@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from magdomino.checks import FileChecks, check_number  # noqa: F401 - check_number is used by scenarios
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.checks import FileChecks, check_number  # noqa: F401 - check_number is used by scenarios
 from magdomino.model.settings import COLLAPSE_DEFAULTS, SOLVER_DEFAULTS, CollapseSettings, SolverSettings  # noqa: F401 - re-exported
 from magdomino.model.tiles import COLOUR_RGB, DEFAULT_COLOURS, colour_rgb  # noqa: F401 - re-exported: presets name colours
 

@@ -59,8 +59,8 @@ from typing import Any
 
 import numpy as np
 
+from magdomino.checks import check_count, check_seed
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.checks import check_count, check_seed
 from magdomino.studies.engines import STUDY_ENGINE, Engine, get_engine
 from magdomino.studies.progress import progress_bar
 from magdomino.studies.runner import Runner, TrialLog, capped_jobs, execute, poses_digest, runner_for, scenario_digest

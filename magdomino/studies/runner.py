@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from magdomino.checks import check_count
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.model.checks import check_count
 from magdomino.optional import require
 from magdomino.physics.connections import quiet_c_output, signals_held
 

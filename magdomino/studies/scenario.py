@@ -47,9 +47,9 @@ from typing import Any
 
 import numpy as np
 
+from magdomino.checks import check_seed
 from magdomino.errors import InputError
 from magdomino.maths.poses import quaternion_matrices
-from magdomino.model.checks import check_seed
 from magdomino.model.presets import DEFAULT_PRESET, Preset, check_number, load_preset, read_toml
 from magdomino.model.tiles import tile
 from magdomino.physics.motion import Slide

@@ -38,10 +38,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from magdomino.checks import check_count
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.magnets import TileMagnets
 from magdomino.maths.poses import yaw_quaternion
-from magdomino.model.checks import check_count
 from magdomino.physics.contact_polygons import Contact, find_contacts
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.statics import BATCH_SPACING_M, Equilibrium, judge

@@ -39,12 +39,12 @@ import json
 
 import numpy as np
 
+from magdomino.checks import check_count, check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.actions import TUPLE_DEAL as DEAL
 from magdomino.games.actions import TUPLE_DRAW as DRAW
 from magdomino.games.actions import TUPLE_PASS as PASS
 from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState, make_game
-from magdomino.model.checks import check_count, check_seed
 from magdomino.model.tiles import TILE_SETS
 
 LEFT, RIGHT = 0, 1

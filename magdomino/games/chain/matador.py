@@ -58,9 +58,9 @@ first, never a bluff; it draws only when it must).
 
 from __future__ import annotations
 
+from magdomino.checks import check_count
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.chain.core import CHANCE, DRAW, PASS, TERMINAL, ChainGame, ChainState, pips
-from magdomino.model.checks import check_count
 
 SETS = (6, 7, 8, 9)
 VARIANTS = ("strategic",)

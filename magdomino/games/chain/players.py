@@ -14,9 +14,9 @@ take ``ismcts`` too (OpenSpiel's, imported on use: :func:`~magdomino.games.playe
 
 from __future__ import annotations
 
+from magdomino.checks import check_choice
 from magdomino.games.chain.echanges import ends_after, fits, judge
 from magdomino.games.players import RandomPlayer, optional_player
-from magdomino.model.checks import check_choice
 
 
 class MatadorGreedyPlayer:

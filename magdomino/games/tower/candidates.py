@@ -61,6 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from magdomino.checks import check_choice
 from magdomino.errors import InputError
 from magdomino.games.tower.grid import Grid
 from magdomino.maths.geometry import (
@@ -74,7 +75,6 @@ from magdomino.maths.geometry import (
     relative_pose,
 )
 from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
-from magdomino.model.checks import check_choice
 from magdomino.studies.aiming import target_pose
 from magdomino.studies.scenario import Placement, Scenario
 from magdomino.studies.whatif import check_tile

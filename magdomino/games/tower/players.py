@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import copy
 
+from magdomino.checks import check_choice
 from magdomino.games.players import RandomPlayer, optional_player
-from magdomino.model.checks import check_choice
 from magdomino.model.tiles import ALL_TILES
 from magdomino.physics.adjudicator import NoPhysics
 

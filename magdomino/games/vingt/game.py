@@ -49,6 +49,7 @@ import json
 
 import numpy as np
 
+from magdomino.checks import check_count, check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.actions import TUPLE_DEAL as DEAL
 from magdomino.games.actions import TUPLE_DRAW as DRAW
@@ -65,7 +66,6 @@ from magdomino.games.vingt.moves import (
     key,
     legal_moves,
 )
-from magdomino.model.checks import check_count, check_seed
 from magdomino.model.tiles import double_set
 from magdomino.version import __version__
 from magdomino.wording import counted, winners

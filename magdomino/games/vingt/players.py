@@ -11,9 +11,9 @@ this module does not import :mod:`magdomino.games.vingt.game`.
 
 from __future__ import annotations
 
+from magdomino.checks import check_choice
 from magdomino.games.players import RandomPlayer, optional_player
 from magdomino.games.vingt.moves import easy_twenties, play_on, turn_plans
-from magdomino.model.checks import check_choice
 from magdomino.model.tiles import double_set
 
 _ALL = double_set(9, without=[(0, 0)]).tiles  # the 20 sur 20 set (see magdomino.games.vingt.game)
