@@ -137,3 +137,41 @@ def test_every_name_the_scripts_and_tests_import_from_the_package_exists():
                     if not hasattr(module, alias.name) and importlib.util.find_spec(f"{node.module}.{alias.name}") is None:
                         missing.append(f"{path.name}: {node.module}.{alias.name}")
     assert missing == []
+
+
+def where_things_live() -> dict[str, str]:
+    """The rows of the table under "The layers" in docs/contributing.md: folder -> its text."""
+    text = (ROOT.parent / "docs" / "contributing.md").read_text(encoding="utf-8")
+    section = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 2:
+            folder = cells[0].split("`")[1].rstrip("/")
+            rows["" if folder == "magdomino" else folder] = cells[1]
+    return rows
+
+
+def test_where_things_live_names_every_module_in_its_layer():
+    # docs/contributing.md's table and the package tell the same story: every module is named
+    # in the row of the layer (the folder) it lives in, and every module a row names exists there
+    import re
+
+    rows = where_things_live()
+    assert set(rows) == {"", *LAYERS}, sorted(rows)
+    unnamed, absent = [], []
+    for layer_name, row in rows.items():
+        folder = ROOT / layer_name if layer_name else ROOT
+        files = {p.stem: p for p in folder.glob("*.py")}
+        modules = {name for name, p in files.items() if name not in ("__init__", "__main__") and not _deprecated(p)}
+        packages = {p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()} if layer_name else set()
+        named = set(re.findall(r"`([a-z_0-9]+)/?`", row))
+        described = set(re.findall(r"`([a-z_0-9]+)/?` \(", row))  # a module with its job beside it
+        unnamed += [f"{layer_name or 'magdomino'}: {m}" for m in sorted((modules | packages) - named)]
+        absent += [f"{layer_name or 'magdomino'}: {m}" for m in sorted(described - set(files) - packages)]
+    assert unnamed == [] and absent == [], (unnamed, absent)
+
+
+def _deprecated(path: Path) -> bool:
+    """An old module path kept for one version (it says so in its first line)."""
+    return path.read_text(encoding="utf-8").startswith('"""Deprecated')
