@@ -190,7 +190,7 @@ def tile_mesh(pips: Tile, size: np.ndarray, colour=(0.85, 0.16, 0.16), pip_colou
     return _tile_mesh_cached(tuple(int(p) for p in pips), tuple(float(s) for s in size), tuple(colour), tuple(pip_colour)).copy()
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=64)  # a memo (each call returns a copy): a mesh takes ~44 ms, a world or a picture wants dozens
 def _tile_mesh_cached(pips, size, colour, pip_colour):
     import trimesh  # here: trimesh takes ~0.3 s to import, and only meshes need it
     from trimesh.creation import cylinder
@@ -278,7 +278,7 @@ def tile_uv_mesh(pips: Tile, size: np.ndarray):
     return tuple(a.copy() for a in _tile_uv_mesh_cached(*key))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=64)  # a memo, as the mesh's (copies returned)
 def _tile_uv_mesh_cached(pips, size):
     mesh = tile_mesh(pips, np.array(size))
     length, width, thick = size
