@@ -62,6 +62,8 @@ import numpy as np
 from magdomino.errors import InputError
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.studies.engines import DynamicsEngine
+from magdomino.studies.trial_record import error_outcome, hand_draws, statics_outcome, trial_record
+from magdomino.studies.trials import run_trial, trial_draws
 
 AT_REST = (1.0, 1.0, 1.0)
 """A test is (load, own, every[, tilt deg, direction deg]): the placed tile weighs ``load``
@@ -114,7 +116,6 @@ def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, SHORT_
     :data:`AT_REST` and each test, whether the structure stands (keyed by the tuple).
     """
     from magdomino.studies.aiming import aim_many
-    from magdomino.studies.trials import trial_draws
 
     sc = job.scenario
     size = np.asarray(sc.preset.tile.size, float)
@@ -123,9 +124,7 @@ def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, SHORT_
     misses = np.array([[float(v) for v in miss] for _, miss in drawn]).reshape(-1, 4)
     out, presets, poses = [], [], []
     for i, (preset, _), miss, aimed in zip(trials, drawn, misses, aim_many(sc, job.settled, sc.what_if[what_if], size, misses)):
-        dx, dy, dyaw, drop = (float(v) for v in miss)
-        row: dict = {"trial": i, "refused": None, "hangs": hangs,
-                     "draws": {"dx_mm": round(dx, 6), "dy_mm": round(dy, 6), "dyaw_deg": round(dyaw, 6), "drop_mm": round(drop, 6)}}
+        row: dict = {"trial": i, "refused": None, "hangs": hangs, "draws": hand_draws(miss)}
         out.append(row)
         if isinstance(aimed, InputError):
             row["refused"] = aimed.expected
@@ -267,8 +266,6 @@ class HybridEngine(DynamicsEngine):
     # 3.14 s. Two workers gain from about 170 trials.
 
     def run_trials(self, job, what_if, trials):
-        from magdomino.studies.trials import run_trial
-
         if what_if is None or is_slide(job.scenario.what_if[what_if]):
             return [{**run_trial(job, what_if, i), "judged_by": "dynamics"} for i in trials]
         records = []
@@ -281,10 +278,9 @@ class HybridEngine(DynamicsEngine):
                 try:
                     job.hook(what_if, row["trial"])
                 except Exception as exc:  # as the dynamics' trial: an error, never counted
-                    records.append({"what_if": what_if, "trial": row["trial"], **row["draws"], "collapsed": False,
-                                    "error": f"{type(exc).__name__}: {exc}", "reason": "error", "judged_by": "statics"})
+                    records.append({**trial_record(what_if, row["trial"]), **row["draws"], **error_outcome(f"{type(exc).__name__}: {exc}"),
+                                    "judged_by": "statics"})
                     continue
-            records.append({"what_if": what_if, "trial": row["trial"], **row["draws"], "collapsed": verdict == "falls",
-                            "shifted": False, "error": None, "reason": STATICS_REASONS[verdict], "culprit": None, "max_shift_mm": None,
-                            "max_tilt_deg": None, "sim_time_s": None, "judged_by": "statics"})
+            records.append({**trial_record(what_if, row["trial"]), **row["draws"],
+                            **statics_outcome(verdict == "falls", STATICS_REASONS[verdict]), "judged_by": "statics"})
         return records

@@ -31,6 +31,7 @@ from magdomino.checks import check_count
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.optional import require
 from magdomino.physics.connections import quiet_c_output, signals_held
+from magdomino.studies.trial_record import error_outcome, trial_record
 
 if TYPE_CHECKING:
     from magdomino.studies.scenario import Scenario
@@ -324,8 +325,7 @@ def execute(runner: Runner, run_chunk: Callable, job, tasks: list[tuple[int | No
             for i in trials:
                 attempts[w, i] += 1
                 if attempts[w, i] >= MAX_ATTEMPTS:
-                    on_record({"what_if": w, "trial": i, "collapsed": False, "reason": "error",
-                               "error": f"worker died {MAX_ATTEMPTS} times while running this trial"})
+                    on_record({**trial_record(w, i), **error_outcome(f"worker died {MAX_ATTEMPTS} times while running this trial")})
                 else:
                     pending[runner.submit(run_chunk, job, w, [i])] = (w, [i])
 
@@ -341,7 +341,7 @@ def _collect(future, task, on_record, broken) -> None:
             raise
         w, trials = task
         records = [
-            {"what_if": w, "trial": i, "collapsed": False, "reason": "error", "error": f"worker died: {exc}"}
+            {**trial_record(w, i), **error_outcome(f"worker died: {exc}")}
             for i in trials
         ]
     for record in records:

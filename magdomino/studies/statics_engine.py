@@ -51,6 +51,7 @@ from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.engines import Engine
 from magdomino.studies.scenario import Scenario
 from magdomino.studies.simulation import SimulationResult
+from magdomino.studies.trial_record import error_outcome, hand_draws, rest_outcome, trial_record
 from magdomino.studies.trials import trial_draws
 
 STATICS_CHUNK = 100
@@ -400,7 +401,7 @@ def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
     size = np.asarray(sc.preset.tile.size, float)
     records, presets, poses, judged = [], [], [], []
     for i in trials:
-        record: dict = {"what_if": what_if, "trial": i, "engine": "statics"}
+        record = trial_record(what_if, i, engine="statics")
         records.append(record)
         try:
             preset, miss = trial_draws(job, what_if, i)
@@ -409,12 +410,12 @@ def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
                 P, Q = np.array([p for p, _ in used]), np.array([q for _, q in used])
             else:
                 dx, dy, dyaw, drop = (float(v) for v in miss)
-                record.update(dx_mm=round(dx, 6), dy_mm=round(dy, 6), dyaw_deg=round(dyaw, 6), drop_mm=round(drop, 6))
+                record.update(hand_draws(miss))
                 P, Q = with_placement(sc, job.settled, what_if, (dx, dy, dyaw))
             if job.hook is not None:
                 job.hook(what_if, i)
         except Exception as exc:  # as a dynamic trial: an error, never counted
-            record.update(collapsed=False, error=f"{type(exc).__name__}: {exc}", reason="error")
+            record.update(error_outcome(f"{type(exc).__name__}: {exc}"))
             continue
         presets.append(preset)
         poses.append((P, Q))
@@ -428,13 +429,13 @@ def statics_chunk(job, what_if: int | None, trials: list[int]) -> list[dict]:
             stands, refused = batch_stands(presets[part], P, Q, sc.magnets, fixed, sc.preset)
         except Exception as exc:  # the LP failed: every trial of the batch is an error
             for record in judged[part]:
-                record.update(collapsed=False, error=f"{type(exc).__name__}: {exc}", reason="error")
+                record.update(error_outcome(f"{type(exc).__name__}: {exc}"))
             continue
         for record, ok, why in zip(judged[part], stands, refused):
             if why is not None:
-                record.update(collapsed=False, error=why, reason="statics refused")
+                record.update(error_outcome(why, reason="statics refused"))
             else:
-                record.update(collapsed=not bool(ok), shifted=False, error=None, reason="stood" if ok else "falls")
+                record.update(rest_outcome(bool(ok)))
     return records
 
 

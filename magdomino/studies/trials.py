@@ -65,6 +65,7 @@ from magdomino.physics.world import World
 from magdomino.studies.aiming import structure_poses
 from magdomino.studies.scenario import Scenario, check_noise
 from magdomino.studies.simulation import build_structure, try_placement
+from magdomino.studies.trial_record import TrialRecord, error_outcome, hand_draws, trial_record, verdict_outcome
 
 NOISE_DEFAULTS: dict[str, Any] = {
     "pos_sigma_mm": 1.0,
@@ -168,10 +169,10 @@ def trial_draws(job: Job, what_if: int | None, trial: int) -> tuple[Preset, np.n
     ])
 
 
-def run_trial(job: Job, what_if: int | None, trial: int) -> dict:
+def run_trial(job: Job, what_if: int | None, trial: int) -> TrialRecord:
     """Run one trial; returns its record (never raises for a failing simulation)."""
     sc = job.scenario
-    record: dict[str, Any] = {"what_if": what_if, "trial": trial}
+    record = trial_record(what_if, trial)
     try:
         if what_if is None:
             preset, deltas = trial_draws(job, None, trial)
@@ -181,33 +182,16 @@ def run_trial(job: Job, what_if: int | None, trial: int) -> dict:
         else:
             preset, miss = trial_draws(job, what_if, trial)
             dx, dy, dyaw, drop = (float(v) for v in miss)
-            record.update(dx_mm=round(dx, 6), dy_mm=round(dy, 6), dyaw_deg=round(dyaw, 6), drop_mm=round(drop, 6))
+            record.update(hand_draws(miss))
             if job.hook is not None:
                 job.hook(what_if, trial)
             verdict = try_placement(
                 sc, job.settled, sc.what_if[what_if], preset=preset, offset_mm=(dx, dy), yaw_offset_deg=dyaw, drop_mm=drop
             )
-        record.update(_outcome(verdict))
+        record.update(verdict_outcome(verdict))
     except Exception as exc:  # a trial that raises is reported as an error, never counted
-        record.update(collapsed=False, error=f"{type(exc).__name__}: {exc}", reason="error")
+        record.update(error_outcome(f"{type(exc).__name__}: {exc}"))
     return record
-
-
-def _outcome(verdict: Verdict) -> dict:
-    """The part of a verdict a trial keeps."""
-    if verdict.error:
-        return {"collapsed": False, "error": verdict.error, "reason": "error"}
-    d = verdict.to_dict()
-    return {
-        "collapsed": bool(verdict.collapsed),
-        "shifted": bool(verdict.shifted),
-        "error": None,
-        "reason": verdict.reason,
-        "culprit": verdict.culprit,
-        "max_shift_mm": d["max_shift_mm"],
-        "max_tilt_deg": d["max_tilt_deg"],
-        "sim_time_s": d["sim_time_s"],
-    }
 
 
 def _structure_trial(scenario: Scenario, preset: Preset, deltas: np.ndarray) -> Verdict:

@@ -20,7 +20,7 @@ from magdomino.physics.verdict import Verdict
 from magdomino.studies.odds import estimate_odds, odds_settings, run_odds, wilson_interval
 from magdomino.studies.scenario import load_scenario, scenario_from_dict, with_preset
 from magdomino.studies.sweeps import sweep
-from magdomino.studies.trials import NOISE_DEFAULTS, _outcome, resolve_noise, trial_stream
+from magdomino.studies.trials import NOISE_DEFAULTS, resolve_noise, trial_stream, verdict_outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 STATICS = ROOT / "scenarios" / "odds_statics.toml"
@@ -177,7 +177,7 @@ def test_numerical_blow_up_is_counted_in_errors(tmp_path):
     assert (r.trials, r.errors, r.collapses, r.p_collapse) == (3, 3, 0, None)
     assert r.ci95 == (0.0, 1.0) and "blow-up" in r.error_messages[0]
     bad = Verdict(False, "error", False, math.nan, math.nan, 0.1, 0.1, error="numerical blow-up")
-    assert _outcome(bad) == {"collapsed": False, "error": "numerical blow-up", "reason": "error"}
+    assert verdict_outcome(bad) == {"collapsed": False, "error": "numerical blow-up", "reason": "error"}
 
 
 def _crash_once(marker, trial, what_if, i):
