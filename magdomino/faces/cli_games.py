@@ -25,7 +25,6 @@ from magdomino.games.session import GameSession, default_physics
 from magdomino.games.tournament import FLAT_RULES, physics_names, run_tournament
 from magdomino.games.vingt import game as vingt
 from magdomino.model.presets import DEFAULT_PRESET, load_preset
-from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 from magdomino.studies.engines import get_engine
 
 # The boards, the terminal, the tournament view and md.resume are imported by the command that needs them:
@@ -278,6 +277,8 @@ def _cmd_play_human(args, seats: list) -> int:
     if args.rule in ("traditional", *TOWER_RULES):
         physics, preset, options["max_placements"] = _tower_physics(args)
         if args.hints:
+            from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: the statics (~0.1 s)
+
             assessor = StaticsAdjudicator(preset or load_preset(DEFAULT_PRESET), magnets=not args.no_magnets)
     try:
         session = GameSession(args.rule, seats, seed=args.seed, physics=physics, **options)
@@ -305,6 +306,8 @@ def _cmd_play_resume(args) -> int:
         raise InputError(args.resume, "rule", f"the game of --rule {args.rule}, got {session.rule!r}")
     assessor = None
     if args.hints and session.family == "tower":
+        from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: the statics (~0.1 s)
+
         assessor = StaticsAdjudicator(session.preset, magnets=session.magnets)
     try:
         record = play_at_terminal(session, assessor=assessor, save_to=args.json)

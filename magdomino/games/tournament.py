@@ -47,8 +47,6 @@ from magdomino.games.session import CALLER_SEATS
 from magdomino.games.vingt.game import play_vingt
 from magdomino.model.presets import DEFAULT_PRESET, load_preset, with_overrides
 from magdomino.optional import require
-from magdomino.studies.progress import progress_bar
-from magdomino.studies.runner import TrialLog, capped_jobs, execute, runner_for
 from magdomino.version import __version__
 
 TOURNAMENT_VERSION = 1
@@ -311,6 +309,8 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         ``winners`` (seats), ``win_shares`` {kind: share}, ``scores`` (per seat),
         ``reason``, ``ended`` (natural/abandoned), ``collapses``, ``placements``).
     """
+    # on use: the runner brings the process pools (~30 ms), which a command's start does without
+    from magdomino.studies.runner import TrialLog, capped_jobs
     seats, objects = seat_names(check_tournament(rule, seats, deals, physics, objects=True))
     physics = physics_name(physics)
     if objects and (jobs not in (None, 1) or scheduler is not None):
@@ -381,6 +381,8 @@ def play_missing(run_chunk, job, wanted: list[tuple], log=None, *, jobs: int | N
     ``resume``), and ticks a tqdm bar on stderr with ``progress``. ``log`` is closed at the end.
     What a deal gives depends on its key alone, so the records are the same for any workers.
     """
+    from magdomino.studies.progress import progress_bar  # on use, as the runner
+    from magdomino.studies.runner import capped_jobs, execute, runner_for
     keep = set(wanted)
     rows: dict[tuple, dict] = {k: r for k, r in log.records.items() if k in keep} if log else {}
     missing = [k for k in wanted if k not in rows]

@@ -29,11 +29,9 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.verdict import Verdict
 from magdomino.studies.scenario import Scenario
 from magdomino.studies.simulation import SimulationResult, settle_structure, simulate
-from magdomino.studies.trials import run_trial
 
 
 @runtime_checkable
@@ -119,9 +117,13 @@ class DynamicsEngine(Engine):
         return settled
 
     def run_trials(self, job, what_if, trials):
+        from magdomino.studies.trials import run_trial  # on use: the trials bring the statics (~0.1 s), not needed at a command's start
+
         return [run_trial(job, what_if, i) for i in trials]
 
     def adjudicator(self, preset, *, magnets: bool = True):
+        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator  # on use, as the trials
+
         return PybulletAdjudicator(preset, magnets=magnets)
 
 
