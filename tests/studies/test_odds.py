@@ -20,7 +20,8 @@ from magdomino.physics.verdict import Verdict
 from magdomino.studies.odds import estimate_odds, odds_settings, run_odds, wilson_interval
 from magdomino.studies.scenario import load_scenario, scenario_from_dict, with_preset
 from magdomino.studies.sweeps import sweep
-from magdomino.studies.trials import NOISE_DEFAULTS, resolve_noise, trial_stream, verdict_outcome
+from magdomino.studies.trial_record import verdict_outcome
+from magdomino.studies.trials import NOISE_DEFAULTS, resolve_noise, trial_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 STATICS = ROOT / "scenarios" / "odds_statics.toml"
