@@ -303,7 +303,7 @@ class Game:
 
     @property
     def rules(self) -> Rule:
-        """Deprecated name of :attr:`rulebook` (the :class:`Rule` object; ``rule`` is its name)."""
+        """Deprecated name of ``rulebook`` (the :class:`Rule` object; ``rule`` is its name)."""
         warnings.warn("Game.rules is deprecated: Game.rulebook", DeprecationWarning, stacklevel=2)
         return self.rulebook
 
