@@ -42,6 +42,23 @@ every structure trial (no what-if). Each record says ``judged_by`` (``"statics"`
 ``"dynamics"``); a trial the statics judged has no shift, tilt or culprit measured (null),
 its ``reason`` is ``"stood"`` or ``"falls at rest"``, and it did not shift.
 
+A what-if's PyBullet trial takes two shortcuts to the same verdict, where the dynamics'
+own trial spends most of its simulated time:
+
+- **rest certified by the statics** (:func:`rest_check_for`): the settle proves rest with
+  two hold windows (0.2 s of simulated time, 400 steps); once the tiles have been still for
+  20 ms and the statics says their poses stand with a :data:`REST_TILT_DEG` tilt margin,
+  nothing is left to fall, and the settle ends (at about 0.055 s on a landing);
+- **a slide's bare approach skipped** (:data:`SLIDE_APPROACH_GAP_M`): a slide pushes the
+  tile 60 mm along the table at 50 mm/s (2,400 steps), about half of it on the bare table,
+  far from every tile; the trial starts where the tile first comes within 3 mm of a tile,
+  already moving with the hand.
+
+Its verdict is the dynamics' trial's (``tests/studies/test_hybrid_shortcuts.py``, and the
+bench's toy game positions, trial by trial); ``sim_time_s`` is shorter, and a slide that
+pushes the construction pushes it by another amount (by up to 2.2 mm of a 7 to 9 mm shift
+in that test), as the details of a sliding contact decide.
+
 Thresholds, chosen from measurements
 ------------------------------------
 Every threshold above was chosen on the dynamics' own trials and checked on trials held
@@ -238,6 +255,54 @@ def magnets_hold_a_tile(preset) -> bool:
     return _HOLDS[key]
 
 
+SLIDE_APPROACH_GAP_M = 0.003
+"""A slide's PyBullet trial starts where the slid tile first comes this close to a tile
+(:meth:`~magdomino.physics.world.World.slide`, ``approach_gap``): the approach before it,
+on the bare table, is not stepped."""
+
+REST_TILT_DEG = 10.0
+"""The tilt margin of :data:`REST_TESTS`."""
+REST_TESTS = (AT_REST, *((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in (0.0, 90.0, 180.0, 270.0)))
+"""What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
+the tiles as they are stand, and still stand with the table tilted by
+:data:`REST_TILT_DEG` in each of four directions."""
+
+
+def rest_check_for(scenario, preset):
+    """The ``rest_check`` of a dynamic trial's settle (:func:`~magdomino.physics.verdict.settle`):
+    whether the world's poses (the structure's tiles and the placed one, in that order)
+    stand by the statics with ``preset`` (the trial's friction, mass and magnets) in every
+    test of :data:`REST_TESTS`.
+
+    The settle asks only once the tiles have moved less than its rest rates for a while
+    (:data:`~magdomino.physics.verdict.QUIET_CHECKS`): their kinetic energy is then
+    micro-joules below what lifts a tile's centre of mass by a micrometre, and poses
+    carried with a 10° tilt margin do not start to tip. Without this check the settle proves
+    rest with two hold windows of simulated time (0.2 s at the defaults).
+    """
+    from magdomino.studies.statics_engine import TrialBatch
+
+    fixed = np.array([pl.fixed for pl in scenario.structure] + [False], bool)
+    tests = REST_TESTS
+
+    def check(positions, quaternions) -> bool:
+        P, Q = np.asarray(positions, float)[None], np.asarray(quaternions, float)[None]
+        if P.shape[1] != len(fixed) or not np.isfinite(P).all():
+            return False
+        batch = TrialBatch([preset], P, Q, fixed, scenario.preset)
+        if batch.refused[0] is not None:
+            return False
+        for load, _, _, *tilt in tests:
+            lateral = None
+            if tilt and tilt[0]:
+                lateral = np.tan(np.radians(tilt[0])) * np.array([np.cos(np.radians(tilt[1])), np.sin(np.radians(tilt[1]))])
+            if not batch.stands(magnets=scenario.magnets, lateral=lateral)[0]:
+                return False
+        return True
+
+    return check
+
+
 STATICS_REASONS = {"stood": "stood", "falls": "falls at rest"}
 """A decided trial's ``reason`` in its record."""
 
@@ -272,15 +337,20 @@ class HybridEngine(DynamicsEngine):
     # 3.14 s. Two workers gain from about 170 trials.
 
     def run_trials(self, job, what_if, trials):
+        from functools import partial
+
         from magdomino.studies.trials import run_trial
 
-        if what_if is None or is_slide(job.scenario.what_if[what_if]):
+        if what_if is None:
             return [{**run_trial(job, what_if, i), "judged_by": "dynamics"} for i in trials]
+        rest_check = partial(rest_check_for, job.scenario)
+        if is_slide(job.scenario.what_if[what_if]):
+            return [{**run_trial(job, what_if, i, rest_check, SLIDE_APPROACH_GAP_M), "judged_by": "dynamics"} for i in trials]
         records = []
         for row in screen(job, what_if, trials):
             verdict = decide(row)
             if verdict is None:
-                records.append({**run_trial(job, what_if, row["trial"]), "judged_by": "dynamics"})
+                records.append({**run_trial(job, what_if, row["trial"], rest_check), "judged_by": "dynamics"})
                 continue
             if job.hook is not None:
                 try:
