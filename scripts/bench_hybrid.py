@@ -22,7 +22,9 @@ what-ifs whose p lies inside the dynamics' 95 % interval.
 ``demo``, ``staircase_edge`` and ``cantilever``, whole processes (start-up included), the
 dynamics at :data:`BASE_COMMIT` against the default engine here (goal <= 0.25).
 
-``*_load_average_1min``: the machine's load before and after, for context. ``--quick``:
+Every trial's verdict of both runs is written to ``bench_hybrid_toy_games.json`` in the
+temporary directory (``scripts/hybrid_toy_games_table.py`` makes the validation table of
+it). ``*_load_average_1min``: the machine's load before and after, for context. ``--quick``:
 one game of each rule, every sixth position, 30 trials; the scenarios at 100 trials.
 """
 
@@ -79,6 +81,9 @@ def toy_games(quick: bool, tmp: Path) -> dict[str, float]:
         out = tmp / f"{name}.json"
         _python(tree, [worker, str(path), str(out), "--trials", str(trials), "--seed", "7", *engine], cwd=str(tmp))
         runs[name] = json.loads(out.read_text())
+    raw = Path(tempfile.gettempdir()) / "bench_hybrid_toy_games.json"  # every trial's verdict, for the validation table
+    raw.write_text(json.dumps({"base_commit": BASE_COMMIT, "positions": positions, "runs": runs}) + "\n")
+    print(f"  (every trial's verdict: {raw})", flush=True)
     old, new = ({r["id"]: r for r in runs[k]["positions"]} for k in ("dynamics", "default"))
     both = [i for i in old if "verdicts" in old[i] and "verdicts" in new.get(i, {})]
     same = total = inside = statics = judged = 0
