@@ -210,9 +210,10 @@ def settle(
         statics for a margin). When given, a settle that has seen no fall and whose tiles
         moved less than the rest rates (``settle_speed_mm_s``, ``settle_spin_deg_s``) over
         the last :data:`QUIET_CHECKS` checks, after ``min_time_s``, asks it (at most once
-        every :data:`QUIET_CHECKS` checks, :data:`REST_CHECK_ASKS` times in all); yes ends the settle as settled, without the two
-        hold windows. The growth test of those windows looks for the slow start of a fall
-        from an unstable balance, which poses that stand with a margin cannot be in.
+        every :data:`QUIET_CHECKS` checks, :data:`REST_CHECK_ASKS` times in all); yes ends
+        the settle as settled, without the two hold windows. The growth test of those
+        windows looks for the slow start of a fall from an unstable balance, which poses
+        that stand with a margin cannot be in.
     """
     wall_start = time.perf_counter()
     limits = world.preset.collapse

@@ -462,7 +462,8 @@ class World:
     def _approach_skipped(self, start, end, yaw: float, steps: int, gap: float) -> int:
         """How many of a slide's ``steps`` hand steps (from ``start`` to ``end``, m) keep the
         tile at least ``gap`` (m) from every tile now in the world: the steps before the first
-        one that comes closer, less one millimetre of path as a margin (0 when there is none)."""
+        one that comes closer (checked every millimetre of path), less one millimetre as a
+        margin; all but the last millimetres when none comes closer; 0 in an empty world."""
         positions, quats = self.poses()
         there = np.isfinite(positions).all(axis=1)
         if not there.any():
