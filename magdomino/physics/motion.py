@@ -189,6 +189,8 @@ def place(
     *,
     watched: list[int] | None = None,
     trace: list | None = None,
+    rest_check=None,
+    approach_gap: float | None = None,
 ) -> tuple[int, Verdict]:
     """Place one tile by ``motion`` into its rest pose and judge the result.
 
@@ -207,6 +209,11 @@ def place(
         The tiles that must not fall; default every tile in the world before the placement.
     trace : list, optional
         Receives the settle's ``(t, max shift mm, max tilt deg)`` series.
+    rest_check : callable, optional
+        Passed to :func:`~magdomino.physics.settle.settle`: poses certain to stand end the settle.
+    approach_gap : float, optional, m
+        A slide's approach farther than this from every tile is not stepped
+        (:meth:`~magdomino.physics.world.World.slide`).
 
     Returns
     -------
@@ -226,7 +233,7 @@ def place(
     if watched is None:
         watched = list(range(len(before[0])))
     if isinstance(motion, Slide):
-        index = world.slide(pips, rest, yaw, start_offset=np.asarray(motion.start_offset, dtype=float))
+        index = world.slide(pips, rest, yaw, start_offset=np.asarray(motion.start_offset, dtype=float), approach_gap=approach_gap)
     else:
         index = world.drop(pips, rest, yaw, drop_height=motion.height)
     added = len(world.tiles) - len(before[0])
@@ -242,5 +249,6 @@ def place(
         placed_rest=(rest, yaw_quaternion(yaw)),
         trace=trace,
         table_contacts=np.append(contacts, np.zeros(added, dtype=bool)),
+        rest_check=rest_check,
     )
     return index, verdict

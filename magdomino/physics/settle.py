@@ -65,6 +65,15 @@ SUNK_FRACTION = 0.25
 """A tile whose centre is lower than this fraction of its thickness has gone into the table:
 no contact allows that (a tile lying flat has its centre at half its thickness)."""
 
+QUIET_CHECKS = 4
+"""Checks (of ``check_interval_s``) over which the motion must stay below the rest rates
+before a ``rest_check`` of :func:`settle` is asked (20 ms at the defaults)."""
+
+REST_CHECK_ASKS = 3
+"""How many times one settle asks its ``rest_check`` at most: poses that the statics did not
+certify while quiet seldom come to be certified later, and each question costs a few
+milliseconds."""
+
 REPORT_SHIFT_FRACTION = 0.1
 """Tiles that moved more than this fraction of the thresholds are listed in ``moved_tiles``."""
 
@@ -81,6 +90,7 @@ def settle(
     min_time_s: float = 0.05,
     trace: list | None = None,
     table_contacts=None,
+    rest_check=None,
 ) -> Verdict:
     """Step ``world`` until the answer is known and return the verdict.
 
@@ -109,6 +119,16 @@ def settle(
     trace : list or None
         If given, ``(t s, max shift mm, max tilt deg)`` of the watched tiles is appended
         at the start and at every check (``t`` from the start of the settle).
+    rest_check : callable or None
+        ``rest_check(positions (n, 3) m, quaternions (n, 4)) -> bool``, every tile of the
+        world: whether these poses are certain to stand at rest (the hybrid engine asks the
+        statics for a margin). When given, a settle that has seen no fall and whose tiles
+        moved less than the rest rates (``settle_speed_mm_s``, ``settle_spin_deg_s``) over
+        the last :data:`QUIET_CHECKS` checks, after ``min_time_s``, asks it (at most once
+        every :data:`QUIET_CHECKS` checks, :data:`REST_CHECK_ASKS` times in all); yes ends
+        the settle as settled, without the two hold windows. The growth test of those
+        windows looks for the slow start of a fall from an unstable balance, which poses
+        that stand with a margin cannot be in.
     """
     wall_start = time.perf_counter()
     limits = world.preset.collapse
@@ -147,6 +167,7 @@ def settle(
     start_time = world.time
     reason, culprit, error, settled = "time limit", None, None, False
     shifted = None  # the first tile seen beyond max_shift without falling
+    checks_since_asked, asks = QUIET_CHECKS, 0  # checks since rest_check was last asked, and how often it was
     positions, quats = world.poses()
     history.append((positions[moving], quats[moving]))
     if trace is not None:
@@ -181,6 +202,15 @@ def settle(
         if len(history) == 2 * window + 1 and elapsed >= min_time_s and _at_rest(history, window, settle_speed * hold, settle_spin * hold):
             reason, settled = ("shifted" if shifted is not None else "stood"), True
             break
+        if (rest_check is not None and asks < REST_CHECK_ASKS and elapsed >= min_time_s and len(history) > QUIET_CHECKS
+                and checks_since_asked >= QUIET_CHECKS):
+            span = QUIET_CHECKS * check_dt
+            if _quiet(history[-1 - QUIET_CHECKS], history[-1], settle_speed * span, settle_spin * span):
+                checks_since_asked, asks = 0, asks + 1
+                if rest_check(positions, quats):
+                    reason, settled = ("shifted" if shifted is not None else "stood"), True
+                    break
+        checks_since_asked += 1
         if elapsed >= limit - 1e-12:
             break
 
@@ -266,6 +296,14 @@ def _at_rest(history, window, max_shift, max_turn) -> bool:
     shift_before = float(np.linalg.norm(p1 - p0, axis=1).max())
     turn_before = float(rotation_angles(q1, q0).max())
     return shift_now <= max(NOISE_SHIFT_M, GROWTH * shift_before) and turn_now <= max(NOISE_TURN_RAD, GROWTH * turn_before)
+
+
+def _quiet(before, now, max_shift, max_turn) -> bool:
+    """Net motion of every moving tile between two checks ((positions, quaternions) each) below these (m, rad)."""
+    if not len(now[0]):
+        return True
+    shift = float(np.linalg.norm(now[0] - before[0], axis=1).max())
+    return shift <= max_shift and float(rotation_angles(now[1], before[1]).max()) <= max_turn
 
 
 def _fall(world, watched, lifted, positions, tilts, ref_p, max_drop, max_tilt):

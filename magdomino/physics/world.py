@@ -416,6 +416,7 @@ class World:
         speed: float = 0.05,
         max_force: float = 0.5,
         clearance: float = 0.0,
+        approach_gap: float | None = None,
     ) -> int:
         """Push a tile along the table into ``rest_position`` from ``start_offset`` away.
 
@@ -428,24 +429,60 @@ class World:
         overhang rests exactly at a tile's height, and the real tiles' rounded edges are
         what let one wedge under it, lifting it by a hair, instead of butting into its end.
 
+        ``approach_gap`` (m): the part of the motion where the tile is farther than this from
+        every tile (box separation, :func:`~magdomino.maths.geometry.box_separations`, a lower
+        bound on the distance) is not stepped: the tile starts at the last point of the
+        hand's path before it first comes that close, already moving with the hand. Over
+        that part nothing touches the tile but the table and the hand, which is much
+        stronger than the table's friction, so it goes where the hand goes; the magnets
+        reach across the gap with forces far below what moves a tile at rest.
+
         Returns the new tile's index. The world has been stepped through the motion.
         """
         pb = self._pb
         target = np.asarray(rest_position, dtype=float).copy()
         offset = np.asarray(list(start_offset) + [0.0], dtype=float)[:3]
         start = target + offset + [0.0, 0.0, clearance]
-        index = self.add_tile(pips, start, yaw, rounded=True)
-        body = self.tiles[index].body
-        q = yaw_quaternion(yaw).tolist()
-        hand = self.client.createConstraint(body, -1, -1, -1, pb.JOINT_FIXED, [0, 0, 0], [0, 0, 0], start.tolist(), [0, 0, 0, 1], q)
+        end = target + [0.0, 0.0, clearance]
         distance = float(np.linalg.norm(offset))
         steps = max(1, int(math.ceil(distance / speed / self.time_step)))
-        for k in range(1, steps + 1):
-            along = start + (target + [0.0, 0.0, clearance] - start) * (k / steps)
+        first = 0 if approach_gap is None else self._approach_skipped(start, end, yaw, steps, approach_gap)
+        begin = start + (end - start) * (first / steps)
+        velocity = None if first == 0 else (end - start) / (steps * self.time_step)
+        index = self.add_tile(pips, begin, yaw, rounded=True, velocity=velocity)
+        body = self.tiles[index].body
+        q = yaw_quaternion(yaw).tolist()
+        hand = self.client.createConstraint(body, -1, -1, -1, pb.JOINT_FIXED, [0, 0, 0], [0, 0, 0], begin.tolist(), [0, 0, 0, 1], q)
+        for k in range(first + 1, steps + 1):
+            along = start + (end - start) * (k / steps)
             self.client.changeConstraint(hand, along.tolist(), q, maxForce=max_force)
             self.step(1)
         self.client.removeConstraint(hand)
         return index
+
+    def _approach_skipped(self, start, end, yaw: float, steps: int, gap: float) -> int:
+        """How many of a slide's ``steps`` hand steps (from ``start`` to ``end``, m) keep the
+        tile at least ``gap`` (m) from every tile now in the world: the steps before the first
+        one that comes closer (checked every millimetre of path), less one millimetre as a
+        margin; all but the last millimetres when none comes closer; 0 in an empty world."""
+        positions, quats = self.poses()
+        there = np.isfinite(positions).all(axis=1)
+        if not there.any():
+            return 0
+        from magdomino.maths.geometry import box_separations
+        from magdomino.maths.poses import quaternion_matrices
+
+        per_mm = max(1, int(round(steps / max(float(np.linalg.norm(end - start)) * 1000, 1e-9))))  # hand steps per mm of path
+        ks = np.arange(0, steps + 1, per_mm)
+        centres = start + (end - start) * (ks / steps)[:, None]
+        boxes_p, boxes_r = positions[there], quaternion_matrices(quats[there])
+        m, k = len(ks), len(boxes_p)
+        R = np.broadcast_to(quaternion_matrices(yaw_quaternion(yaw)), (m * k, 3, 3))
+        separation = box_separations(np.repeat(centres, k, axis=0), R, np.tile(boxes_p, (m, 1)), np.tile(boxes_r, (m, 1, 1)),
+                                     self.size / 2).reshape(m, k).min(axis=1)
+        close = np.flatnonzero(separation < gap)
+        last = close[0] if len(close) else len(ks)  # never that close: the whole path is clear
+        return int(ks[last - 2]) if last >= 2 else 0
 
     on_close = None
     """Optional ``callable(world)``, called once when the world is about to close, while it can

@@ -42,13 +42,32 @@ every structure trial (no what-if). Each record says ``judged_by`` (``"statics"`
 ``"dynamics"``); a trial the statics judged has no shift, tilt or culprit measured (null),
 its ``reason`` is ``"stood"`` or ``"falls at rest"``, and it did not shift.
 
+A what-if's PyBullet trial takes two shortcuts to the same verdict, where the dynamics'
+own trial spends most of its simulated time:
+
+- **rest certified by the statics** (:func:`rest_check_for`): the settle proves rest with
+  two hold windows (0.2 s of simulated time, 400 steps); once the tiles have been still for
+  20 ms and the statics says their poses stand with a :data:`REST_TILT_DEG` tilt margin,
+  nothing is left to fall, and the settle ends (at about 0.055 s on a landing);
+- **a slide's bare approach skipped** (:data:`SLIDE_APPROACH_GAP_M`): a slide pushes the
+  tile 60 mm along the table at 50 mm/s (2,400 steps), about half of it on the bare table,
+  far from every tile; the trial starts where the tile first comes within 3 mm of a tile,
+  already moving with the hand.
+
+Its verdict is the dynamics' trial's (``tests/studies/test_hybrid_shortcuts.py``, and the
+bench's toy game positions, trial by trial); ``sim_time_s`` is shorter, and a slide that
+pushes the construction pushes it by another amount (by up to 2.2 mm of a 7 to 9 mm shift
+in that test), as the details of a sliding contact decide.
+
 Thresholds, chosen from measurements
 ------------------------------------
 Every threshold above was chosen on the dynamics' own trials and checked on trials held
 out: against the full dynamics (``scripts/hybrid_validation.py``, 200 noisy trials of each
 of 405 what-ifs on ``standard``, 81,000 trials) the statics decides 84.8 % of them and the
 hybrid's verdict equals the dynamics' on 99.98 %, every what-if's p inside the dynamics'
-95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal. The measurements that chose each
+95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal; on 133 positions of seeded toy
+games (``scripts/bench --only hybrid``, 13,300 trials), 44.8 % decided, one verdict of the
+13,300 different, every p inside the interval. The measurements that chose each
 test, with their dates and commits, the full tables (``data/validation/hybrid.json``,
 ``data/validation/hybrid_toy.json``) and the speed are on the documentation's validation
 page, ``docs/validation/hybrid.md``. ``tests/studies/test_hybrid_engine.py`` re-checks the
@@ -57,11 +76,15 @@ thresholds trial by trial on a sample, against the dynamics.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.maths.poses import yaw_quaternion
+from magdomino.physics.statics import magnet_wrenches
 from magdomino.studies.engines import DynamicsEngine
+from magdomino.studies.statics_engine import TrialBatch, batch_magnets, fixed_tiles
 from magdomino.studies.trial_record import error_outcome, hand_draws, statics_outcome, trial_record
 from magdomino.studies.trials import run_trial, trial_draws
 
@@ -150,8 +173,6 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
     and every force by ``every``, the wrench is ``every (W_s + own (W - W_s))``, with ``W``
     the wrench with the tile and ``W_s`` the structure's own (magnet forces are pairwise).
     """
-    from magdomino.studies.statics_engine import TrialBatch, batch_magnets, fixed_tiles
-
     B, n = P.shape[:2]
     batch = TrialBatch(presets, P, Q, fixed_tiles(sc, True), sc.preset)
     for r, why in zip(judged, batch.refused):
@@ -221,8 +242,6 @@ def magnets_hold_a_tile(preset) -> bool:
     """Whether one magnet pair of ``preset`` holds a tile's weight (see :data:`HANG_WEIGHTS`):
     tile B half on half on tile A, B's half 0 over A's half 1, the pull on B from the magnet
     model, against ``tile.mass × solver.gravity``."""
-    from magdomino.physics.statics import magnet_wrenches
-
     if not preset.tile.magnets:
         return False
     L, _, T = preset.tile.size  # computed at every call (0.7 ms, once per batch of trials): no cache to keep
@@ -230,6 +249,52 @@ def magnets_hold_a_tile(preset) -> bool:
     Q = np.array([[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0]])
     force, _ = magnet_wrenches(preset, P, Q)
     return bool(-force[1, 2] >= HANG_WEIGHTS * preset.tile.mass * preset.solver.gravity)
+
+
+SLIDE_APPROACH_GAP_M = 0.003
+"""A slide's PyBullet trial starts where the slid tile first comes this close to a tile
+(:meth:`~magdomino.physics.world.World.slide`, ``approach_gap``): the approach before it,
+on the bare table, is not stepped."""
+
+REST_TILT_DEG = 10.0
+"""The tilt margin of :data:`REST_TESTS`."""
+REST_TESTS = (AT_REST, *((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in (0.0, 90.0, 180.0, 270.0)))
+"""What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
+the tiles as they are stand, and still stand with the table tilted by
+:data:`REST_TILT_DEG` in each of four directions."""
+
+
+def rest_check_for(scenario, preset):
+    """The ``rest_check`` of a dynamic trial's settle (:func:`~magdomino.physics.settle.settle`):
+    whether the world's poses (the structure's tiles and the placed one, in that order)
+    stand by the statics with ``preset`` (the trial's friction, mass and magnets) in every
+    test of :data:`REST_TESTS`.
+
+    The settle asks only once the tiles have moved less than its rest rates for a while
+    (:data:`~magdomino.physics.settle.QUIET_CHECKS`): their kinetic energy is then
+    micro-joules below what lifts a tile's centre of mass by a micrometre, and poses
+    carried with a 10° tilt margin do not start to tip. Without this check the settle proves
+    rest with two hold windows of simulated time (0.2 s at the defaults).
+    """
+    fixed = np.array([pl.fixed for pl in scenario.structure] + [False], bool)
+    tests = REST_TESTS
+
+    def check(positions, quaternions) -> bool:
+        P, Q = np.asarray(positions, float)[None], np.asarray(quaternions, float)[None]
+        if P.shape[1] != len(fixed) or not np.isfinite(P).all():
+            return False
+        batch = TrialBatch([preset], P, Q, fixed, scenario.preset)
+        if batch.refused[0] is not None:
+            return False
+        for _load, _, _, *tilt in tests:
+            lateral = None
+            if tilt and tilt[0]:
+                lateral = np.tan(np.radians(tilt[0])) * np.array([np.cos(np.radians(tilt[1])), np.sin(np.radians(tilt[1]))])
+            if not batch.stands(magnets=scenario.magnets, lateral=lateral)[0]:
+                return False
+        return True
+
+    return check
 
 
 STATICS_REASONS = {"stood": "stood", "falls": "falls at rest"}
@@ -266,13 +331,16 @@ class HybridEngine(DynamicsEngine):
     # 3.14 s. Two workers gain from about 170 trials.
 
     def run_trials(self, job, what_if, trials):
-        if what_if is None or is_slide(job.scenario.what_if[what_if]):
+        if what_if is None:
             return [{**run_trial(job, what_if, i), "judged_by": "dynamics"} for i in trials]
+        rest_check = functools.partial(rest_check_for, job.scenario)
+        if is_slide(job.scenario.what_if[what_if]):
+            return [{**run_trial(job, what_if, i, rest_check, SLIDE_APPROACH_GAP_M), "judged_by": "dynamics"} for i in trials]
         records = []
         for row in screen(job, what_if, trials):
             verdict = decide(row)
             if verdict is None:
-                records.append({**run_trial(job, what_if, row["trial"]), "judged_by": "dynamics"})
+                records.append({**run_trial(job, what_if, row["trial"], rest_check), "judged_by": "dynamics"})
                 continue
             if job.hook is not None:
                 try:

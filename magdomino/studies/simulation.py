@@ -84,13 +84,17 @@ def try_placement(
     gui: bool = False,
     world_hook=None,
     trace: list | None = None,
+    rest_check=None,
+    approach_gap: float | None = None,
 ) -> Verdict:
     """Try one placement alone on the settled structure in a fresh world; return its verdict.
 
     ``preset`` (a varied copy), ``offset_mm``, ``yaw_offset_deg`` and ``drop_mm`` let a
     study perturb the placement (see :mod:`magdomino.studies.odds`); ``world_hook(world)`` is called
     once the world is built (renders use it to record frames); ``trace`` (a list) receives
-    the settle's ``(t, max shift mm, max tilt deg)`` series (see :func:`settle`).
+    the settle's ``(t, max shift mm, max tilt deg)`` series (see :func:`settle`);
+    ``rest_check`` ends the settle on poses certain to stand (see :func:`settle`);
+    ``approach_gap`` (m) skips a slide's approach that far from every tile (see :func:`place`).
     """
     world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
     try:
@@ -98,7 +102,8 @@ def try_placement(
         rest, yaw, motion = aim_placement(scenario, settled, placement, world.size, offset_mm, yaw_offset_deg, drop_mm)
         if world_hook is not None:
             world_hook(world)
-        return place(world, placement.pips, rest, yaw, motion, watched=list(range(len(scenario.structure))), trace=trace)[1]
+        return place(world, placement.pips, rest, yaw, motion, watched=list(range(len(scenario.structure))), trace=trace,
+                     rest_check=rest_check, approach_gap=approach_gap)[1]
     finally:
         world.close()
 

@@ -169,8 +169,14 @@ def trial_draws(job: Job, what_if: int | None, trial: int) -> tuple[Preset, np.n
     ])
 
 
-def run_trial(job: Job, what_if: int | None, trial: int) -> TrialRecord:
-    """Run one trial; returns its record (never raises for a failing simulation)."""
+def run_trial(job: Job, what_if: int | None, trial: int, rest_check_for: Callable | None = None,
+              approach_gap: float | None = None) -> TrialRecord:
+    """Run one trial; returns its record (never raises for a failing simulation).
+
+    ``rest_check_for(preset)``, when given, returns the ``rest_check`` of a what-if's settle
+    (:func:`~magdomino.physics.settle.settle`) for the trial's varied preset;
+    ``approach_gap`` (m) skips a slid what-if's approach that far from every tile
+    (:meth:`~magdomino.physics.world.World.slide`)."""
     sc = job.scenario
     record = trial_record(what_if, trial)
     try:
@@ -186,7 +192,8 @@ def run_trial(job: Job, what_if: int | None, trial: int) -> TrialRecord:
             if job.hook is not None:
                 job.hook(what_if, trial)
             verdict = try_placement(
-                sc, job.settled, sc.what_if[what_if], preset=preset, offset_mm=(dx, dy), yaw_offset_deg=dyaw, drop_mm=drop
+                sc, job.settled, sc.what_if[what_if], preset=preset, offset_mm=(dx, dy), yaw_offset_deg=dyaw, drop_mm=drop,
+                rest_check=None if rest_check_for is None else rest_check_for(preset), approach_gap=approach_gap,
             )
         record.update(verdict_outcome(verdict))
     except Exception as exc:  # a trial that raises is reported as an error, never counted

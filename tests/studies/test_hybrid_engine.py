@@ -47,7 +47,7 @@ def test_hybrid_is_a_registered_engine():
     assert get_engine("hybrid").name == "hybrid"
 
 
-def test_a_trial_sent_to_pybullet_is_the_dynamics_own_trial_and_every_trial_draws_the_same_hand():
+def test_a_trial_sent_to_pybullet_has_the_dynamics_verdict_and_every_trial_draws_the_same_hand():
     sc = load_scenario(SCENARIOS / "demo.toml")
     job = _job(sc)
     trials = list(range(12))
@@ -59,8 +59,10 @@ def test_a_trial_sent_to_pybullet_is_the_dynamics_own_trial_and_every_trial_draw
         dynamic = run_trial(job, 0, r["trial"])
         assert ({k: r[k] for k in ("dx_mm", "dy_mm", "dyaw_deg", "drop_mm")}
                 == {k: dynamic[k] for k in ("dx_mm", "dy_mm", "dyaw_deg", "drop_mm")})
-        if r["judged_by"] == "dynamics":
-            assert {k: v for k, v in r.items() if k != "judged_by"} == dynamic
+        if r["judged_by"] == "dynamics":  # the same verdict; it may stop sooner (a rest the statics certifies)
+            verdict = ("collapsed", "shifted", "error", "reason", "culprit")
+            assert {k: r[k] for k in verdict} == {k: dynamic[k] for k in verdict}
+            assert r["sim_time_s"] <= dynamic["sim_time_s"] + 1e-9
         else:  # what the screen decided, the dynamics confirms on these trials
             assert r["collapsed"] == dynamic["collapsed"] and not dynamic["shifted"] and r["shifted"] is False
 
