@@ -21,3 +21,10 @@ def run_cli(*args, cwd=None):
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def pytest_collection_modifyitems(items):
+    # The tests marked slow (a minute each: whole games in the browser, the docs site, the
+    # validation set) run first, so that the workers share them instead of one worker
+    # finishing them after the rest (the suite's last minute was those few tests alone).
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

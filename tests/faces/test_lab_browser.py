@@ -285,6 +285,7 @@ def play_to_the_end(tab: "Tab", physics: str, shot: str | None = None) -> str:
     return status
 
 
+@pytest.mark.slow
 def test_play_a_defi_game_judged_by_the_statics(lab, browser):
     url, out, proc = lab
     tab = Tab(browser, url)
