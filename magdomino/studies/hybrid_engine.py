@@ -198,10 +198,8 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
         wrench = None
         if full is not None:
             wrench = tuple(every * (o + mine * (w - o)) for w, o in zip(full, own))
-        lateral = None
-        if tilt and tilt[0]:  # (tilt deg, direction deg): every tile pushed sideways as by a tilted table
-            lateral = np.tan(np.radians(tilt[0])) * np.array([np.cos(np.radians(tilt[1])), np.sin(np.radians(tilt[1]))])
-        stands = batch.stands(idx, magnets=sc.magnets, last_load=np.full(B, float(load)), wrenches=wrench, lateral=lateral, grip=grip)
+        stands = batch.stands(idx, magnets=sc.magnets, last_load=np.full(B, float(load)), wrenches=wrench, lateral=sideways_load(tilt),
+                              grip=grip)
         for r, k in zip(which, idx):
             r[test] = bool(stands[k])
 
@@ -264,6 +262,15 @@ the tiles as they are stand, and still stand with the table tilted by
 :data:`REST_TILT_DEG` in each of four directions."""
 
 
+def sideways_load(tilt) -> np.ndarray | None:
+    """The sideways load (2,), in weights, on every tile of a table tilted by ``tilt`` =
+    (tilt deg, direction deg) of a test; None for a test without a tilt."""
+    if not tilt or not tilt[0]:
+        return None
+    angle, direction = np.radians(tilt[0]), np.radians(tilt[1])
+    return np.tan(angle) * np.array([np.cos(direction), np.sin(direction)])
+
+
 def rest_check_for(scenario, preset):
     """The ``rest_check`` of a dynamic trial's settle (:func:`~magdomino.physics.settle.settle`):
     whether the world's poses (the structure's tiles and the placed one, in that order)
@@ -276,8 +283,7 @@ def rest_check_for(scenario, preset):
     carried with a 10° tilt margin do not start to tip. Without this check the settle proves
     rest with two hold windows of simulated time (0.2 s at the defaults).
     """
-    fixed = np.array([pl.fixed for pl in scenario.structure] + [False], bool)
-    tests = REST_TESTS
+    fixed = fixed_tiles(scenario, placed=True)
 
     def check(positions, quaternions) -> bool:
         P, Q = np.asarray(positions, float)[None], np.asarray(quaternions, float)[None]
@@ -286,13 +292,7 @@ def rest_check_for(scenario, preset):
         batch = TrialBatch([preset], P, Q, fixed, scenario.preset)
         if batch.refused[0] is not None:
             return False
-        for _load, _, _, *tilt in tests:
-            lateral = None
-            if tilt and tilt[0]:
-                lateral = np.tan(np.radians(tilt[0])) * np.array([np.cos(np.radians(tilt[1])), np.sin(np.radians(tilt[1]))])
-            if not batch.stands(magnets=scenario.magnets, lateral=lateral)[0]:
-                return False
-        return True
+        return all(batch.stands(magnets=scenario.magnets, lateral=sideways_load(tilt))[0] for _load, _, _, *tilt in REST_TESTS)
 
     return check
 
