@@ -7,10 +7,10 @@ How PyBullet's world reaches one (the settle loop and the fall criteria) is
 
 from __future__ import annotations
 
-import importlib
 import math
-import warnings
 from dataclasses import asdict, dataclass, field
+
+from magdomino.deprecated import forward_to
 
 FALL_REASONS = ("tilt", "drop", "table contact", "placed tile fell")
 """The reasons of a fall (see :mod:`magdomino.physics.settle` for each criterion)."""
@@ -106,9 +106,4 @@ MOVED_TO_SETTLE = {
 """Names this module had before the settle loop moved to :mod:`magdomino.physics.settle`."""
 
 
-def __getattr__(name: str):
-    if name not in MOVED_TO_SETTLE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(f"{name} lives in magdomino.physics.settle now; import it from there", DeprecationWarning, stacklevel=2)
-    # By name: the settle module imports this one.
-    return getattr(importlib.import_module("magdomino.physics.settle"), name)
+__getattr__ = forward_to("magdomino.physics.settle", __name__, MOVED_TO_SETTLE)  # the settle module imports this one
