@@ -28,7 +28,7 @@ from magdomino.maths.geometry import box_rises, box_separations
 from magdomino.maths.poses import quaternion_matrices, yaw_quaternion
 from magdomino.physics.settle import settle
 from magdomino.physics.verdict import Verdict
-from magdomino.physics.world import World
+from magdomino.physics.world import SlideShortcuts, World
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def place(
     watched: list[int] | None = None,
     trace: list | None = None,
     rest_check=None,
-    approach_gap: float | None = None,
+    slide_shortcuts: SlideShortcuts | None = None,
 ) -> tuple[int, Verdict]:
     """Place one tile by ``motion`` into its rest pose and judge the result.
 
@@ -211,9 +211,8 @@ def place(
         Receives the settle's ``(t, max shift mm, max tilt deg)`` series.
     rest_check : callable, optional
         Passed to :func:`~magdomino.physics.settle.settle`: poses certain to stand end the settle.
-    approach_gap : float, optional, m
-        A slide's approach farther than this from every tile is not stepped
-        (:meth:`~magdomino.physics.world.World.slide`).
+    slide_shortcuts : SlideShortcuts, optional
+        Cheaper steps through a slide (:meth:`~magdomino.physics.world.World.slide`).
 
     Returns
     -------
@@ -233,7 +232,7 @@ def place(
     if watched is None:
         watched = list(range(len(before[0])))
     if isinstance(motion, Slide):
-        index = world.slide(pips, rest, yaw, start_offset=np.asarray(motion.start_offset, dtype=float), approach_gap=approach_gap)
+        index = world.slide(pips, rest, yaw, start_offset=np.asarray(motion.start_offset, dtype=float), shortcuts=slide_shortcuts)
     else:
         index = world.drop(pips, rest, yaw, drop_height=motion.height)
     added = len(world.tiles) - len(before[0])

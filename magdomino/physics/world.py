@@ -34,6 +34,20 @@ from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_mesh, tile_u
 from magdomino.physics.connections import connect, engine_key, give_back, take_client
 
 
+@dataclass(frozen=True)
+class SlideShortcuts:
+    """Cheaper steps through a slide (:meth:`World.slide`), each validated against the whole
+    motion where it is used (:mod:`magdomino.studies.hybrid_engine`).
+
+    ``approach_gap`` (m): the part of the motion where the tile is farther than this from
+    every tile is not stepped. ``push_iterations``: the solver iterations while the hand
+    pushes (the preset's again once it lets go).
+    """
+
+    approach_gap: float | None = None
+    push_iterations: int | None = None
+
+
 @dataclass
 class TileBody:
     """One tile in the world."""
@@ -416,7 +430,7 @@ class World:
         speed: float = 0.05,
         max_force: float = 0.5,
         clearance: float = 0.0,
-        approach_gap: float | None = None,
+        shortcuts: SlideShortcuts | None = None,
     ) -> int:
         """Push a tile along the table into ``rest_position`` from ``start_offset`` away.
 
@@ -429,13 +443,14 @@ class World:
         overhang rests exactly at a tile's height, and the real tiles' rounded edges are
         what let one wedge under it, lifting it by a hair, instead of butting into its end.
 
-        ``approach_gap`` (m): the part of the motion where the tile is farther than this from
-        every tile (box separation, :func:`~magdomino.maths.geometry.box_separations`, a lower
+        ``shortcuts`` (:class:`SlideShortcuts`): ``approach_gap`` (m): the part of the motion
+        where the tile is farther than this from every tile (box separation, :func:`~magdomino.maths.geometry.box_separations`, a lower
         bound on the distance) is not stepped: the tile starts at the last point of the
         hand's path before it first comes that close, already moving with the hand. Over
         that part nothing touches the tile but the table and the hand, which is much
         stronger than the table's friction, so it goes where the hand goes; the magnets
         reach across the gap with forces far below what moves a tile at rest.
+        ``push_iterations``: the solver's iterations while the hand pushes.
 
         Returns the new tile's index. The world has been stepped through the motion.
         """
@@ -446,17 +461,25 @@ class World:
         end = target + [0.0, 0.0, clearance]
         distance = float(np.linalg.norm(offset))
         steps = max(1, int(math.ceil(distance / speed / self.time_step)))
-        first = 0 if approach_gap is None else self._approach_skipped(start, end, yaw, steps, approach_gap)
+        shortcuts = shortcuts or SlideShortcuts()
+        gap = shortcuts.approach_gap
+        first = 0 if gap is None else self._approach_skipped(start, end, yaw, steps, gap)
         begin = start + (end - start) * (first / steps)
         velocity = None if first == 0 else (end - start) / (steps * self.time_step)
         index = self.add_tile(pips, begin, yaw, rounded=True, velocity=velocity)
         body = self.tiles[index].body
         q = yaw_quaternion(yaw).tolist()
         hand = self.client.createConstraint(body, -1, -1, -1, pb.JOINT_FIXED, [0, 0, 0], [0, 0, 0], begin.tolist(), [0, 0, 0, 1], q)
-        for k in range(first + 1, steps + 1):
-            along = start + (end - start) * (k / steps)
-            self.client.changeConstraint(hand, along.tolist(), q, maxForce=max_force)
-            self.step(1)
+        if shortcuts.push_iterations is not None:
+            self.client.setPhysicsEngineParameter(numSolverIterations=int(shortcuts.push_iterations))
+        try:
+            for k in range(first + 1, steps + 1):
+                along = start + (end - start) * (k / steps)
+                self.client.changeConstraint(hand, along.tolist(), q, maxForce=max_force)
+                self.step(1)
+        finally:
+            if shortcuts.push_iterations is not None:
+                self.client.setPhysicsEngineParameter(numSolverIterations=self.preset.solver.iterations)
         self.client.removeConstraint(hand)
         return index
 

@@ -15,7 +15,7 @@ from magdomino.model.presets import Preset
 from magdomino.physics.motion import build, place
 from magdomino.physics.settle import settle
 from magdomino.physics.verdict import Verdict
-from magdomino.physics.world import World
+from magdomino.physics.world import SlideShortcuts, World
 from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.scenario import Placement, Scenario, check_scenario
 from magdomino.version import __version__
@@ -85,7 +85,7 @@ def try_placement(
     world_hook=None,
     trace: list | None = None,
     rest_check=None,
-    approach_gap: float | None = None,
+    slide_shortcuts: SlideShortcuts | None = None,
 ) -> Verdict:
     """Try one placement alone on the settled structure in a fresh world; return its verdict.
 
@@ -94,7 +94,7 @@ def try_placement(
     once the world is built (renders use it to record frames); ``trace`` (a list) receives
     the settle's ``(t, max shift mm, max tilt deg)`` series (see :func:`settle`);
     ``rest_check`` ends the settle on poses certain to stand (see :func:`settle`);
-    ``approach_gap`` (m) skips a slide's approach that far from every tile (see :func:`place`).
+    ``slide_shortcuts`` makes a slide's steps cheaper (see :func:`place`).
     """
     world = World(preset or scenario.preset, magnets=scenario.magnets, gui=gui)
     try:
@@ -103,7 +103,7 @@ def try_placement(
         if world_hook is not None:
             world_hook(world)
         return place(world, placement.pips, rest, yaw, motion, watched=list(range(len(scenario.structure))), trace=trace,
-                     rest_check=rest_check, approach_gap=approach_gap)[1]
+                     rest_check=rest_check, slide_shortcuts=slide_shortcuts)[1]
     finally:
         world.close()
 

@@ -61,7 +61,7 @@ from magdomino.errors import ARGUMENTS
 from magdomino.model.presets import Preset
 from magdomino.physics.settle import settle
 from magdomino.physics.verdict import Verdict
-from magdomino.physics.world import World
+from magdomino.physics.world import SlideShortcuts, World
 from magdomino.studies.aiming import structure_poses
 from magdomino.studies.scenario import Scenario, check_noise
 from magdomino.studies.simulation import build_structure, try_placement
@@ -170,12 +170,12 @@ def trial_draws(job: Job, what_if: int | None, trial: int) -> tuple[Preset, np.n
 
 
 def run_trial(job: Job, what_if: int | None, trial: int, rest_check_for: Callable | None = None,
-              approach_gap: float | None = None) -> TrialRecord:
+              slide_shortcuts: SlideShortcuts | None = None) -> TrialRecord:
     """Run one trial; returns its record (never raises for a failing simulation).
 
     ``rest_check_for(preset)``, when given, returns the ``rest_check`` of a what-if's settle
     (:func:`~magdomino.physics.settle.settle`) for the trial's varied preset;
-    ``approach_gap`` (m) skips a slid what-if's approach that far from every tile
+    ``slide_shortcuts`` makes a slid what-if's steps cheaper
     (:meth:`~magdomino.physics.world.World.slide`)."""
     sc = job.scenario
     record = trial_record(what_if, trial)
@@ -193,7 +193,7 @@ def run_trial(job: Job, what_if: int | None, trial: int, rest_check_for: Callabl
                 job.hook(what_if, trial)
             verdict = try_placement(
                 sc, job.settled, sc.what_if[what_if], preset=preset, offset_mm=(dx, dy), yaw_offset_deg=dyaw, drop_mm=drop,
-                rest_check=None if rest_check_for is None else rest_check_for(preset), approach_gap=approach_gap,
+                rest_check=None if rest_check_for is None else rest_check_for(preset), slide_shortcuts=slide_shortcuts,
             )
         record.update(verdict_outcome(verdict))
     except Exception as exc:  # a trial that raises is reported as an error, never counted

@@ -10,9 +10,9 @@ import pytest
 
 from magdomino.model.presets import load_preset
 from magdomino.physics.settle import settle
-from magdomino.physics.world import World
+from magdomino.physics.world import SlideShortcuts, World
 from magdomino.studies.engines import get_engine
-from magdomino.studies.hybrid_engine import SLIDE_APPROACH_GAP_M, rest_check_for
+from magdomino.studies.hybrid_engine import SLIDE_APPROACH_GAP_M, SLIDE_SHORTCUTS, rest_check_for
 from magdomino.studies.scenario import scenario_from_dict
 from magdomino.studies.trials import Job, resolve_noise, run_trial
 
@@ -54,7 +54,7 @@ def test_a_slide_without_its_bare_approach_gives_the_dynamics_verdict(name):
     job = _job(*SLIDES[name])
     for i in range(4):
         full = run_trial(job, 0, i)
-        short = run_trial(job, 0, i, partial(rest_check_for, job.scenario), SLIDE_APPROACH_GAP_M)
+        short = run_trial(job, 0, i, partial(rest_check_for, job.scenario), SLIDE_SHORTCUTS)
         assert {k: short[k] for k in VERDICT} == {k: full[k] for k in VERDICT}, i
 
 
@@ -67,7 +67,7 @@ def test_the_approach_skipped_ends_where_the_whole_slide_ends_in_fewer_steps():
             world.add_tile((6, 6), (0.0, 0.0, 0.004))
             world.step(100)
             before = world.steps
-            index = world.slide((1, 2), (0.05, 0.0, 0.004), start_offset=(0.06, 0.0), approach_gap=gap)
+            index = world.slide((1, 2), (0.05, 0.0, 0.004), start_offset=(0.06, 0.0), shortcuts=SlideShortcuts(approach_gap=gap))
             steps.append(world.steps - before)
             ends.append(world.poses()[0][index])
         finally:
