@@ -165,6 +165,7 @@ def test_build_a_tower_by_clicks(lab, browser):
     # A click while a placement runs (shown in slow motion) is refused with a note, never interleaved.
     tab.id("slow").click()
     tab.spot("3-3 on #1 (6-3) half 1, across left (").locator("[data-testid^=place-]").click()
+    tab.wait_text("verdict", "across left: simulating")  # the placement has started (under load the click takes a while to arrive)
     tab.tile(1, 1)
     assert "refused" in tab.wait_text("note", "refused")
     verdict = tab.wait_text("verdict", "across left: (stood|shifted|collapsed)")
