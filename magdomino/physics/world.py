@@ -443,14 +443,16 @@ class World:
         overhang rests exactly at a tile's height, and the real tiles' rounded edges are
         what let one wedge under it, lifting it by a hair, instead of butting into its end.
 
-        ``shortcuts`` (:class:`SlideShortcuts`): ``approach_gap`` (m): the part of the motion
-        where the tile is farther than this from every tile (box separation, :func:`~magdomino.maths.geometry.box_separations`, a lower
-        bound on the distance) is not stepped: the tile starts at the last point of the
-        hand's path before it first comes that close, already moving with the hand. Over
-        that part nothing touches the tile but the table and the hand, which is much
-        stronger than the table's friction, so it goes where the hand goes; the magnets
-        reach across the gap with forces far below what moves a tile at rest.
-        ``push_iterations``: the solver's iterations while the hand pushes.
+        ``shortcuts`` (:class:`SlideShortcuts`), none by default:
+
+        - ``approach_gap`` (m): the part of the motion where the tile is farther than this
+          from every tile (box separation, :func:`~magdomino.maths.geometry.box_separations`,
+          a lower bound on the distance) is not stepped: the tile starts at the last point
+          of the hand's path before it first comes that close, already moving with the
+          hand. Over that part nothing touches the tile but the table and the hand, which
+          is much stronger than the table's friction, so it goes where the hand goes; the
+          magnets reach across the gap with forces far below what moves a tile at rest.
+        - ``push_iterations``: the solver's iterations while the hand pushes.
 
         Returns the new tile's index. The world has been stepped through the motion.
         """
