@@ -269,7 +269,8 @@ game positions (30 trials each, against the dynamics' own trials, 2026-11-27): 0
 verdicts differ at 30, 15, 10 and 5 iterations; the constructions shifted beyond
 ``max_shift`` in 12 trials of 270 differ from the dynamics' at 30 (the approach alone), 9 at
 15 and 10, while at 5 whole positions' shift counts move (22 to 12 of 30); 10 iterations
-take 0.68 of the time of 30 (whole odds runs of those slides)."""
+take 0.68 of the time of 30 (whole odds runs of those slides;
+``scripts/hybrid_shortcut_choices.py slides``)."""
 SLIDE_SHORTCUTS = SlideShortcuts(approach_gap=SLIDE_APPROACH_GAP_M, push_iterations=SLIDE_PUSH_ITERATIONS)
 """Both slide shortcuts, as a slide's PyBullet trial takes them."""
 
@@ -279,7 +280,8 @@ the 124 drop what-ifs of toy game positions (20 trials each, the hybrid's own tr
 settles run to the end and the statics asked at every quiet check from 20 ms, 2026-11-27):
 672 of them fell, none after a pose the statics carried at rest, with any margin or none;
 of the 728 that stood, 624 were certified with 10°, 713 with 5°, 725 with 3° and with 0°.
-3° takes every trial that any margin took, and keeps a margin."""
+3° takes every trial that any margin took, and keeps a margin
+(``scripts/hybrid_shortcut_choices.py rest``)."""
 REST_TESTS = (AT_REST, *((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in (0.0, 90.0, 180.0, 270.0)))
 """What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
 the tiles as they are stand, and still stand with the table tilted by

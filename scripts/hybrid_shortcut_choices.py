@@ -1,0 +1,144 @@
+"""The measurements that chose two of the hybrid engine's shortcuts, on toy game positions.
+
+``rest``: the rest certificate's tilt margin (``REST_TILT_DEG``). Every drop what-if of
+``scripts/toy_positions.py``'s positions, ``--trials`` PyBullet trials each, settled to the
+end (the certificate never ends one) while the statics is asked at every quiet check
+(``QUIET_CHECKS``) for the largest of :data:`MARGINS` the poses stand with. Prints, per
+margin, how many trials it would have certified and how many of those fell all the same.
+
+``slides``: the solver iterations of a slide's push (``SLIDE_PUSH_ITERATIONS``). Every slid
+what-if, ``--trials`` trials by the dynamics and by the hybrid's PyBullet trial with each
+of ``--iterations``; prints the verdicts and "shifted" that differ from the dynamics', and
+the time of each.
+
+    .venv/bin/python scripts/hybrid_shortcut_choices.py rest --trials 20      # about 5 min
+    .venv/bin/python scripts/hybrid_shortcut_choices.py slides --trials 30    # about 12 min
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+import magdomino.physics.settle as settle_module
+from magdomino.errors import InputError
+from magdomino.physics.world import SlideShortcuts
+from magdomino.studies.engines import get_engine
+from magdomino.studies.hybrid_engine import REST_TILT_DEG, SLIDE_APPROACH_GAP_M, rest_check_for, sideways_load
+from magdomino.studies.scenario import scenario_from_dict
+from magdomino.studies.statics_engine import TrialBatch, fixed_tiles
+from magdomino.studies.trials import Job, resolve_noise, run_trial
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import toy_positions  # noqa: E402  (a sibling script)
+
+MARGINS = (10.0, 5.0, 3.0, 2.0, 1.0, 0.0)
+"""Tilt margins (degrees) tried by ``rest``, largest first."""
+
+
+def _job(position: dict) -> Job:
+    sc = scenario_from_dict({"name": "position", "preset": "toy", "structure": list(position["structure"]),
+                             "what_if": [position["what_if"]]}, source=position["id"])
+    dynamics = get_engine("dynamics")
+    return Job(sc, dynamics.starting_structure(sc), resolve_noise(sc), 7, (0.0, 0.0), None, dynamics)
+
+
+def _margin_recorder(asks: list):
+    """A ``rest_check_for`` whose check records the largest margin of :data:`MARGINS` the poses
+    stand with (None: not at rest, or refused) and never certifies."""
+
+    def for_preset(scenario, preset):
+        fixed = fixed_tiles(scenario, placed=True)
+
+        def check(positions, quaternions) -> bool:
+            P, Q = np.asarray(positions, float)[None], np.asarray(quaternions, float)[None]
+            batch = TrialBatch([preset], P, Q, fixed, scenario.preset)
+            best = None
+            if batch.refused[0] is None and batch.stands(magnets=scenario.magnets)[0]:
+                best = next((deg for deg in MARGINS if deg == 0.0 or all(
+                    batch.stands(magnets=scenario.magnets, lateral=sideways_load((deg, d)))[0] for d in (0.0, 90.0, 180.0, 270.0))), None)
+            asks.append(best)
+            return False
+
+        return check
+
+    return for_preset
+
+
+def rest(positions: list, trials: int) -> None:
+    settle_module.REST_CHECK_ASKS = 10**6  # asked at every quiet check: the settle runs to its end
+    rows = []  # (fell, margins asked)
+    for position in positions:
+        if " beneath " in position["what_if"]:
+            continue
+        try:
+            job = _job(position)
+        except InputError as exc:  # a structure that does not stand: no odds on any engine
+            print(f"{position['id']}: {exc}", file=sys.stderr)
+            continue
+        for i in range(trials):
+            asks: list = []
+            record = run_trial(job, 0, i, partial(_margin_recorder(asks), job.scenario))
+            rows.append((bool(record.get("collapsed")) or record.get("error") is not None, asks))
+        print(f"{position['id']}: {len(rows)} trials so far", file=sys.stderr, flush=True)
+    fell = sum(f for f, _ in rows)
+    print(f"{len(rows)} PyBullet trials of drops, {fell} fell or failed; the margin used is {REST_TILT_DEG:g}°")
+    print("| margin | certified at some quiet check | of those, fell |\n|---|---|---|")
+    for deg in MARGINS:
+        certified = [f for f, asks in rows if any(m is not None and m >= deg for m in asks)]
+        print(f"| {deg:g}° | {len(certified)} | {sum(certified)} |")
+
+
+def slides(positions: list, trials: int, iterations: list[int]) -> None:
+    runs = {"dynamics": None, **{k: SlideShortcuts(SLIDE_APPROACH_GAP_M, k) for k in iterations}}
+    seconds = dict.fromkeys(runs, 0.0)
+    differ = {k: [0, 0] for k in iterations}  # verdicts, shifted
+    total = 0
+    for position in positions:
+        if " beneath " not in position["what_if"]:
+            continue
+        job = _job(position)
+        reference = None
+        for name, shortcuts in runs.items():
+            t0 = time.perf_counter()
+            if shortcuts is None:
+                records = [run_trial(job, 0, i) for i in range(trials)]
+            else:
+                records = [run_trial(job, 0, i, partial(rest_check_for, job.scenario), shortcuts) for i in range(trials)]
+            seconds[name] += time.perf_counter() - t0
+            verdicts = [(bool(r.get("collapsed")), r.get("error") is not None, bool(r.get("shifted"))) for r in records]
+            if reference is None:
+                reference, total = verdicts, total + trials
+                continue
+            differ[name][0] += sum(a[:2] != b[:2] for a, b in zip(reference, verdicts))
+            differ[name][1] += sum(a[2] != b[2] for a, b in zip(reference, verdicts))
+        print(f"{position['id']}: done", file=sys.stderr, flush=True)
+    print(f"{total} slide trials; the dynamics took {seconds['dynamics']:.0f} s")
+    print("| push iterations | verdicts that differ | shifted that differ | seconds |\n|---|---|---|---|")
+    for k in iterations:
+        print(f"| {k} | {differ[k][0]} | {differ[k][1]} | {seconds[k]:.0f} |")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("rest", "slides"))
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--iterations", default="30,15,10,5", help="slides: push iterations to try, comma-separated")
+    parser.add_argument("--set", choices=("bench", "held-out", "quick"), default="bench", help="toy_positions' games")
+    args = parser.parse_args(argv)
+    games = {"bench": toy_positions.GAMES, "held-out": toy_positions.HELD_OUT, "quick": toy_positions.QUICK}[args.set]
+    positions = toy_positions.position_set(games)
+    if args.what == "rest":
+        rest(positions, args.trials)
+    else:
+        slides(positions, args.trials, [int(k) for k in args.iterations.split(",")])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
