@@ -23,15 +23,20 @@ import time
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
 import magdomino.physics.settle as settle_module
 from magdomino.errors import InputError
 from magdomino.physics.world import SlideShortcuts
 from magdomino.studies.engines import get_engine
-from magdomino.studies.hybrid_engine import REST_TILT_DEG, SLIDE_APPROACH_GAP_M, rest_check_for, sideways_load
+from magdomino.studies.hybrid_engine import (
+    REST_TILT_DEG,
+    SLIDE_APPROACH_GAP_M,
+    TILT_DIRECTIONS_DEG,
+    rest_batch,
+    rest_check_for,
+    sideways_load,
+)
 from magdomino.studies.scenario import scenario_from_dict
-from magdomino.studies.statics_engine import TrialBatch, fixed_tiles
+from magdomino.studies.statics_engine import fixed_tiles
 from magdomino.studies.trials import Job, resolve_noise, run_trial
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -56,12 +61,11 @@ def _margin_recorder(asks: list):
         fixed = fixed_tiles(scenario, placed=True)
 
         def check(positions, quaternions) -> bool:
-            P, Q = np.asarray(positions, float)[None], np.asarray(quaternions, float)[None]
-            batch = TrialBatch([preset], P, Q, fixed, scenario.preset)
+            batch = rest_batch(scenario, preset, fixed, positions, quaternions)
             best = None
-            if batch.refused[0] is None and batch.stands(magnets=scenario.magnets)[0]:
+            if batch is not None and batch.stands(magnets=scenario.magnets)[0]:
                 best = next((deg for deg in MARGINS if deg == 0.0 or all(
-                    batch.stands(magnets=scenario.magnets, lateral=sideways_load((deg, d)))[0] for d in (0.0, 90.0, 180.0, 270.0))), None)
+                    batch.stands(magnets=scenario.magnets, lateral=sideways_load((deg, d)))[0] for d in TILT_DIRECTIONS_DEG)), None)
             asks.append(best)
             return False
 

@@ -203,17 +203,17 @@ def settle(
         if hit is not None:
             reason, culprit = hit
             break
-        if len(history) == 2 * window + 1 and elapsed >= min_time_s and _at_rest(history, window, settle_speed * hold, settle_spin * hold):
-            reason, settled = ("shifted" if shifted is not None else "stood"), True
-            break
-        if (rest_check is not None and asks < REST_CHECK_ASKS and elapsed >= min_time_s and len(history) > QUIET_CHECKS
+        rested = (len(history) == 2 * window + 1 and elapsed >= min_time_s
+                  and _at_rest(history, window, settle_speed * hold, settle_spin * hold))
+        if (not rested and rest_check is not None and asks < REST_CHECK_ASKS and elapsed >= min_time_s and len(history) > QUIET_CHECKS
                 and checks_since_asked >= QUIET_CHECKS):
             span = QUIET_CHECKS * check_dt
             if _quiet(history[-1 - QUIET_CHECKS], history[-1], settle_speed * span, settle_spin * span):
                 checks_since_asked, asks = 0, asks + 1
-                if rest_check(positions, quats):
-                    reason, settled = ("shifted" if shifted is not None else "stood"), True
-                    break
+                rested = rest_check(positions, quats)
+        if rested:
+            reason, settled = ("shifted" if shifted is not None else "stood"), True
+            break
         checks_since_asked += 1
         if elapsed >= limit - 1e-12:
             break

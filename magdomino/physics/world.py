@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.maths.poses import yaw_quaternion
+from magdomino.maths.geometry import box_separations
+from magdomino.maths.poses import quaternion_matrices, yaw_quaternion
 from magdomino.model.presets import Preset
 from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_mesh, tile_uv_mesh
 from magdomino.physics.connections import connect, engine_key, give_back, take_client
@@ -494,9 +495,6 @@ class World:
         there = np.isfinite(positions).all(axis=1)
         if not there.any():
             return 0
-        from magdomino.maths.geometry import box_separations
-        from magdomino.maths.poses import quaternion_matrices
-
         per_mm = max(1, int(round(steps / max(float(np.linalg.norm(end - start)) * 1000, 1e-9))))  # hand steps per mm of path
         ks = np.arange(0, steps + 1, per_mm)
         centres = start + (end - start) * (ks / steps)[:, None]

@@ -119,7 +119,9 @@ TILT_DEG = 10.0
 """Stood only if the structure with the tile at rest survives the table tilted this far in each
 of four directions (a tilt margin of at least this much): a drop onto a structure with less
 rocks it."""
-TILTS = tuple((1.0, 1.0, 1.0, TILT_DEG, d) for d in (0.0, 90.0, 180.0, 270.0))
+TILT_DIRECTIONS_DEG = (0.0, 90.0, 180.0, 270.0)
+"""The four directions a tilt test tilts the table towards (+x, +y, -x, -y)."""
+TILTS = tuple((1.0, 1.0, 1.0, TILT_DEG, d) for d in TILT_DIRECTIONS_DEG)
 GRIP = 3.0
 """Friction factor of :data:`TIPS`."""
 TIPS = (1.0, 1.0, 1.0, 0.0, 0.0, GRIP)
@@ -282,7 +284,7 @@ settles run to the end and the statics asked at every quiet check from 20 ms, 20
 of the 728 that stood, 624 were certified with 10°, 713 with 5°, 725 with 3° and with 0°.
 3° takes every trial that any margin took, and keeps a margin
 (``scripts/hybrid_shortcut_choices.py rest``)."""
-REST_TESTS = (AT_REST, *((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in (0.0, 90.0, 180.0, 270.0)))
+REST_TESTS = (AT_REST, *((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in TILT_DIRECTIONS_DEG))
 """What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
 the tiles as they are stand, and still stand with the table tilted by
 :data:`REST_TILT_DEG` in each of four directions."""
@@ -313,15 +315,23 @@ def rest_check_for(scenario, preset):
     fixed = fixed_tiles(scenario, placed=True)
 
     def check(positions, quaternions) -> bool:
-        P, Q = np.asarray(positions, float)[None], np.asarray(quaternions, float)[None]
-        if P.shape[1] != len(fixed) or not np.isfinite(P).all():
-            return False
-        batch = TrialBatch([preset], P, Q, fixed, scenario.preset)
-        if batch.refused[0] is not None:
+        batch = rest_batch(scenario, preset, fixed, positions, quaternions)
+        if batch is None:
             return False
         return all(batch.stands(magnets=scenario.magnets, lateral=sideways_load(tilt))[0] for _load, _, _, *tilt in REST_TESTS)
 
     return check
+
+
+def rest_batch(scenario, preset, fixed, positions, quaternions) -> TrialBatch | None:
+    """The statics' batch of one settle's poses (every tile of the world, ``fixed`` from
+    :func:`~magdomino.studies.statics_engine.fixed_tiles`), or None where the statics cannot
+    judge them (another number of tiles, a tile gone, poses it refuses)."""
+    P, Q = np.asarray(positions, float)[None], np.asarray(quaternions, float)[None]
+    if P.shape[1] != len(fixed) or not np.isfinite(P).all():
+        return None
+    batch = TrialBatch([preset], P, Q, fixed, scenario.preset)
+    return batch if batch.refused[0] is None else None
 
 
 STATICS_REASONS = {"stood": "stood", "falls": "falls at rest"}
