@@ -6,13 +6,21 @@ end (the certificate never ends one) while the statics is asked at every quiet c
 (``QUIET_CHECKS``) for the largest of :data:`MARGINS` the poses stand with. Prints, per
 margin, how many trials it would have certified and how many of those fell all the same.
 
-``slides``: the solver iterations of a slide's push (``SLIDE_PUSH_ITERATIONS``). Every slid
-what-if, ``--trials`` trials by the dynamics and by the hybrid's PyBullet trial with each
-of ``--iterations``; prints the verdicts and "shifted" that differ from the dynamics', and
-the time of each.
+``slides``: the solver iterations of a slide's push (``SLIDE_PUSH_ITERATIONS``) and the gap
+that ends its skipped approach (``SLIDE_APPROACH_GAP_M``). Every slid what-if, ``--trials``
+trials by the dynamics and by the hybrid's PyBullet trial with each of ``--iterations`` and
+``--gaps``; prints the verdicts and "shifted" that differ from the dynamics', and the time
+of each.
+
+``hang``: the margin of a rest fall where a tile may hang on its magnets (``HANG_TIPS``,
+``snap_poses``). Every drop what-if, ``--trials`` trials; for each that ``TIPS`` and
+``TIPS_BARE`` call a fall, the dynamics' own trial, and whether the structure carries the
+tile with the table tilted by each of :data:`HANG_MARGINS` in some direction, and snapped.
+Prints, per margin, the falls it decides and how many of those stood in the dynamics.
 
     .venv/bin/python scripts/hybrid_shortcut_choices.py rest --trials 20      # about 5 min
     .venv/bin/python scripts/hybrid_shortcut_choices.py slides --trials 30    # about 12 min
+    .venv/bin/python scripts/hybrid_shortcut_choices.py hang --trials 100     # about 5 min
 """
 
 from __future__ import annotations
@@ -23,27 +31,37 @@ import time
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 import magdomino.physics.settle as settle_module
 from magdomino.errors import InputError
 from magdomino.physics.world import SlideShortcuts
 from magdomino.studies.engines import get_engine
 from magdomino.studies.hybrid_engine import (
+    AT_REST,
+    GRIP,
     REST_TILT_DEG,
     SLIDE_APPROACH_GAP_M,
     TILT_DIRECTIONS_DEG,
+    TIPS,
+    TIPS_BARE,
     rest_batch,
     rest_check_for,
+    screen,
     sideways_load,
+    snap_poses,
 )
 from magdomino.studies.scenario import scenario_from_dict
-from magdomino.studies.statics_engine import fixed_tiles
-from magdomino.studies.trials import Job, resolve_noise, run_trial
+from magdomino.studies.statics_engine import TrialBatch, fixed_tiles, with_placement
+from magdomino.studies.trials import Job, resolve_noise, run_trial, trial_draws
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import toy_positions  # noqa: E402  (a sibling script)
 
 MARGINS = (10.0, 5.0, 3.0, 2.0, 1.0, 0.0)
 """Tilt margins (degrees) tried by ``rest``, largest first."""
+HANG_MARGINS = (1.0, 2.0, 3.0, 5.0)
+"""Tilt margins (degrees) tried by ``hang``."""
 
 
 def _job(position: dict) -> Job:
@@ -98,16 +116,17 @@ def rest(positions: list, trials: int) -> None:
         print(f"| {deg:g}° | {len(certified)} | {sum(certified)} |")
 
 
-def slides(positions: list, trials: int, iterations: list[int]) -> None:
-    runs = {"dynamics": None, **{k: SlideShortcuts(SLIDE_APPROACH_GAP_M, k) for k in iterations}}
+def slides(positions: list, trials: int, iterations: list[int], gaps: list[float]) -> None:
+    variants = [(gap, k) for gap in gaps for k in iterations]
+    runs = {"dynamics": None, **{v: SlideShortcuts(*v) for v in variants}}
     seconds = dict.fromkeys(runs, 0.0)
-    differ = {k: [0, 0] for k in iterations}  # verdicts, shifted
+    differ = {v: [0, 0] for v in variants}  # verdicts, shifted
     total = 0
     for position in positions:
         if " beneath " not in position["what_if"]:
             continue
         job = _job(position)
-        reference = None
+        reference, counts = None, {}
         for name, shortcuts in runs.items():
             t0 = time.perf_counter()
             if shortcuts is None:
@@ -116,31 +135,70 @@ def slides(positions: list, trials: int, iterations: list[int]) -> None:
                 records = [run_trial(job, 0, i, partial(rest_check_for, job.scenario), shortcuts) for i in range(trials)]
             seconds[name] += time.perf_counter() - t0
             verdicts = [(bool(r.get("collapsed")), r.get("error") is not None, bool(r.get("shifted"))) for r in records]
+            counts[name] = (sum(v[2] for v in verdicts), round(time.perf_counter() - t0, 1))
             if reference is None:
                 reference, total = verdicts, total + trials
                 continue
             differ[name][0] += sum(a[:2] != b[:2] for a, b in zip(reference, verdicts))
             differ[name][1] += sum(a[2] != b[2] for a, b in zip(reference, verdicts))
-        print(f"{position['id']}: done", file=sys.stderr, flush=True)
+        print(f"{position['id']}: shifted {counts}", file=sys.stderr, flush=True)
     print(f"{total} slide trials; the dynamics took {seconds['dynamics']:.0f} s")
-    print("| push iterations | verdicts that differ | shifted that differ | seconds |\n|---|---|---|---|")
-    for k in iterations:
-        print(f"| {k} | {differ[k][0]} | {differ[k][1]} | {seconds[k]:.0f} |")
+    print("| approach gap (mm) | push iterations | verdicts that differ | shifted that differ | seconds |\n|---|---|---|---|---|")
+    for v in variants:
+        print(f"| {v[0] * 1000:g} | {v[1]} | {differ[v][0]} | {differ[v][1]} | {seconds[v]:.0f} |")
+
+
+def hang(positions: list, trials: int) -> None:
+    rows = []  # (fell in the dynamics, {margin: a tilt carries it}, a snap carries it)
+    for position in positions:
+        if " beneath " in position["what_if"]:
+            continue
+        try:
+            job = _job(position)
+        except InputError as exc:  # a structure that does not stand: no odds on any engine
+            print(f"{position['id']}: {exc}", file=sys.stderr)
+            continue
+        sc = job.scenario
+        for r in screen(job, 0, list(range(trials))):
+            if r["refused"] is not None or not r["hangs"] or r[AT_REST] or r.get(TIPS) is not False or r.get(TIPS_BARE) is not False:
+                continue
+            preset, _ = trial_draws(job, 0, r["trial"])
+            d = r["draws"]
+            P, Q = with_placement(sc, job.settled, 0, (d["dx_mm"], d["dy_mm"], d["dyaw_deg"]))
+            batch = TrialBatch([preset], P[None], Q[None], fixed_tiles(sc, True), sc.preset)
+            carried = {deg: any(batch.stands(magnets=sc.magnets, lateral=sideways_load((deg, way)), grip=GRIP)[0]
+                                for way in TILT_DIRECTIONS_DEG) for deg in HANG_MARGINS}
+            snapped = snap_poses(sc.preset, P, Q)
+            snaps = bool(snapped) and bool(TrialBatch([preset] * len(snapped), np.array(snapped), np.array([Q] * len(snapped)),
+                                                      fixed_tiles(sc, True), sc.preset).stands(magnets=sc.magnets, grip=GRIP).any())
+            rows.append((bool(run_trial(job, 0, r["trial"])["collapsed"]), carried, snaps))
+        print(f"{position['id']}: {len(rows)} trials so far", file=sys.stderr, flush=True)
+    stood = sum(not f for f, _, _ in rows)
+    print(f"{len(rows)} trials that TIPS and TIPS_BARE call falls, of a tile that may hang; {stood} stood in the dynamics")
+    print("| margin | falls decided | of those, stood | with the snaps too | of those, stood |\n|---|---|---|---|---|")
+    for deg in HANG_MARGINS:
+        decided = [f for f, carried, _ in rows if not carried[deg]]
+        snapped = [f for f, carried, snaps in rows if not carried[deg] and not snaps]
+        print(f"| {deg:g}° | {len(decided)} | {decided.count(False)} | {len(snapped)} | {snapped.count(False)} |")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("rest", "slides"))
+    parser.add_argument("what", choices=("rest", "slides", "hang"))
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--iterations", default="30,15,10,5", help="slides: push iterations to try, comma-separated")
+    parser.add_argument("--gaps", default=f"{SLIDE_APPROACH_GAP_M * 1000:g}", help="slides: approach gaps to try (mm), comma-separated")
     parser.add_argument("--set", choices=("bench", "held-out", "quick"), default="bench", help="toy_positions' games")
     args = parser.parse_args(argv)
     games = {"bench": toy_positions.GAMES, "held-out": toy_positions.HELD_OUT, "quick": toy_positions.QUICK}[args.set]
     positions = toy_positions.position_set(games)
     if args.what == "rest":
         rest(positions, args.trials)
+    elif args.what == "hang":
+        hang(positions, args.trials)
     else:
-        slides(positions, args.trials, [int(k) for k in args.iterations.split(",")])
+        slides(positions, args.trials, [int(k) for k in args.iterations.split(",")],
+               [float(v) / 1000 for v in args.gaps.split(",")])
     return 0
 
 

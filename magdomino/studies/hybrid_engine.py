@@ -29,8 +29,10 @@ statics, when all of these hold (each a test of :func:`screen`):
 
 A trial **fell**, judged by the statics, when the structure cannot carry the tile at rest
 even with three times the friction, with its own magnets or without them (:data:`TIPS`,
-:data:`TIPS_BARE`): it tips over on its weight; never on magnets that can hold a tile's
-weight (:data:`HANG_WEIGHTS`), where a tile snaps into line and hangs. A rest pose refused only for want of
+:data:`TIPS_BARE`): it tips over on its weight. Where one magnet pair can hold a tile's
+weight (:data:`HANG_WEIGHTS`), a tile may snap into line and hang: there the fall must also
+hold with a margin (the table tilted 3° each way, :data:`HANG_TIPS`) and at every pose the
+tile's magnets may snap it to (:func:`snap_poses`). A rest pose refused only for want of
 friction, or only while the tile's own magnets pull, is left to PyBullet: the magnets' pull
 slides or turns such a tile into line with the magnet below it, a pose that usually stands.
 
@@ -86,7 +88,7 @@ import functools
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.maths.poses import yaw_quaternion
+from magdomino.maths.poses import quaternion_matrices, yaw_quaternion
 from magdomino.physics.statics import magnet_wrenches
 from magdomino.physics.world import SlideShortcuts
 from magdomino.studies.engines import DynamicsEngine
@@ -137,7 +139,56 @@ magnets a tile's own pull can tip it at the aimed pose that it then snaps out of
 called falls, 35 stood; with this test too, 1 of 340)."""
 
 
-def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, SHORT_DROP, *TILTS, TIPS, TIPS_BARE)) -> list[dict]:
+HANG_TILT_DEG = 3.0
+"""The tilt margin of :data:`HANG_TIPS`."""
+HANG_TIPS = tuple((1.0, 1.0, 1.0, HANG_TILT_DEG, d, GRIP) for d in TILT_DIRECTIONS_DEG)
+"""Where one magnet pair holds a tile's weight (:func:`magnets_hold_a_tile`), a rest fall
+that :data:`TIPS` and :data:`TIPS_BARE` call is decided only if the structure cannot carry
+the tile either with the table tilted by :data:`HANG_TILT_DEG` towards +x, +y, -x or -y
+(with :data:`GRIP` times the friction): a fall with a margin. A tile whose magnets can snap
+it into line and hang it is near a balance, and one of the tilts carries it. Measured on
+the 124 drop what-ifs of toy game positions (100 trials each, against the dynamics' own
+trials, 2026-11-27): of the 2,104 trials that :data:`TIPS` and :data:`TIPS_BARE` called
+falls, 5 stood in the dynamics; each of the 5 stands with the table tilted by 2° in some
+direction (with 1°, 2 of them do not), and 3° decides 1,068 of the 2,099 that fell
+(2°: 1,233); with :func:`snap_poses` too, 1,055. Checked on trials no choice was made on:
+the held-out games' drops (100 trials each), 984 falls decided, every one a fall in the
+dynamics; the validation set's drops rebuilt on ``toy`` (``scripts/hybrid_toy_check.py``,
+25 trials each), 279 decided, all falls, where the tilts alone decided one trial that the
+dynamics stood (its magnet 6.3 mm from the line of the one below snapped it there)."""
+
+
+SNAP_REACH_MM = 10.0
+"""A magnet of the placed tile may snap into line with a magnet of a tile one level below
+(centres one tile thickness apart, within :data:`LEVEL_TOLERANCE_MM`) whose axis passes this
+close to it (:func:`snap_poses`)."""
+LEVEL_TOLERANCE_MM = 2.0
+
+
+def snap_poses(preset, P: np.ndarray, Q: np.ndarray, reach_mm: float = SNAP_REACH_MM) -> list[np.ndarray]:
+    """Where the placed tile (the last of poses ``P`` (n, 3) m, ``Q`` (n, 4)) may snap to:
+    its position moved sideways so that one of its magnets is in line with a magnet of a tile
+    one level below that is within ``reach_mm`` sideways. Returns the poses' positions
+    (n, 3) with the placed tile moved, one array per such pair of magnets (none, when no
+    magnet is in reach). Measured: a toy tile whose magnet was 6.3 mm from the line stood
+    where the statics refused it at the aimed pose and accepted it snapped (:data:`HANG_TIPS`)."""
+    local = np.array([m.position for m in preset.tile.magnets], float).reshape(-1, 3)
+    if not len(local) or len(P) < 2:
+        return []
+    world = P[:, None, :] + np.einsum("nij,kj->nki", quaternion_matrices(Q), local)  # (n, k, 3)
+    d = world[-1][:, None, None, :] - world[None, :-1, :, :]  # (k placed, n-1 tiles, k, 3)
+    thick = float(preset.tile.size[2])
+    near = (np.abs(d[..., 2] - thick) <= LEVEL_TOLERANCE_MM / 1000) & (np.hypot(d[..., 0], d[..., 1]) <= reach_mm / 1000)
+    out = []
+    for shift in d[near][:, :2]:
+        moved = P.copy()
+        moved[-1, :2] -= shift
+        out.append(moved)
+    return out
+
+
+def screen(job, what_if: int, trials: list[int],
+           tests=(ROBUST, LOW_DROP, SHORT_DROP, *TILTS, TIPS, TIPS_BARE, *HANG_TIPS)) -> list[dict]:
     """What the statics says of each trial, for each test (see :data:`AT_REST`).
 
     Returns one dict per trial: ``trial``, ``refused`` (why the statics cannot judge it,
@@ -167,7 +218,10 @@ def screen(job, what_if: int, trials: list[int], tests=(ROBUST, LOW_DROP, SHORT_
         poses.append((np.vstack([job.settled[0], rest]), np.vstack([job.settled[1], yaw_quaternion(yaw)])))
     judged = [r for r in out if r["refused"] is None]
     if judged:
-        _judge_tests(sc, judged, presets, np.array([p for p, _ in poses]), np.array([q for _, q in poses]), tests)
+        P, Q = np.array([p for p, _ in poses]), np.array([q for _, q in poses])
+        _judge_tests(sc, judged, presets, P, Q, tests)
+        if any(t in tests for t in HANG_TIPS):
+            _judge_snaps(sc, [r for r in judged if _hang_fall(r)], presets, P, Q)
     for r in out:
         r.pop("_k", None)
     return out
@@ -222,11 +276,35 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
             run(test, [r for r in judged if r["refused"] is None and not r[AT_REST]])
         elif test == TIPS_BARE:  # only where TIPS says it tips
             run(test, [r for r in judged if r["refused"] is None and not r[AT_REST] and r.get(TIPS) is False])
+        elif test in HANG_TIPS:  # only where a tile may hang, the tile tips bare too, and no tilt carried it yet
+            run(test, [r for r in judged if r["refused"] is None and r["hangs"] and not r[AT_REST] and r.get(TIPS) is False
+                       and r.get(TIPS_BARE) is False and not any(r.get(t) for t in HANG_TIPS)])
         elif test in TILTS:  # only where the rest would screen it as stood
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST] and all(r.get(t, True) for t in TILTS)
                        and _impact_passed(r)])
         else:
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST]])
+
+
+def _hang_fall(row: dict) -> bool:
+    """Whether a trial where a tile may hang is refused at rest by :data:`TIPS`,
+    :data:`TIPS_BARE` and every test of :data:`HANG_TIPS` (a fall, unless it snaps)."""
+    return (row["refused"] is None and row["hangs"] and not row[AT_REST] and row.get(TIPS) is False
+            and row.get(TIPS_BARE) is False and all(row.get(t) is False for t in HANG_TIPS))
+
+
+def _judge_snaps(sc, rows: list, presets: list, P: np.ndarray, Q: np.ndarray) -> None:
+    """row["snaps"]: whether the structure carries the placed tile (with :data:`GRIP` times
+    the friction) at one of the poses it may snap to (:func:`snap_poses`)."""
+    candidates = [(r, m) for r in rows for m in snap_poses(sc.preset, P[r["_k"]], Q[r["_k"]])]
+    for r in rows:
+        r["snaps"] = False
+    if not candidates:
+        return
+    batch = TrialBatch([presets[r["_k"]] for r, _ in candidates], np.array([m for _, m in candidates]),
+                       np.array([Q[r["_k"]] for r, _ in candidates]), fixed_tiles(sc, True), sc.preset)
+    for (r, _), stands in zip(candidates, batch.stands(magnets=sc.magnets, grip=GRIP)):
+        r["snaps"] = r["snaps"] or bool(stands)
 
 
 def _impact_passed(row: dict) -> bool:
@@ -237,12 +315,14 @@ def _impact_passed(row: dict) -> bool:
 HANG_WEIGHTS = 1.0
 """A tile hangs on its magnets when one magnet pair (a tile half on half on another, the
 halves' magnets in line, the gap one tile thick) pulls it down with at least this many times
-its weight (:func:`magnets_hold_a_tile`). Then no rest fall is decided by the statics: a tile
-refused at its aimed pose may snap into line and hang there. Measured: on ``toy`` (1.2 T,
-the pair pulls with 2.6 weights) 14 of the 3,172 rest falls the statics decided stood in the
-dynamics (9 of them on one placement, whose p went outside the dynamics' interval), and no
-variant of :data:`TIPS` separated them; on ``standard`` (0.6 T, 0.65 weights) none of the
-81,000 validation trials' rest falls was wrong."""
+its weight (:func:`magnets_hold_a_tile`). Then a tile refused at its aimed pose may snap
+into line and hang there, and a rest fall is decided only with the margin of
+:data:`HANG_TIPS` and where no snap carries the tile (:func:`snap_poses`). Measured: on
+``toy`` (1.2 T, the pair pulls with 2.6 weights) 14 of the 3,172 rest falls that
+:data:`TIPS` and :data:`TIPS_BARE` alone decided stood in the dynamics (9 of them on one
+placement, whose p went outside the dynamics' interval), and no variant of :data:`TIPS`
+separated them; on ``standard`` (0.6 T, 0.65 weights) none of the 81,000 validation
+trials' rest falls was wrong."""
 
 def magnets_hold_a_tile(preset) -> bool:
     """Whether one magnet pair of ``preset`` holds a tile's weight (see :data:`HANG_WEIGHTS`):
@@ -284,10 +364,13 @@ settles run to the end and the statics asked at every quiet check from 20 ms, 20
 of the 728 that stood, 624 were certified with 10°, 713 with 5°, 725 with 3° and with 0°.
 3° takes every trial that any margin took, and keeps a margin
 (``scripts/hybrid_shortcut_choices.py rest``)."""
-REST_TESTS = (AT_REST, *((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in TILT_DIRECTIONS_DEG))
+REST_TESTS = tuple((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in TILT_DIRECTIONS_DEG)
 """What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
-the tiles as they are stand, and still stand with the table tilted by
-:data:`REST_TILT_DEG` in each of four directions."""
+the tiles stand with the table tilted by :data:`REST_TILT_DEG` in each of four directions.
+Then they stand as they are: the loads a structure carries (contact forces in their
+friction cones balancing the weights and the magnets) make a convex set, and the weights
+alone are the mean of the loads tilted towards +x and -x, so :data:`AT_REST` is not asked
+again (one linear program of five)."""
 
 
 def sideways_load(tilt) -> np.ndarray | None:
@@ -344,7 +427,9 @@ def decide(row: dict) -> str | None:
     if row["refused"] is not None:
         return None
     if not row[AT_REST]:
-        return "falls" if row.get(TIPS) is False and row.get(TIPS_BARE) is False and not row.get("hangs") else None
+        if not row.get("hangs"):
+            return "falls" if row.get(TIPS) is False and row.get(TIPS_BARE) is False else None
+        return "falls" if _hang_fall(row) and row.get("snaps") is False else None
     if row[AT_REST] and all(row.get(t) for t in TILTS) and _impact_passed(row):
         return "stood"
     return None

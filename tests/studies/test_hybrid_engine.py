@@ -15,17 +15,20 @@ from magdomino.studies.engines import engine_names, get_engine
 from magdomino.studies.hybrid_engine import (
     AT_REST,
     GRIP,
+    HANG_TIPS,
     LOW_DROP,
     LOW_DROP_MM,
     ROBUST,
     SHORT_DROP,
     SHORT_DROP_MM,
+    SNAP_REACH_MM,
     TILT_DEG,
     TILTS,
     TIPS,
     TIPS_BARE,
     decide,
     screen,
+    snap_poses,
 )
 from magdomino.studies.odds import estimate_odds
 from magdomino.studies.scenario import load_scenario
@@ -135,6 +138,7 @@ def test_the_thresholds_keep_their_documented_values():
     assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP == (2.0, 0.5, 0.5) and LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
     assert SHORT_DROP == (1.5, 0.5, 0.5) and SHORT_DROP_MM == 1.0
     assert TIPS == (1.0, 1.0, 1.0, 0.0, 0.0, GRIP) and TIPS_BARE == (1.0, 0.0, 1.0, 0.0, 0.0, GRIP) and GRIP == 3.0
+    assert HANG_TIPS == tuple((1.0, 1.0, 1.0, 3.0, d, GRIP) for d in (0.0, 90.0, 180.0, 270.0)) and SNAP_REACH_MM == 10.0
 
 
 def test_the_lower_the_release_the_smaller_the_margin_a_stood_trial_needs():
@@ -156,11 +160,12 @@ def test_the_lower_the_release_the_smaller_the_margin_a_stood_trial_needs():
     assert decide(tilted) is None  # every rung needs the tilt margin
 
 
-def test_rest_falls_are_left_to_pybullet_where_a_tile_can_hang_on_its_magnets():
+def test_rest_falls_need_a_margin_where_a_tile_can_hang_on_its_magnets():
     """On the toy's 1.2 T magnets one magnet pair holds more than a tile's weight (the closed
     form of the toy physics test: F > 2 m g), so a tile the statics refuses at its aimed pose
-    may snap into line and hang: its rest fall goes to PyBullet. On ``standard`` (F < m g) the
-    statics decides it."""
+    may snap into line and hang: its rest fall is decided only if it also falls with the table
+    tilted each way and at every pose it may snap to; else it goes to PyBullet. On
+    ``standard`` (F < m g) the statics decides it."""
     import magpylib as magpy
 
     from magdomino.studies.hybrid_engine import HANG_WEIGHTS, magnets_hold_a_tile
@@ -178,6 +183,51 @@ def test_rest_falls_are_left_to_pybullet_where_a_tile_can_hang_on_its_magnets():
     assert magnets_hold_a_tile(load_preset("toy")) and not magnets_hold_a_tile(load_preset("standard"))
     row = {"refused": None, "drop_mm": 1.0, AT_REST: False, TIPS: False, TIPS_BARE: False}
     assert decide({**row, "hangs": False}) == "falls" and decide({**row, "hangs": True}) is None
+    hanging = {**row, "hangs": True, **dict.fromkeys(HANG_TIPS, False), "snaps": False}
+    assert decide(hanging) == "falls"
+    assert decide({**hanging, "snaps": True}) is None and decide({**hanging, HANG_TIPS[1]: True}) is None
+
+
+def test_a_tile_snaps_to_the_pose_that_puts_its_magnet_in_line_with_the_one_below():
+    """Closed form: tile B lies half on tile A, missed by (dx, dy); the only magnet of A within
+    reach of one of B's is the one under B's half 0, and the snap moves B by (-dx, -dy) exactly.
+    A tile two levels up, or farther than the reach, has no pose to snap to."""
+    toy = load_preset("toy")
+    L, _, T = toy.tile.size
+    Q = np.tile([0.0, 0.0, 0.0, 1.0], (2, 1))
+    for dx, dy in ((0.003, 0.001), (-0.002, -0.004), (0.0, 0.0)):
+        P = np.array([[0.0, 0.0, T / 2], [L / 2 + dx, dy, 1.5 * T]])
+        poses = snap_poses(toy, P, Q)
+        assert len(poses) == 1
+        assert np.allclose(poses[0][0], P[0]) and np.allclose(poses[0][1], [L / 2, 0.0, 1.5 * T], atol=1e-12)
+    assert snap_poses(toy, np.array([[0.0, 0.0, T / 2], [L / 2, 0.0, 2.5 * T]]), Q) == []
+    far = SNAP_REACH_MM / 1000 + 0.001
+    assert snap_poses(toy, np.array([[0.0, 0.0, T / 2], [L / 2 + far, 0.0, 1.5 * T]]), Q) == []
+
+
+def test_on_the_toy_a_hang_fall_decided_by_the_statics_is_a_fall_in_the_dynamics():
+    """Validation-set drops rebuilt on ``toy``: every trial the screen calls a fall falls in the
+    dynamics' own trial (the same random numbers). Case 113's trial 19 is refused at its aimed
+    pose even with the table tilted 3° each way, and stands in the dynamics: its magnet, 6.3 mm
+    from the line of the one below, snaps it there, where the statics carries it; it goes to
+    PyBullet."""
+    from dataclasses import replace
+
+    cases = load_cases(ROOT / "tests" / "data" / "validation_set.json")
+    toy = load_preset("toy")
+    falls = 0
+    for i, trials in ((14, range(6)), (188, range(12)), (113, [19])):
+        sc = replace(case_scenario(cases[i]), preset=toy)
+        job = _job(sc)
+        for row in screen(job, 0, list(trials)):
+            verdict = decide(row)
+            if (i, row["trial"]) == (113, 19):
+                assert all(row[t] is False for t in HANG_TIPS) and row["snaps"] and verdict is None
+                assert not run_trial(job, 0, 19)["collapsed"]
+            elif verdict == "falls":
+                falls += 1
+                assert run_trial(job, 0, row["trial"])["collapsed"], (i, row["trial"])
+    assert falls >= 8
 
 
 def test_a_batch_of_hands_is_aimed_as_each_hand_alone():

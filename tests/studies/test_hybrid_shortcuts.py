@@ -92,3 +92,32 @@ def test_a_rest_check_that_never_certifies_changes_nothing():
     for v in verdicts:
         v.pop("wall_time_s")
     assert verdicts[0] == verdicts[1]
+
+
+def test_what_stands_tilted_both_ways_stands_level():
+    """The rest certificate asks only the four tilts (REST_TESTS): the loads a structure carries
+    make a convex set, and the level load is the mean of the loads tilted towards +x and -x.
+    Checked on the statics itself, for noisy placements of the drops above: whatever stands
+    under both tilts stands level, and some stand level but not tilted (the tilts are not
+    looser than the level test)."""
+    from magdomino.studies.hybrid_engine import REST_TILT_DEG, rest_batch, sideways_load
+    from magdomino.studies.statics_engine import fixed_tiles, with_placement
+
+    both = level_only = 0
+    rng = np.random.default_rng(3)
+    for structure, what_if in DROPS.values():
+        job = _job(structure, what_if)
+        sc = job.scenario
+        for _ in range(12):
+            miss = (*rng.normal(0.0, 2.5, 2), rng.normal(0.0, 4.0))
+            P, Q = with_placement(sc, job.settled, 0, miss)
+            batch = rest_batch(sc, sc.preset, fixed_tiles(sc, placed=True), P, Q)
+            if batch is None:
+                continue
+            level = bool(batch.stands(magnets=sc.magnets)[0])
+            tilted = [bool(batch.stands(magnets=sc.magnets, lateral=sideways_load((REST_TILT_DEG, d)))[0]) for d in (0.0, 180.0)]
+            if all(tilted):
+                both += 1
+                assert level, miss
+            level_only += level and not all(tilted)
+    assert both >= 5 and level_only >= 1, (both, level_only)
