@@ -72,8 +72,8 @@ Every threshold above was chosen on the dynamics' own trials and checked on tria
 out: against the full dynamics (``scripts/hybrid_validation.py``, 200 noisy trials of each
 of 405 what-ifs on ``standard``, 81,000 trials) the statics decides 84.8 % of them and the
 hybrid's verdict equals the dynamics' on 99.98 %, every what-if's p inside the dynamics'
-95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal; on 133 positions of seeded toy
-games (``scripts/bench --only hybrid``, 13,300 trials), 44.8 % decided, one verdict of the
+95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal (before :data:`HANG_TIPS`); on 133 positions of seeded toy
+games (``scripts/bench --only hybrid``, 13,300 trials), 52.8 % decided, one verdict of the
 13,300 different, every p inside the interval. The measurements that chose each
 test, with their dates and commits, the full tables (``data/validation/hybrid.json``,
 ``data/validation/hybrid_toy.json``) and the speed are on the documentation's validation
@@ -151,7 +151,7 @@ the 124 drop what-ifs of toy game positions (100 trials each, against the dynami
 trials, 2026-11-27): of the 2,104 trials that :data:`TIPS` and :data:`TIPS_BARE` called
 falls, 5 stood in the dynamics; each of the 5 stands with the table tilted by 2° in some
 direction (with 1°, 2 of them do not), and 3° decides 1,068 of the 2,099 that fell
-(2°: 1,233); with :func:`snap_poses` too, 1,055. Checked on trials no choice was made on:
+(2°: 1,233); with :func:`snap_poses` too, 1,055 (``scripts/hybrid_shortcut_choices.py hang``). Checked on trials no choice was made on:
 the held-out games' drops (100 trials each), 984 falls decided, every one a fall in the
 dynamics; the validation set's drops rebuilt on ``toy`` (``scripts/hybrid_toy_check.py``,
 25 trials each), 279 decided, all falls, where the tilts alone decided one trial that the
