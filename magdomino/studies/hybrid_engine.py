@@ -72,9 +72,9 @@ Every threshold above was chosen on the dynamics' own trials and checked on tria
 out: against the full dynamics (``scripts/hybrid_validation.py``, 200 noisy trials of each
 of 405 what-ifs on ``standard``, 81,000 trials) the statics decides 84.8 % of them and the
 hybrid's verdict equals the dynamics' on 99.98 %, every what-if's p inside the dynamics'
-95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal (before :data:`HANG_TIPS`); on 133 positions of seeded toy
-games (``scripts/bench --only hybrid``, 13,300 trials), 52.8 % decided, one verdict of the
-13,300 different, every p inside the interval. The measurements that chose each
+95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal (before :data:`HANG_TIPS`); on
+133 positions of seeded toy games (``scripts/bench --only hybrid``, 13,300 trials), 52.8 %
+decided, one verdict of the 13,300 different, every p inside the interval. The measurements that chose each
 test, with their dates and commits, the full tables (``data/validation/hybrid.json``,
 ``data/validation/hybrid_toy.json``) and the speed are on the documentation's validation
 page, ``docs/validation/hybrid.md``. ``tests/studies/test_hybrid_engine.py`` re-checks the
@@ -151,9 +151,9 @@ the 124 drop what-ifs of toy game positions (100 trials each, against the dynami
 trials, 2026-11-27): of the 2,104 trials that :data:`TIPS` and :data:`TIPS_BARE` called
 falls, 5 stood in the dynamics; each of the 5 stands with the table tilted by 2° in some
 direction (with 1°, 2 of them do not), and 3° decides 1,068 of the 2,099 that fell
-(2°: 1,233); with :func:`snap_poses` too, 1,055 (``scripts/hybrid_shortcut_choices.py hang``). Checked on trials no choice was made on:
-the held-out games' drops (100 trials each), 984 falls decided, every one a fall in the
-dynamics; the validation set's drops rebuilt on ``toy`` (``scripts/hybrid_toy_check.py``,
+(2°: 1,233); with :func:`snap_poses` too, 1,055 (``scripts/hybrid_shortcut_choices.py
+hang``). Checked on trials no choice was made on: the held-out games' drops (100 trials
+each), 984 falls decided, every one a fall in the dynamics; the validation set's drops rebuilt on ``toy`` (``scripts/hybrid_toy_check.py``,
 25 trials each), 279 decided, all falls, where the tilts alone decided one trial that the
 dynamics stood (its magnet 6.3 mm from the line of the one below snapped it there)."""
 
@@ -163,6 +163,8 @@ SNAP_REACH_MM = 10.0
 (centres one tile thickness apart, within :data:`LEVEL_TOLERANCE_MM`) whose axis passes this
 close to it (:func:`snap_poses`)."""
 LEVEL_TOLERANCE_MM = 2.0
+"""How far from one tile thickness below the placed tile's magnet a magnet it may snap to can
+be (a level's tiles rest within micrometres of their height; a tilted one by a millimetre)."""
 
 
 def snap_poses(preset, P: np.ndarray, Q: np.ndarray, reach_mm: float = SNAP_REACH_MM) -> list[np.ndarray]:
