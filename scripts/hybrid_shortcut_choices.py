@@ -169,8 +169,12 @@ def hang(positions: list, trials: int) -> None:
             carried = {deg: any(batch.stands(magnets=sc.magnets, lateral=sideways_load((deg, way)), grip=GRIP)[0]
                                 for way in TILT_DIRECTIONS_DEG) for deg in HANG_MARGINS}
             snapped = snap_poses(sc.preset, P, Q)
-            snaps = bool(snapped) and bool(TrialBatch([preset] * len(snapped), np.array(snapped), np.array([Q] * len(snapped)),
-                                                      fixed_tiles(sc, True), sc.preset).stands(magnets=sc.magnets, grip=GRIP).any())
+            snaps = False  # as the engine: carried at a snap, else unknown (None) where the statics refuses one
+            if snapped:
+                snap_batch = TrialBatch([preset] * len(snapped), np.array(snapped), np.array([Q] * len(snapped)), fixed_tiles(sc, True),
+                                        sc.preset)
+                refused = [why is not None for why in snap_batch.refused]
+                snaps = True if snap_batch.stands(magnets=sc.magnets, grip=GRIP).any() else (None if any(refused) else False)
             rows.append((bool(run_trial(job, 0, r["trial"])["collapsed"]), carried, snaps))
         print(f"{position['id']}: {len(rows)} trials so far", file=sys.stderr, flush=True)
     stood = sum(not f for f, _, _ in rows)
@@ -178,7 +182,7 @@ def hang(positions: list, trials: int) -> None:
     print("| margin | falls decided | of those, stood | with the snaps too | of those, stood |\n|---|---|---|---|---|")
     for deg in HANG_MARGINS:
         decided = [f for f, carried, _ in rows if not carried[deg]]
-        snapped = [f for f, carried, snaps in rows if not carried[deg] and not snaps]
+        snapped = [f for f, carried, snaps in rows if not carried[deg] and snaps is False]
         print(f"| {deg:g}° | {len(decided)} | {decided.count(False)} | {len(snapped)} | {snapped.count(False)} |")
 
 

@@ -151,11 +151,12 @@ the 124 drop what-ifs of toy game positions (100 trials each, against the dynami
 trials, 2026-11-27): of the 2,104 trials that :data:`TIPS` and :data:`TIPS_BARE` called
 falls, 5 stood in the dynamics; each of the 5 stands with the table tilted by 2° in some
 direction (with 1°, 2 of them do not), and 3° decides 1,068 of the 2,099 that fell
-(2°: 1,233); with :func:`snap_poses` too, 1,055 (``scripts/hybrid_shortcut_choices.py
+(2°: 1,233); with :func:`snap_poses` too, 1,049 (``scripts/hybrid_shortcut_choices.py
 hang``). Checked on trials no choice was made on: the held-out games' drops (100 trials
-each), 984 falls decided, every one a fall in the dynamics; the validation set's drops rebuilt on ``toy`` (``scripts/hybrid_toy_check.py``,
-25 trials each), 279 decided, all falls, where the tilts alone decided one trial that the
-dynamics stood (its magnet 6.3 mm from the line of the one below snapped it there)."""
+each), 976 falls decided, every one a fall in the dynamics. On the validation set's drops rebuilt on ``toy``
+(``scripts/hybrid_toy_check.py``, 25 trials each) the tilts alone decided one trial that
+the dynamics stood (its magnet 6.3 mm from the line of the one below snapped it there):
+:func:`snap_poses` was made for it, so that set holds out the tilts, not the snaps."""
 
 
 SNAP_REACH_MM = 10.0
@@ -169,10 +170,10 @@ be (a level's tiles rest within micrometres of their height; a tilted one by a m
 
 def snap_poses(preset, P: np.ndarray, Q: np.ndarray, reach_mm: float = SNAP_REACH_MM) -> list[np.ndarray]:
     """Where the placed tile (the last of poses ``P`` (n, 3) m, ``Q`` (n, 4)) may snap to:
-    its position moved sideways so that one of its magnets is in line with a magnet of a tile
-    one level below that is within ``reach_mm`` sideways. Returns the poses' positions
-    (n, 3) with the placed tile moved, one array per such pair of magnets (none, when no
-    magnet is in reach). Measured: a toy tile whose magnet was 6.3 mm from the line stood
+    its position moved so that one of its magnets is in line with a magnet of a tile one
+    level below that is within ``reach_mm`` sideways, one tile thickness above it. Returns
+    the poses' positions (n, 3) with the placed tile moved, one array per such pair of
+    magnets (none, when no magnet is in reach). Measured: a toy tile whose magnet was 6.3 mm from the line stood
     where the statics refused it at the aimed pose and accepted it snapped (:data:`HANG_TIPS`)."""
     local = np.array([m.position for m in preset.tile.magnets], float).reshape(-1, 3)
     if not len(local) or len(P) < 2:
@@ -182,9 +183,9 @@ def snap_poses(preset, P: np.ndarray, Q: np.ndarray, reach_mm: float = SNAP_REAC
     thick = float(preset.tile.size[2])
     near = (np.abs(d[..., 2] - thick) <= LEVEL_TOLERANCE_MM / 1000) & (np.hypot(d[..., 0], d[..., 1]) <= reach_mm / 1000)
     out = []
-    for shift in d[near][:, :2]:
+    for shift in d[near]:
         moved = P.copy()
-        moved[-1, :2] -= shift
+        moved[-1] -= shift - [0.0, 0.0, thick]  # its magnet one thickness above the other, on its axis
         out.append(moved)
     return out
 
@@ -297,7 +298,8 @@ def _hang_fall(row: dict) -> bool:
 
 def _judge_snaps(sc, rows: list, presets: list, P: np.ndarray, Q: np.ndarray) -> None:
     """row["snaps"]: whether the structure carries the placed tile (with :data:`GRIP` times
-    the friction) at one of the poses it may snap to (:func:`snap_poses`)."""
+    the friction) at one of the poses it may snap to (:func:`snap_poses`); None where the
+    statics refuses such a pose (a tile beside it in the way: PyBullet decides)."""
     candidates = [(r, m) for r in rows for m in snap_poses(sc.preset, P[r["_k"]], Q[r["_k"]])]
     for r in rows:
         r["snaps"] = False
@@ -305,8 +307,11 @@ def _judge_snaps(sc, rows: list, presets: list, P: np.ndarray, Q: np.ndarray) ->
         return
     batch = TrialBatch([presets[r["_k"]] for r, _ in candidates], np.array([m for _, m in candidates]),
                        np.array([Q[r["_k"]] for r, _ in candidates]), fixed_tiles(sc, True), sc.preset)
-    for (r, _), stands in zip(candidates, batch.stands(magnets=sc.magnets, grip=GRIP)):
-        r["snaps"] = r["snaps"] or bool(stands)
+    for (r, _), refused, stands in zip(candidates, batch.refused, batch.stands(magnets=sc.magnets, grip=GRIP)):
+        if refused is None and stands:
+            r["snaps"] = True
+        elif refused is not None and r["snaps"] is False:
+            r["snaps"] = None
 
 
 def _impact_passed(row: dict) -> bool:
@@ -379,7 +384,7 @@ the tiles stand with the table tilted by :data:`REST_TILT_DEG` in each of four d
 Then they stand as they are: the loads a structure carries (contact forces in their
 friction cones balancing the weights and the magnets) make a convex set, and the weights
 alone are the mean of the loads tilted towards +x and -x, so :data:`AT_REST` is not asked
-again (one linear program of five)."""
+again (one statics check of five)."""
 
 
 def sideways_load(tilt) -> np.ndarray | None:

@@ -186,6 +186,7 @@ def test_rest_falls_need_a_margin_where_a_tile_can_hang_on_its_magnets():
     hanging = {**row, "hangs": True, **dict.fromkeys(HANG_TIPS, False), "snaps": False}
     assert decide(hanging) == "falls"
     assert decide({**hanging, "snaps": True}) is None and decide({**hanging, HANG_TIPS[1]: True}) is None
+    assert decide({**hanging, "snaps": None}) is None  # a snap pose the statics refuses: PyBullet decides
 
 
 def test_a_tile_snaps_to_the_pose_that_puts_its_magnet_in_line_with_the_one_below():
