@@ -163,11 +163,13 @@ def test_build_a_tower_by_clicks(lab, browser):
     tab.tile(3, 3)
     tab.spots("3-3")
     # A click while a placement runs (shown in slow motion) is refused with a note, never interleaved.
+    # Both clicks in one go: the server takes them in order, so the tile's click comes while the
+    # placement runs however loaded the machine is (waiting in between, it could come after).
     tab.id("slow").click()
-    tab.spot("3-3 on #1 (6-3) half 1, across left (").locator("[data-testid^=place-]").click()
-    tab.wait_text("verdict", "across left: simulating")  # the placement has started (under load the click takes a while to arrive)
-    tab.tile(1, 1)
-    assert "refused" in tab.wait_text("note", "refused")
+    place = tab.spot("3-3 on #1 (6-3) half 1, across left (").locator("[data-testid^=place-]").get_attribute("data-testid")
+    tab.page.evaluate("([a, b]) => { for (const id of [a, b]) document.querySelector(`[data-testid='${id}']`).click(); }",
+                      [place, "tile-1-1"])
+    assert "busy placing 3-3 on #1 (6-3) half 1, across left: choosing 1-1 refused" in tab.wait_text("note", "refused")
     verdict = tab.wait_text("verdict", "across left: (stood|shifted|collapsed)")
     assert "stood" in verdict
     assert "3-3 on #1 (6-3) half 1, across left" in tab.text("placements-text")
