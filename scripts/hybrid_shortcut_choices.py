@@ -31,25 +31,21 @@ import time
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
 import magdomino.physics.settle as settle_module
 from magdomino.errors import InputError
 from magdomino.physics.world import SlideShortcuts
 from magdomino.studies.engines import get_engine
 from magdomino.studies.hybrid_engine import (
-    AT_REST,
     GRIP,
     REST_TILT_DEG,
     SLIDE_APPROACH_GAP_M,
     TILT_DIRECTIONS_DEG,
-    TIPS,
-    TIPS_BARE,
     rest_batch,
     rest_check_for,
     screen,
     sideways_load,
-    snap_poses,
+    snaps_carry,
+    tips_over,
 )
 from magdomino.studies.scenario import scenario_from_dict
 from magdomino.studies.statics_engine import TrialBatch, fixed_tiles, with_placement
@@ -92,17 +88,21 @@ def _margin_recorder(asks: list):
     return for_preset
 
 
-def rest(positions: list, trials: int) -> None:
-    settle_module.REST_CHECK_ASKS = 10**6  # asked at every quiet check: the settle runs to its end
-    rows = []  # (fell, margins asked)
+def _drop_jobs(positions: list):
+    """(position, job) of every drop what-if of ``positions`` whose structure stands."""
     for position in positions:
         if " beneath " in position["what_if"]:
             continue
         try:
-            job = _job(position)
+            yield position, _job(position)
         except InputError as exc:  # a structure that does not stand: no odds on any engine
             print(f"{position['id']}: {exc}", file=sys.stderr)
-            continue
+
+
+def rest(positions: list, trials: int) -> None:
+    settle_module.REST_CHECK_ASKS = 10**6  # asked at every quiet check: the settle runs to its end
+    rows = []  # (fell, margins asked)
+    for position, job in _drop_jobs(positions):
         for i in range(trials):
             asks: list = []
             record = run_trial(job, 0, i, partial(_margin_recorder(asks), job.scenario))
@@ -149,18 +149,11 @@ def slides(positions: list, trials: int, iterations: list[int], gaps: list[float
 
 
 def hang(positions: list, trials: int) -> None:
-    rows = []  # (fell in the dynamics, {margin: a tilt carries it}, a snap carries it)
-    for position in positions:
-        if " beneath " in position["what_if"]:
-            continue
-        try:
-            job = _job(position)
-        except InputError as exc:  # a structure that does not stand: no odds on any engine
-            print(f"{position['id']}: {exc}", file=sys.stderr)
-            continue
+    rows = []  # (fell in the dynamics, {margin: a tilt carries it}, a snap carries it: snaps_carry's answer)
+    for position, job in _drop_jobs(positions):
         sc = job.scenario
         for r in screen(job, 0, list(range(trials))):
-            if r["refused"] is not None or not r["hangs"] or r[AT_REST] or r.get(TIPS) is not False or r.get(TIPS_BARE) is not False:
+            if not (r["hangs"] and tips_over(r)):
                 continue
             preset, _ = trial_draws(job, 0, r["trial"])
             d = r["draws"]
@@ -168,13 +161,7 @@ def hang(positions: list, trials: int) -> None:
             batch = TrialBatch([preset], P[None], Q[None], fixed_tiles(sc, True), sc.preset)
             carried = {deg: any(batch.stands(magnets=sc.magnets, lateral=sideways_load((deg, way)), grip=GRIP)[0]
                                 for way in TILT_DIRECTIONS_DEG) for deg in HANG_MARGINS}
-            snapped = snap_poses(sc.preset, P, Q)
-            snaps = False  # as the engine: carried at a snap, else unknown (None) where the statics refuses one
-            if snapped:
-                snap_batch = TrialBatch([preset] * len(snapped), np.array(snapped), np.array([Q] * len(snapped)), fixed_tiles(sc, True),
-                                        sc.preset)
-                refused = [why is not None for why in snap_batch.refused]
-                snaps = True if snap_batch.stands(magnets=sc.magnets, grip=GRIP).any() else (None if any(refused) else False)
+            snaps = snaps_carry(sc, [preset], P[None], Q[None])[0]
             rows.append((bool(run_trial(job, 0, r["trial"])["collapsed"]), carried, snaps))
         print(f"{position['id']}: {len(rows)} trials so far", file=sys.stderr, flush=True)
     stood = sum(not f for f, _, _ in rows)

@@ -224,7 +224,10 @@ def screen(job, what_if: int, trials: list[int],
         P, Q = np.array([p for p, _ in poses]), np.array([q for _, q in poses])
         _judge_tests(sc, judged, presets, P, Q, tests)
         if any(t in tests for t in HANG_TIPS):
-            _judge_snaps(sc, [r for r in judged if _hang_fall(r)], presets, P, Q)
+            falls = [r for r in judged if _hang_fall(r)]
+            k = [r["_k"] for r in falls]
+            for r, carried in zip(falls, snaps_carry(sc, [presets[i] for i in k], P[k], Q[k])):
+                r["snaps"] = carried
     for r in out:
         r.pop("_k", None)
     return out
@@ -279,9 +282,8 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
             run(test, [r for r in judged if r["refused"] is None and not r[AT_REST]])
         elif test == TIPS_BARE:  # only where TIPS says it tips
             run(test, [r for r in judged if r["refused"] is None and not r[AT_REST] and r.get(TIPS) is False])
-        elif test in HANG_TIPS:  # only where a tile may hang, the tile tips bare too, and no tilt carried it yet
-            run(test, [r for r in judged if r["refused"] is None and r["hangs"] and not r[AT_REST] and r.get(TIPS) is False
-                       and r.get(TIPS_BARE) is False and not any(r.get(t) for t in HANG_TIPS)])
+        elif test in HANG_TIPS:  # only where a tile may hang, it tips, and no tilt carried it yet
+            run(test, [r for r in judged if r["hangs"] and tips_over(r) and not any(r.get(t) for t in HANG_TIPS)])
         elif test in TILTS:  # only where the rest would screen it as stood
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST] and all(r.get(t, True) for t in TILTS)
                        and _impact_passed(r)])
@@ -289,29 +291,37 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
             run(test, [r for r in judged if r["refused"] is None and r[AT_REST]])
 
 
+def tips_over(row: dict) -> bool:
+    """Whether a trial of :func:`screen` is refused at rest by :data:`TIPS` and
+    :data:`TIPS_BARE`: it tips on its weight, with its own magnets or without them."""
+    return row["refused"] is None and not row[AT_REST] and row.get(TIPS) is False and row.get(TIPS_BARE) is False
+
+
 def _hang_fall(row: dict) -> bool:
-    """Whether a trial where a tile may hang is refused at rest by :data:`TIPS`,
-    :data:`TIPS_BARE` and every test of :data:`HANG_TIPS` (a fall, unless it snaps)."""
-    return (row["refused"] is None and row["hangs"] and not row[AT_REST] and row.get(TIPS) is False
-            and row.get(TIPS_BARE) is False and all(row.get(t) is False for t in HANG_TIPS))
+    """Whether a trial where a tile may hang tips over (:func:`tips_over`) with every tilt of
+    :data:`HANG_TIPS` too (a fall, unless it snaps)."""
+    return row["hangs"] and tips_over(row) and all(row.get(t) is False for t in HANG_TIPS)
 
 
-def _judge_snaps(sc, rows: list, presets: list, P: np.ndarray, Q: np.ndarray) -> None:
-    """row["snaps"]: whether the structure carries the placed tile (with :data:`GRIP` times
-    the friction) at one of the poses it may snap to (:func:`snap_poses`); None where the
-    statics refuses such a pose (a tile beside it in the way: PyBullet decides)."""
-    candidates = [(r, m) for r in rows for m in snap_poses(sc.preset, P[r["_k"]], Q[r["_k"]])]
-    for r in rows:
-        r["snaps"] = False
+def snaps_carry(sc, presets: list, P: np.ndarray, Q: np.ndarray) -> list[bool | None]:
+    """For each trial ``b`` (poses ``P[b]`` (n, 3) m and ``Q[b]`` (n, 4), its preset
+    ``presets[b]``, the placed tile last): True where the structure carries the placed tile
+    (with :data:`GRIP` times the friction) at one of the poses it may snap to
+    (:func:`snap_poses`); else None where the statics refuses one of those poses (a tile
+    beside it in the way: PyBullet decides); else False (no pose to snap to, or none
+    carried)."""
+    out: list[bool | None] = [False] * len(P)
+    candidates = [(b, moved) for b in range(len(P)) for moved in snap_poses(sc.preset, P[b], Q[b])]
     if not candidates:
-        return
-    batch = TrialBatch([presets[r["_k"]] for r, _ in candidates], np.array([m for _, m in candidates]),
-                       np.array([Q[r["_k"]] for r, _ in candidates]), fixed_tiles(sc, True), sc.preset)
-    for (r, _), refused, stands in zip(candidates, batch.refused, batch.stands(magnets=sc.magnets, grip=GRIP)):
+        return out
+    batch = TrialBatch([presets[b] for b, _ in candidates], np.array([m for _, m in candidates]),
+                       np.array([Q[b] for b, _ in candidates]), fixed_tiles(sc, True), sc.preset)
+    for (b, _), refused, stands in zip(candidates, batch.refused, batch.stands(magnets=sc.magnets, grip=GRIP)):
         if refused is None and stands:
-            r["snaps"] = True
-        elif refused is not None and r["snaps"] is False:
-            r["snaps"] = None
+            out[b] = True
+        elif refused is not None and out[b] is False:
+            out[b] = None
+    return out
 
 
 def _impact_passed(row: dict) -> bool:
@@ -442,7 +452,7 @@ def decide(row: dict) -> str | None:
         return None
     if not row[AT_REST]:
         if not row.get("hangs"):
-            return "falls" if row.get(TIPS) is False and row.get(TIPS_BARE) is False else None
+            return "falls" if tips_over(row) else None
         return "falls" if _hang_fall(row) and row.get("snaps") is False else None
     if row[AT_REST] and all(row.get(t) for t in TILTS) and _impact_passed(row):
         return "stood"
