@@ -150,19 +150,26 @@ def test_a_scenario_name_that_is_no_file_name_is_refused(tmp_path, name):
     _refused(_run("simulate", path), "n.toml: name", "file name")
 
 
+@pytest.fixture(scope="module")
+def statics_defi_record(tmp_path_factory) -> dict:
+    """A 3-player Défi game judged by the statics (collapses included), which report takes as it is."""
+    out = tmp_path_factory.mktemp("statics-defi")
+    record = out / "g.json"
+    _run("play", "--rule", "defi", "--players", "3", "--physics", "statics", "--seed", "4", "--json", record).check_returncode()
+    _run("report", record, "--out", out / "ok.html", "--no-renders", "--no-replays").check_returncode()
+    return json.loads(record.read_text())
+
+
 @pytest.mark.parametrize("change, says", [
     (lambda moves: moves[1].update(tile=[7, 3]), "events (move 2): a legal move of seat"),
     (lambda moves: moves[1].update(pose=[50, 50, 0, 0]), "events (move 2): a legal move of seat"),
     (lambda moves: moves[1].update(player=5), "events (move 2): a legal move of seat"),
     (None, "the record ends before the game does"),
 ])
-def test_a_tower_record_whose_moves_are_not_the_game_is_refused_by_report_and_replay(tmp_path, change, says):
+def test_a_tower_record_whose_moves_are_not_the_game_is_refused_by_report_and_replay(statics_defi_record, tmp_path, change, says):
     # The moves are replayed in the rules, each placement judged as recorded (here by the
     # statics: collapses included), before anything is drawn.
-    record = tmp_path / "g.json"
-    _run("play", "--rule", "defi", "--players", "3", "--physics", "statics", "--seed", "4", "--json", record).check_returncode()
-    data = json.loads(record.read_text())
-    _run("report", record, "--out", tmp_path / "ok.html", "--no-renders", "--no-replays").check_returncode()
+    data = json.loads(json.dumps(statics_defi_record))
     moves = [i for i, e in enumerate(data["events"]) if e["type"] in ("place", "draw", "pass")]
     if change is None:  # the last move cut off
         del data["events"][moves[-1]]

@@ -196,9 +196,19 @@ def test_every_flat_game_replays(rule, players, seed, cli, tmp_path):
     for frame in rep.frames:
         assert frame.shape == (rp.HEIGHT, rp.WIDTH, 3)
         assert frame[: rp.HEIGHT // 2].std() > 1  # a picture, not a blank
+
+
+def test_a_flat_game_replays_to_a_gif_from_the_command_line(cli, tmp_path):
+    # The command line writes what replay() draws (every flat rule above): one rule shows the path.
+    from PIL import Image, ImageSequence
+
+    rec = tmp_path / "g.json"
+    assert cli("play", "--rule", "matador", "--players", "3", "--seed", "1", "--json", str(rec)).returncode == 0
     res = cli("replay", str(rec), "--out", str(tmp_path / "g.gif"))
     assert res.returncode == 0, res.stderr
-    assert (tmp_path / "g.gif").stat().st_size > 1000
+    with Image.open(tmp_path / "g.gif") as gif:
+        assert gif.size == (rp.WIDTH, rp.HEIGHT)
+        assert sum(1 for _ in ImageSequence.Iterator(gif)) > 1
 
 
 def test_summary_series_from_a_hand_built_record(tmp_path):
