@@ -7,26 +7,24 @@ record's own final table last (its open ends, SUN and RAIN boxes, markers)."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import numpy as np
 
 from magdomino.faces import frames
-from magdomino.faces.tables import chain_figure, vingt_figure
+from magdomino.faces.tables import chain_table_figure, vingt_table_figure
 from magdomino.games.chain.record import event_line
 from magdomino.wording import counted, winners
 
 
-def _picture(draw, final: dict, title: str, tmp: Path, width: int, height: int) -> np.ndarray:
+def _picture(table_figure, final: dict, title: str, width: int, height: int) -> np.ndarray:
+    """The table drawn in memory (what its PNG file would hold), shrunk to fit (width, height)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
-    path = tmp / "table.png"
-    draw(final, path, title)
-    with Image.open(path) as im:
-        im = im.convert("RGB")
-        im.thumbnail((width, height), Image.Resampling.LANCZOS)
-        return np.asarray(im, dtype=np.uint8)
+    canvas = FigureCanvasAgg(table_figure(final, title))
+    canvas.draw()
+    im = Image.fromarray(np.asarray(canvas.buffer_rgba())).convert("RGB")
+    im.thumbnail((width, height), Image.Resampling.LANCZOS)
+    return np.asarray(im, dtype=np.uint8)
 
 
 def _chain_steps(record: dict):
@@ -97,21 +95,20 @@ def replay_table(record: dict, width: int, height: int, rep):
 
     matplotlib.use("Agg")
     vingt = record["rule"] == "vingt"
-    draw = vingt_figure if vingt else chain_figure
+    table_figure = vingt_table_figure if vingt else chain_table_figure
     steps = _vingt_steps(record) if vingt else _chain_steps(record)
     title = f"{record['rule']}, {record['players']} players, seed {record.get('seed')}"
     picture_h = height - frames.strip_height(height)
     sizes_key = "rack_sizes" if vingt else "hand_sizes"
-    with tempfile.TemporaryDirectory(prefix="magdomino-replay-") as tmp:
-        for ev, final in steps:
-            picture = _picture(draw, final, title, Path(tmp), width, picture_h)
-            hands = ev.get(sizes_key) or [len(h) for h in record["final"].get("hands", [])]
-            lines = [_caption(record, ev), f"{len(final['table'])} tiles on the table"]
-            rep.frames.append(frames.compose(picture, lines, list(hands), width, height))
-            rep.captions.append(" | ".join(lines))
-            rep.durations_ms.append(frames.HOLD_MS * 2)
-            if ev.get("type") == "place":
-                rep.placements.append({"deal": ev.get("deal", ev.get("round", 0)), "player": ev["player"],
-                                       "tile": ev.get("tile"), "collapsed": False, "hand_sizes": list(hands),
-                                       "construction_size": len(final["table"]), "levels": 1})
+    for ev, final in steps:
+        picture = _picture(table_figure, final, title, width, picture_h)
+        hands = ev.get(sizes_key) or [len(h) for h in record["final"].get("hands", [])]
+        lines = [_caption(record, ev), f"{len(final['table'])} tiles on the table"]
+        rep.frames.append(frames.compose(picture, lines, list(hands), width, height))
+        rep.captions.append(" | ".join(lines))
+        rep.durations_ms.append(frames.HOLD_MS * 2)
+        if ev.get("type") == "place":
+            rep.placements.append({"deal": ev.get("deal", ev.get("round", 0)), "player": ev["player"],
+                                   "tile": ev.get("tile"), "collapsed": False, "hand_sizes": list(hands),
+                                   "construction_size": len(final["table"]), "levels": 1})
     return rep

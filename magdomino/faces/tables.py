@@ -48,7 +48,7 @@ def _runs(halves: dict) -> list[list[tuple[int, int]]]:
     return out
 
 
-def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Path:
+def vingt_table_figure(final: dict, title: str | None = None):
     """Draw a 20 sur 20 table: tiles with their pips on the grid, the "20" markers (one
     colour per seat) and every run's total beside it (20 in bold).
 
@@ -57,9 +57,12 @@ def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
     final : dict
         A record's ``final``: ``table`` (``[{"cells": [[x, y], [x, y]], "pips": [p, q]}, ...]``)
         and ``markers`` (``{"placed": [[[x, y], ...] per seat], "left": [...]}``).
-    path : str or Path
-        Where to write the picture (format from the suffix, e.g. ``.png``).
     title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not drawn yet (no pyplot: nothing to close).
     """
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch
@@ -121,7 +124,12 @@ def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
     ax.set_title((title + "\n" if title else "") + (f"markers left per seat: {', '.join(map(str, left))}" if left is not None else ""),
                  fontsize=8)
     _vingt_legend(fig, max(len(placed), len(left or [])))
-    return save(fig, path, "png")
+    return fig
+
+
+def vingt_figure(final: dict, path: str | Path, title: str | None = None) -> Path:
+    """Write :func:`vingt_table_figure`'s picture to ``path`` (format from the suffix, e.g. ``.png``)."""
+    return save(vingt_table_figure(final, title), path, "png")
 
 
 def _vingt_legend(fig, seats: int) -> None:
@@ -264,7 +272,7 @@ def _draw_box(ax, x0: float, y0: float, name: str, tiles: list, colour: str) -> 
         _draw_tile(ax, [(x - 0.5, y), (x + 0.5, y)], t, False)
 
 
-def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Path:
+def chain_table_figure(final: dict, title: str | None = None):
     """Draw a chain game's table from above: every tile with its pips along the chain
     (crossed matadors across it; the start tile outlined in red), both open ends marked
     with what they ask for, and for Le jeu des échanges the SUN and RAIN boxes.
@@ -275,9 +283,12 @@ def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
         A record's ``final`` (:mod:`magdomino.games.chain.record`): ``table`` (chain
         order), ``ends``, ``hands``, ``stock``; optional ``target`` (Le Matador), ``sun``
         and ``rain`` (Le jeu des échanges).
-    path : str or Path
-        Where to write the picture (format from the suffix, e.g. ``.png``).
     title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not drawn yet (no pyplot: nothing to close).
     """
     from matplotlib.figure import Figure
 
@@ -304,4 +315,9 @@ def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Pat
         _draw_box(ax, ROW_UNITS / 2 + 1.0, top, "RAIN", final["rain"], "#87ceeb")
     hands = "; ".join(f"seat {s}: " + (" ".join(f"{a}-{b}" for a, b in h) or "-") for s, h in enumerate(final.get("hands", [])))
     ax.set_title((title + "\n" if title else "") + f"hands: {hands}; stock {len(final.get('stock', []))}", fontsize=8)
-    return save(fig, path, "png")
+    return fig
+
+
+def chain_figure(final: dict, path: str | Path, title: str | None = None) -> Path:
+    """Write :func:`chain_table_figure`'s picture to ``path`` (format from the suffix, e.g. ``.png``)."""
+    return save(chain_table_figure(final, title), path, "png")
