@@ -91,7 +91,7 @@ def _margin_recorder(asks: list):
 def _drop_jobs(positions: list):
     """(position, job) of every drop what-if of ``positions`` whose structure stands."""
     for position in positions:
-        if " beneath " in position["what_if"]:
+        if toy_positions.is_slide(position):
             continue
         try:
             yield position, _job(position)
@@ -123,7 +123,7 @@ def slides(positions: list, trials: int, iterations: list[int], gaps: list[float
     differ = {v: [0, 0] for v in variants}  # verdicts, shifted
     total = 0
     for position in positions:
-        if " beneath " not in position["what_if"]:
+        if not toy_positions.is_slide(position):
             continue
         job = _job(position)
         reference, counts = None, {}

@@ -38,7 +38,6 @@ class Clocks:
 
         self.step = self.trial = 0.0
         plain_getattr = bullet_client.BulletClient.__getattr__
-        clocks = self
 
         def timed_getattr(client, name):
             if name != "stepSimulation":
@@ -48,7 +47,7 @@ class Clocks:
             def step():
                 t = time.perf_counter()
                 pybullet.stepSimulation(physicsClientId=cid)
-                clocks.step += time.perf_counter() - t
+                self.step += time.perf_counter() - t
             return step
 
         bullet_client.BulletClient.__getattr__ = timed_getattr
@@ -82,8 +81,8 @@ def main(argv=None) -> int:
 
     clocks = Clocks()
     positions = toy_positions.position_set()
-    slides = [p for p in positions if " beneath " in p["what_if"]]
-    drops = [p for p in positions if " beneath " not in p["what_if"]][:: args.every]
+    slides = [p for p in positions if toy_positions.is_slide(p)]
+    drops = [p for p in positions if not toy_positions.is_slide(p)][:: args.every]
     rows = []
     warm = True
     for pos in slides + drops:

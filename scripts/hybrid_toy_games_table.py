@@ -18,6 +18,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import toy_positions  # noqa: E402  (a sibling script)
+
 
 def rows_of(doc: dict) -> list[dict]:
     """One row per position both runs judged: ``id``, ``rule``, ``kind`` (drop or slide),
@@ -34,7 +37,7 @@ def rows_of(doc: dict) -> list[dict]:
         p_a = a["collapses"] / a["counted"] if a["counted"] else 0.0
         p_b = b["collapses"] / b["counted"] if b["counted"] else 0.0
         out.append({
-            "id": pid, "rule": what[pid]["rule"], "kind": "slide" if " beneath " in what[pid]["what_if"] else "drop",
+            "id": pid, "rule": what[pid]["rule"], "kind": "slide" if toy_positions.is_slide(what[pid]) else "drop",
             "tiles": len(what[pid]["structure"]), "what_if": what[pid]["what_if"], "trials": len(a["verdicts"]),
             "statics": b["judged_by"].get("statics", 0),
             "differ": sum(not (x[0] == y[0] and x[2] == y[2]) for x, y in zip(a["verdicts"], b["verdicts"])),

@@ -77,6 +77,12 @@ def position_set(games=GAMES, seats: str = "random") -> list[dict]:
     return out
 
 
+def is_slide(position: dict) -> bool:
+    """Whether a position's what-if slides its tile in ("beneath": En quinconce's placement
+    at table level, a motion along the table), rather than dropping it."""
+    return " beneath " in position["what_if"]
+
+
 def scenario_of(position: dict, preset: str = PRESET):
     """The scenario of one position of :func:`position_set` (named by its id)."""
     from magdomino.studies.scenario import scenario_from_dict
