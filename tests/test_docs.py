@@ -2,7 +2,8 @@
 and every code cell of every notebook under ``docs/``, runs here against the installed
 package, as a reader would run them; a page with a broken link or reference fails the
 build (``scripts/docs``'s strictness, tried on tiny pages); the built site has no broken
-internal link (slow: it builds the site).
+internal link (slow: it builds the site); the console runs of the pages that hold no clock
+(the presets, games judged by the statics or with no physics) print what the pages show.
 
 A page's blocks run in order in one fresh interpreter (a plain script: no ``__main__``
 guard), from a scratch copy of the repository's ``scenarios/`` and ``docs/`` (they open
@@ -313,3 +314,58 @@ def test_the_readme_fits_on_a_screen_and_its_links_lead_into_the_docs():
     assert [link for link in local if not (ROOT / link).exists()] == []
     for command in ("scripts/demo", "scripts/test", "scripts/docs", "magdomino lab"):
         assert command in text
+
+
+def console_runs(markdown: str) -> list[tuple[str, list[str]]]:
+    """(command, lines shown after it) of every ```console block of a Markdown text that holds
+    one command and its output (a line ``...`` stands for lines left out)."""
+    runs = []
+    for m in re.finditer(r"```console\n(.*?)```", markdown, re.S):
+        lines = m.group(1).rstrip("\n").split("\n")
+        commands = [line for line in lines if line.startswith("$ ")]
+        if len(commands) == 1 and lines[0].startswith("$ ") and len(lines) > 1:
+            runs.append((lines[0][2:], lines[1:]))
+    return runs
+
+
+def reproducible(command: str) -> bool:
+    """Commands whose output holds no clock and costs seconds at most: the presets, and games
+    judged by the statics or with no physics (no person at a seat)."""
+    words = command.split()
+    if words[:2] == ["magdomino", "presets"]:
+        return True
+    if words[:2] != ["magdomino", "play"] or "human" in command:
+        return False
+    rule = words[words.index("--rule") + 1]
+    return rule not in ("defi", "quinconce") or "--physics statics" in command
+
+
+CONSOLE_RUNS = [(page.relative_to(DOCS).as_posix(), command, shown) for page in PAGES
+                for command, shown in console_runs(page.read_text(encoding="utf-8")) if reproducible(command)]
+
+
+def test_console_runs_are_found():
+    commands = {(page, command.split()[1]) for page, command, _ in CONSOLE_RUNS}
+    assert {("howto/presets.md", "presets"), ("howto/play.md", "play")} <= commands
+    assert console_runs("```console\n$ magdomino presets\ntoy  x\n...\n```\n") == [("magdomino presets", ["toy  x", "..."])]
+    assert console_runs("```console\n$ a\n$ b\n```\n") == []  # several commands, no output shown
+
+
+@pytest.mark.parametrize(("page", "command", "shown"), CONSOLE_RUNS,
+                         ids=[f"{p}:{c.removeprefix('magdomino ')}" for p, c, _ in CONSOLE_RUNS])
+def test_a_console_run_of_the_docs_prints_what_the_page_shows(page, command, shown, tmp_path):
+    # The page's lines appear in the output in order; "..." stands for any lines between.
+    r = subprocess.run([sys.executable, "-m", "magdomino", *command.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    printed = r.stdout.rstrip("\n").split("\n")
+    at, skipping = 0, False
+    for line in shown:
+        if line == "...":
+            skipping = True
+            continue
+        if skipping:
+            while at < len(printed) and printed[at] != line:
+                at += 1
+        assert at < len(printed) and printed[at] == line, f"{page}: `{command}` does not print {line!r} there"
+        at, skipping = at + 1, False
