@@ -140,8 +140,11 @@ class Tab:
         return self.page.locator("[data-testid^=spot-]", has_text=text).first
 
     def shot(self, name: str) -> Path:
+        """A picture of the page (``MAGDOMINO_LAB_SHOTS=docs/lab`` renews the docs' ones), without
+        the notes that pass over it (they go after a few seconds, as a reader would see)."""
         shots().mkdir(parents=True, exist_ok=True)
         path = shots() / name
+        self.page.evaluate("document.querySelectorAll('.q-notification').forEach(note => note.remove())")
         self.page.screenshot(path=str(path))
         return path
 
