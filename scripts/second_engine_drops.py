@@ -21,6 +21,7 @@ MuJoCo is not a dependency of magdomino; this script needs it installed beside i
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from dataclasses import dataclass
@@ -169,6 +170,9 @@ def main(argv=None) -> int:
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--solref", default="0.002,1", help="MuJoCo's contact time constant (s) and damping ratio")
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("mujoco") is None:
+        print(f"{Path(__file__).name}: needs MuJoCo beside magdomino: .venv/bin/pip install mujoco", file=sys.stderr)
+        return 2
     solref = tuple(float(v) for v in args.solref.split(","))
     positions = [p for p in toy_positions.position_set() if not toy_positions.is_slide(p)][:: args.every]
     dynamics = get_engine("dynamics")

@@ -16,7 +16,10 @@ MuJoCo is not a dependency of magdomino; this script needs it installed beside i
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -85,6 +88,9 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--preset", default="toy")
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("mujoco") is None:
+        print(f"{Path(__file__).name}: needs MuJoCo beside magdomino: .venv/bin/pip install mujoco", file=sys.stderr)
+        return 2
     preset = load_preset(args.preset)
     print("| tiles | solver iterations | PyBullet (µs a step) | MuJoCo (µs a step) | PyBullet over MuJoCo "
           "| moved (mm, PyBullet / MuJoCo) |")
