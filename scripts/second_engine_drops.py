@@ -35,9 +35,10 @@ from hybrid_time_split import Clocks  # noqa: E402  (a sibling script: PyBullet'
 
 from magdomino.errors import InputError  # noqa: E402
 from magdomino.maths.magnets import CachedWrenches, TileMagnets  # noqa: E402
-from magdomino.physics.motion import build, place  # noqa: E402
+from magdomino.physics.motion import build, clear_motion, place  # noqa: E402
 from magdomino.studies.aiming import aim_placement  # noqa: E402
 from magdomino.studies.engines import get_engine  # noqa: E402
+from magdomino.studies.statics_engine import batch_magnets  # noqa: E402
 from magdomino.studies.trials import Job, resolve_noise, run_trial, trial_draws  # noqa: E402
 
 
@@ -164,11 +165,48 @@ def mujoco_trial(job: Job, what_if: int, trial: int, solref) -> dict:
     return {"collapsed": verdict.collapsed, "reason": verdict.reason, "error": verdict.error, "sim_time_s": verdict.sim_time_s}
 
 
+def lockstep_cost(job: Job, trials: int, steps: int) -> tuple[float, float, float]:
+    """(µs per world-step in all, in the magnets, in MuJoCo's steps) of the drop trials
+    ``0..trials-1`` of a what-if stepped together for ``steps`` steps from their release, their
+    magnet wrenches computed together each step, exactly (the statics' batch, no cache)."""
+    import mujoco
+
+    sc = job.scenario
+    worlds, presets = [], []
+    for i in range(trials):
+        preset, miss = trial_draws(job, 0, i)
+        dx, dy, dyaw, drop = (float(v) for v in miss)
+        world = MujocoWorld(preset, magnets=False)
+        build(world, [(pl.pips, p, q, pl.fixed) for pl, p, q in zip(sc.structure, *job.settled)])
+        rest, yaw, motion = aim_placement(sc, job.settled, sc.what_if[0], world.size, (dx, dy), dyaw, drop)
+        world.drop(sc.what_if[0].pips, rest, yaw, drop_height=clear_motion(rest, yaw, motion, world.poses(), world.size).height)
+        worlds.append(world._compiled())
+        presets.append(preset)
+    magnets = stepping = 0.0
+    for _ in range(steps):
+        start = time.perf_counter()
+        poses = np.array([data.qpos.reshape(-1, 7) for _, data in worlds])
+        forces, torques = batch_magnets(presets, poses[:, :, :3], poses[:, :, [4, 5, 6, 3]], sc.preset)
+        for (_, data), f, t in zip(worlds, forces, torques):
+            data.xfrc_applied[1:, :3] = f
+            data.xfrc_applied[1:, 3:] = t
+        middle = time.perf_counter()
+        for model, data in worlds:
+            mujoco.mj_step(model, data)
+        magnets += middle - start
+        stepping += time.perf_counter() - middle
+    per = 1e6 / (trials * steps)
+    return (magnets + stepping) * per, magnets * per, stepping * per
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--every", type=int, default=4, help="every k-th drop position of the bench's set")
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--solref", default="0.002,1", help="MuJoCo's contact time constant (s) and damping ratio")
+    parser.add_argument("--lockstep", type=int, metavar="STEPS",
+                        help="instead: each position's trials stepped together for STEPS steps, their magnets computed together "
+                             "each step; the cost per world-step, beside PyBullet's whole trials")
     args = parser.parse_args(argv)
     if importlib.util.find_spec("mujoco") is None:
         print(f"{Path(__file__).name}: needs MuJoCo beside magdomino: .venv/bin/pip install mujoco", file=sys.stderr)
@@ -177,6 +215,9 @@ def main(argv=None) -> int:
     positions = [p for p in toy_positions.position_set() if not toy_positions.is_slide(p)][:: args.every]
     dynamics = get_engine("dynamics")
     clocks = Clocks()
+    if args.lockstep:
+        print("| position | tiles | MuJoCo in lockstep (µs a world-step) | of it the magnets | MuJoCo's steps "
+              "| PyBullet's dynamics trials (µs a step) |\n|---|---|---|---|---|---|")
     rows, seconds = [], {"pybullet": 0.0, "mujoco": 0.0}
     for position in positions:
         sc = toy_positions.scenario_of(position)
@@ -184,6 +225,13 @@ def main(argv=None) -> int:
             job = Job(sc, dynamics.starting_structure(sc), resolve_noise(sc), 7, (0.0, 0.0), None, dynamics)
         except InputError as exc:  # a structure that does not stand: no trial on any engine
             print(f"{position['id']}: {exc}", file=sys.stderr)
+            continue
+        if args.lockstep:
+            all_in, magnets, stepping = lockstep_cost(job, args.trials, args.lockstep)
+            start = time.perf_counter()
+            simulated = sum(run_trial(job, 0, i)["sim_time_s"] for i in range(args.trials))
+            pybullet = 1e6 * (time.perf_counter() - start) / (simulated / sc.preset.solver.time_step)
+            print(f"| {position['id']} | {len(sc.structure) + 1} | {all_in:.0f} | {magnets:.0f} | {stepping:.0f} | {pybullet:.0f} |")
             continue
         for i in range(args.trials):
             start = time.perf_counter()
@@ -197,6 +245,8 @@ def main(argv=None) -> int:
             seconds["mujoco"] += time.perf_counter() - start
             rows.append((position["id"], i, reference, other))
         print(f"{position['id']}: {len(rows)} trials so far", file=sys.stderr, flush=True)
+    if args.lockstep:
+        return 0
     judged = [(r, o) for _, _, r, o in rows if r.get("error") is None and o.get("error") is None]
     same = sum(bool(r["collapsed"]) == bool(o["collapsed"]) for r, o in judged)
     fell = sum(bool(r["collapsed"]) for r, _ in judged)
