@@ -152,20 +152,28 @@ class MujocoWorld:
         return bool(self.touches_table()[index])
 
 
-def mujoco_trial(job: Job, what_if: int, trial: int, solref) -> dict:
-    """The dynamics' trial of a drop, in :class:`MujocoWorld`: its record's verdict fields."""
+def trial_world(job: Job, what_if: int, trial: int, *, magnets: bool, solref) -> tuple:
+    """The dynamics' drop trial ``trial`` set up in a :class:`MujocoWorld`: the settled
+    structure built, the placement aimed with the trial's hand. Returns (world, the trial's
+    preset, rest (3,) m, yaw rad, motion)."""
     sc = job.scenario
     preset, miss = trial_draws(job, what_if, trial)
     dx, dy, dyaw, drop = (float(v) for v in miss)
-    world = MujocoWorld(preset, magnets=sc.magnets, solref=solref)
+    world = MujocoWorld(preset, magnets=magnets, solref=solref)
     build(world, [(pl.pips, p, q, pl.fixed) for pl, p, q in zip(sc.structure, *job.settled)])
-    placement = sc.what_if[what_if]
-    rest, yaw, motion = aim_placement(sc, job.settled, placement, world.size, (dx, dy), dyaw, drop)
-    verdict = place(world, placement.pips, rest, yaw, motion, watched=list(range(len(sc.structure))))[1]
+    rest, yaw, motion = aim_placement(sc, job.settled, sc.what_if[what_if], world.size, (dx, dy), dyaw, drop)
+    return world, preset, rest, yaw, motion
+
+
+def mujoco_trial(job: Job, what_if: int, trial: int, solref) -> dict:
+    """The dynamics' trial of a drop, in :class:`MujocoWorld`: its record's verdict fields."""
+    sc = job.scenario
+    world, _, rest, yaw, motion = trial_world(job, what_if, trial, magnets=sc.magnets, solref=solref)
+    verdict = place(world, sc.what_if[what_if].pips, rest, yaw, motion, watched=list(range(len(sc.structure))))[1]
     return {"collapsed": verdict.collapsed, "reason": verdict.reason, "error": verdict.error, "sim_time_s": verdict.sim_time_s}
 
 
-def lockstep_cost(job: Job, trials: int, steps: int) -> tuple[float, float, float]:
+def lockstep_cost(job: Job, what_if: int, trials: int, steps: int, solref) -> tuple[float, float, float]:
     """(µs per world-step in all, in the magnets, in MuJoCo's steps) of the drop trials
     ``0..trials-1`` of a what-if stepped together for ``steps`` steps from their release, their
     magnet wrenches computed together each step, exactly (the statics' batch, no cache)."""
@@ -174,12 +182,8 @@ def lockstep_cost(job: Job, trials: int, steps: int) -> tuple[float, float, floa
     sc = job.scenario
     worlds, presets = [], []
     for i in range(trials):
-        preset, miss = trial_draws(job, 0, i)
-        dx, dy, dyaw, drop = (float(v) for v in miss)
-        world = MujocoWorld(preset, magnets=False)
-        build(world, [(pl.pips, p, q, pl.fixed) for pl, p, q in zip(sc.structure, *job.settled)])
-        rest, yaw, motion = aim_placement(sc, job.settled, sc.what_if[0], world.size, (dx, dy), dyaw, drop)
-        world.drop(sc.what_if[0].pips, rest, yaw, drop_height=clear_motion(rest, yaw, motion, world.poses(), world.size).height)
+        world, preset, rest, yaw, motion = trial_world(job, what_if, i, magnets=False, solref=solref)  # magnets: below, together
+        world.drop(sc.what_if[what_if].pips, rest, yaw, drop_height=clear_motion(rest, yaw, motion, world.poses(), world.size).height)
         worlds.append(world._compiled())
         presets.append(preset)
     magnets = stepping = 0.0
@@ -227,7 +231,7 @@ def main(argv=None) -> int:
             print(f"{position['id']}: {exc}", file=sys.stderr)
             continue
         if args.lockstep:
-            all_in, magnets, stepping = lockstep_cost(job, args.trials, args.lockstep)
+            all_in, magnets, stepping = lockstep_cost(job, 0, args.trials, args.lockstep, solref)
             start = time.perf_counter()
             simulated = sum(run_trial(job, 0, i)["sim_time_s"] for i in range(args.trials))
             pybullet = 1e6 * (time.perf_counter() - start) / (simulated / sc.preset.solver.time_step)
