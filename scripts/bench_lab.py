@@ -24,6 +24,23 @@ top: the first tile with a spot the statics calls safe), for the next tile:
 - ``lab_first_odds_s_N``: from asking the odds to the first estimate with its interval (the
   first round of :data:`magdomino.faces.lab.build.ODDS_ROUNDS`, hybrid, one worker). Goal ≤ 1 s.
 
+- ``play_round_statics_s`` and ``play_round_pybullet_s``: a round of the Play mode, what
+  the lab does on a move: ``g.play(k)`` on ``md.game("defi", seats=["me", "careful",
+  "careful"], physics=...)`` (:mod:`magdomino.faces.lab.play`), judged by the statics
+  ("statics (fast)", which asks PyBullet where it is unsure) or by PyBullet ("dynamics"):
+  the person's move and the two careful seats' replies. The person plays what the hints
+  put first (the lowest risk of :meth:`~magdomino.games.session.GameSession.risks`, the
+  first listed on a tie), so the games are the ones a person following the hints plays.
+  Medians over the rounds of seeded games (:data:`PLAY_SEEDS`, at most
+  :data:`PLAY_ROUNDS` rounds each). Goals: ≤ 1.5 s and ≤ 3 s on 2 cores. Beside them, for
+  each judge: ``play_deal_s_*`` (``md.game`` itself: the deal and the seats' moves up to
+  the person's first turn; median over the seeds after a warm-up game), ``play_hints_s_*``
+  (the hints of a turn, timed apart: the lab lists them after the round),
+  ``play_seats_share_*`` (the careful seats' decisions over the rounds' whole time: the
+  rest is the physics' verdicts and the rules) and ``play_rounds_*`` (how many rounds the
+  medians are of). ``play_load_average_1min``: the machine's load before the games, for
+  context.
+
 Each figure is the median of a few repeats, after a warm-up (the compiled kernels loaded).
 
 Measured on the 2-core machine shared with other work (load about 5), towers of 4 / 8 / 12
@@ -35,6 +52,7 @@ share 0.27 / 0.01 / -0.07), first odds estimate 0.33 / 0.08 / 0.52 s. Under heav
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from dataclasses import replace
@@ -105,6 +123,78 @@ def _first_frame(tower, ghost) -> float:
     return frames.first - start
 
 
+PLAY_SEEDS = (1, 2, 3, 4, 5, 6)
+"""The seeds of the Play games timed (two of them with ``--quick``)."""
+PLAY_ROUNDS = 10
+"""At most this many rounds are timed per game."""
+PLAY_JUDGES = {"statics": "statics", "pybullet": "dynamics"}
+"""Figure name -> the ``physics`` the lab's judge menu passes to ``md.game``."""
+
+
+class _Timed:
+    """A seat's player whose decisions are timed (the seconds summed in ``seconds``)."""
+
+    def __init__(self, player):
+        self.player, self.seconds = player, 0.0
+        self.kind = getattr(player, "kind", None)
+
+    def choose(self, state):
+        start = time.perf_counter()
+        try:
+            return self.player.choose(state)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def _hinted(g) -> int:
+    """The move the hints put first: the lowest risk (draw and pass last), the first listed on a tie."""
+    risks = g.risks() or [None] * len(g.legal())
+    return min(range(len(risks)), key=lambda k: (risks[k] is None, risks[k] or 0.0, k))
+
+
+def play_game(physics: str, seed: int, rounds: int) -> dict[str, list[float]]:
+    """One lab Play game (Défi, you and two careful seats), its deal and up to ``rounds``
+    rounds timed: ``{"deal": [s], "round": [s, ...], "hints": [s, ...], "seats": [s, ...]}``
+    (``seats``: the careful seats' share of each round's seconds)."""
+    import magdomino as md
+
+    start = time.perf_counter()
+    g = md.game("defi", seats=["me", "careful", "careful"], physics=physics, seed=seed)
+    times = {"deal": [time.perf_counter() - start], "round": [], "hints": [], "seats": []}
+    try:
+        seats = [_Timed(a) if a is not None else None for a in g.agents]
+        g.agents = seats
+        while not g.over and len(times["round"]) < rounds:
+            start = time.perf_counter()
+            k = _hinted(g)
+            times["hints"].append(time.perf_counter() - start)
+            before = sum(a.seconds for a in seats if a is not None)
+            start = time.perf_counter()
+            g.play(k)
+            took = time.perf_counter() - start
+            times["round"].append(took)
+            times["seats"].append(sum(a.seconds for a in seats if a is not None) - before)
+    finally:
+        g.close()
+    return times
+
+
+def play_figures(quick: bool = False) -> dict[str, float]:
+    """The Play mode's figures (the module docstring)."""
+    seeds = PLAY_SEEDS[:2] if quick else PLAY_SEEDS
+    out = {"play_load_average_1min": os.getloadavg()[0]}
+    for name, physics in PLAY_JUDGES.items():
+        play_game(physics, seeds[0], 1)  # warm-up: the engines' imports and compiled kernels loaded
+        games = [play_game(physics, seed, PLAY_ROUNDS) for seed in seeds]
+        rounds = [t for g in games for t in g["round"]]
+        out[f"play_round_{name}_s"] = statistics.median(rounds)
+        out[f"play_deal_s_{name}"] = statistics.median(g["deal"][0] for g in games)
+        out[f"play_hints_s_{name}"] = statistics.median(t for g in games for t in g["hints"])
+        out[f"play_seats_share_{name}"] = sum(t for g in games for t in g["seats"]) / sum(rounds)
+        out[f"play_rounds_{name}"] = float(len(rounds))
+    return out
+
+
 def run(quick: bool = False) -> dict[str, float]:
     from magdomino.faces.lab.build import ODDS_ROUNDS
     from magdomino.faces.lab.tower import LabTower
@@ -155,4 +245,5 @@ def run(quick: bool = False) -> dict[str, float]:
             next(tower.odds_rounds(ghost, rounds=ODDS_ROUNDS[:1]))
 
         out[f"lab_first_odds_s_{size}"] = _median_time(first_odds, max(2, repeats // 2))
+    out.update(play_figures(quick))
     return out
