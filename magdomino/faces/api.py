@@ -514,11 +514,13 @@ def game_physics(rule: str, physics, preset, magnets: bool, options: dict):
 
 
 def make_adjudicator(physics, preset_name, magnets):
-    """The adjudicator of the engine named ``physics`` (error naming ``physics``), on a preset given by name or object."""
-    from magdomino.studies.engines import get_engine
+    """The adjudicator of the engine named ``physics`` (one that judges games: error naming
+    ``physics`` otherwise), on a preset given by name or object."""
+    from magdomino.studies.engines import game_engine
 
+    engine = game_engine(physics, source=PYTHON, key="physics")
     chosen = preset_name if not isinstance(preset_name, str) else preset(preset_name)
-    return get_engine(physics, source=PYTHON, key="physics").adjudicator(chosen, magnets=magnets)
+    return engine.adjudicator(chosen, magnets=magnets)
 
 
 # -- helpers --------------------------------------------------------------------------------

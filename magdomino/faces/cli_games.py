@@ -25,11 +25,13 @@ from magdomino.games.session import GameSession, default_physics
 from magdomino.games.tournament import FLAT_RULES, physics_names, run_tournament
 from magdomino.games.vingt import game as vingt
 from magdomino.model.presets import DEFAULT_PRESET, load_preset
-from magdomino.studies.engines import get_engine
+from magdomino.studies.engines import game_engine
 
 # The boards, the terminal, the tournament view and md.resume are imported by the command that needs them:
 # magdomino --help loads none of them.
 
+PLAY_RULES = ["traditional", "defi", "quinconce", "vingt", "matador", "echanges"]
+"""What ``play --rule`` takes."""
 TOWER_RULES = ("defi", "quinconce")
 """The rules whose collapses the physics judges (``--physics dynamics`` by default)."""
 
@@ -146,9 +148,12 @@ def _cmd_play_chain(args) -> int:
 
 
 def _cmd_play(args) -> int:
-    _refuse_unread_options(args)
     if args.resume is not None:
+        _refuse_unread_options(args)
         return _cmd_play_resume(args)
+    if args.rule is None:
+        raise InputError("command line", "--rule", f"one of {', '.join(PLAY_RULES)} (or --resume FILE, a saved game)")
+    _refuse_unread_options(args)
     seats = _seats(args)
     if args.hints and "human" not in (seats or ()):
         raise InputError("command line", "--hints", "only with a human seat (--seats human,... or --player human)")
@@ -219,7 +224,7 @@ def _tower_physics(args) -> tuple:
                 raise
             raise InputError("command line", "--preset", exc.expected) from None
         preset = check_overrides(preset, preset_overrides(args))
-        physics = get_engine(args.physics, source="command line", key="--physics").adjudicator(preset, magnets=not args.no_magnets)
+        physics = game_engine(args.physics, source="command line", key="--physics").adjudicator(preset, magnets=not args.no_magnets)
     max_placements = args.max_placements
     if max_placements is None and physics is not None:
         max_placements = 300
@@ -296,16 +301,18 @@ def _cmd_play_human(args, seats: list) -> int:
 def _cmd_play_resume(args) -> int:
     """``play --resume FILE``: a game saved at the terminal, played on from where it stopped."""
     from magdomino.faces.api_game import resume
-    from magdomino.faces.terminal import play_at_terminal
+    from magdomino.faces.terminal import play_at_terminal, saved_hints
 
     if args.json == "-":
         raise InputError("command line", "--json", "a file with a human seat (the terminal shows the game)")
     session = resume(args.resume)
     args.json = args.json or args.resume  # the game goes on in its file
-    if session.rule != args.rule:
+    if args.rule is not None and session.rule != args.rule:
+        session.close()
         raise InputError(args.resume, "rule", f"the game of --rule {args.rule}, got {session.rule!r}")
+    hints = args.hints or saved_hints(json.loads(Path(args.resume).read_text()))  # read by resume already: it is a record
     assessor = None
-    if args.hints and session.family == "tower":
+    if hints and session.family == "tower":
         from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: the statics (~0.1 s)
 
         assessor = StaticsAdjudicator(session.preset, magnets=session.magnets)
@@ -356,7 +363,7 @@ def _film(args, record) -> int:
 
 def add_play(sub) -> None:
     p = sub.add_parser("play", help="play a whole game of one rule, adjudicated by physics or not")
-    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt", "matador", "echanges"])
+    p.add_argument("--rule", choices=PLAY_RULES, help="the game (required unless --resume: a saved game has its rule)")
     p.add_argument("--players", type=int, help="2 to 4 (matador with --set 7-9: 2 to 6; echanges: 3 to 6; required unless --record)")
     p.add_argument("--target", type=int, metavar="T", help="vingt, matador: play deals until someone scores T points (e.g. 150)")
     p.add_argument("--set", type=int, metavar="N", help="matador: the double-N set, N = 6, 7, 8 or 9 (default 6)")

@@ -19,11 +19,13 @@ It reads ``stdin`` and writes ``stdout`` (both can be given, for tests and scrip
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
 
 from magdomino.errors import InputError
+from magdomino.games.move_texts import fits_text, matching_moves
 from magdomino.games.vingt.moves import cell
 from magdomino.wording import probability, winners
 
@@ -82,13 +84,13 @@ def play_at_terminal(session, *, assessor=None, save_to: str | None = None, stdi
             answer = stdin.readline()
             if not answer:  # the end of the input: as quit
                 say()
-                return _quit(session, save_to, say)
+                return _quit(session, save_to, say, assessor is not None)
             answer = answer.strip()
             if echo:
                 say(answer)
             word = answer.lower()
             if word in ("quit", "exit", "q"):
-                return _quit(session, save_to, say)
+                return _quit(session, save_to, say, assessor is not None)
             if word in ("help", "?", "h"):
                 say(HELP)
                 continue
@@ -104,14 +106,15 @@ def play_at_terminal(session, *, assessor=None, save_to: str | None = None, stdi
                 continue
             try:
                 happened = session.play(move)
-            except InputError as exc:
-                say(f"not a legal move: {answer!r}{_why(session, answer, exc)}; answer 1 to {len(texts)}, a move as printed, help or quit")
+            except InputError:
+                why = _why(session, answer, texts)
+                say(f"not a legal move: {answer!r}{why}; answer 1 to {len(texts)}, a move as printed, help or quit")
                 continue
             break
         for line in shown(session, happened.events):
             say(line)
     say(result_line(session))
-    return session.record
+    return _record(session, assessor is not None)
 
 
 def shown(session, events) -> list[str]:
@@ -136,11 +139,12 @@ def shown(session, events) -> list[str]:
     return lines
 
 
-def _why(session, answer: str, exc: InputError) -> str:
-    """Why an answer is not a move, when more can be said than that."""
-    several = re.search(r"which starts (\d+) of them", exc.expected)
-    if several:
-        return f" (it starts {several.group(1)} moves: say more of it)"
+def _why(session, answer: str, texts: list) -> str:
+    """Why an answer is not a move, when more can be said than that: the moves it starts
+    (each named), or the tile it names not in the hand or not placeable so."""
+    fits = matching_moves(texts, answer)
+    if len(fits) > 1:
+        return f" (it starts {len(fits)} moves: {fits_text(texts, fits)}; say more of it)"
     m = _TILE.match(answer)
     if m:
         a, b = (int(v) for v in m.group(1).split("-"))
@@ -150,11 +154,26 @@ def _why(session, answer: str, exc: InputError) -> str:
     return ""
 
 
-def _quit(session, save_to, say) -> dict:
-    path = Path(save_to if save_to not in (None, "-") else saved_name(session))
+def saved_hints(record: dict) -> bool:
+    """Whether a game saved at the terminal showed the risks beside the moves (``--hints``):
+    a resumed game shows them again."""
+    saved = record.get("session")
+    return isinstance(saved, dict) and saved.get("hints") is True
+
+
+def _record(session, hints: bool) -> dict:
+    """The session's record, with ``session.hints`` when the risks were shown."""
     record = session.record
+    if hints and isinstance(record.get("session"), dict):
+        record["session"]["hints"] = True
+    return record
+
+
+def _quit(session, save_to, say, hints: bool) -> dict:
+    path = Path(save_to if save_to not in (None, "-") else saved_name(session))
+    record = _record(session, hints)
     try:
-        session.save(path)
+        path.write_text(json.dumps(record, indent=1) + "\n")
     except OSError as exc:
         raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
     say(f"saved the game so far to {path} (magdomino play --resume {path} goes on from there)")

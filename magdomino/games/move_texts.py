@@ -1,5 +1,5 @@
 """Moves as the games' logs print them, and what a move did: :func:`move_texts`,
-:func:`find_move`, :class:`Happened` (for :class:`~magdomino.games.session.GameSession`).
+:func:`find_move` (with :func:`matching_moves`), :class:`Happened` (for :class:`~magdomino.games.session.GameSession`).
 
 The texts: the placement language for the tower rules (as a record's ``placement``), the
 log's words for the others (Le Matador ``"3-4 line right"``, ``"6-1 cross left"``; Le jeu
@@ -42,10 +42,45 @@ def index_of(legal, action) -> int | None:
     return None
 
 
+def matching_moves(texts: list, move: str) -> list[int]:
+    """The indices in ``texts`` that the text ``move`` names (case and spacing free, the
+    tile's pips in brackets optional): the one text it is, else the texts it starts at a
+    word's end (``"4-6 on #2 half 1"`` starts ``"4-6 on #2 (2-6) half 1, across right"``),
+    else the texts it starts inside a word (``"..., across r"``). One index: the move; several:
+    the moves it fits; none: no move."""
+    want = _normal(move)
+    if not want:
+        return []
+    full = [_normal(t) for t in texts]
+    bare = [_bare(t) for t in full]
+    for candidates, wanted in ((full, want), (bare, _bare(want))):
+        hits = [k for k, t in enumerate(candidates) if t == wanted]
+        if len(hits) == 1:
+            return hits
+    for whole_word in (True, False):
+        starts = [k for k in range(len(texts)) if any(
+            t.startswith(w) and (not whole_word or len(t) == len(w) or t[len(w)] in " ,")
+            for t, w in ((full[k], want), (bare[k], _bare(want))))]
+        if starts:
+            return starts
+    return []
+
+
+def _bare(text: str) -> str:
+    """A normal text without the pips in brackets."""
+    return " ".join(_PIPS.sub("", text).split()).replace(" ,", ",")
+
+
+def fits_text(texts: list, fits: list, shown: int = 4) -> str:
+    """The moves ``fits`` (indices in ``texts``) in one line: the first ``shown``, then how many more."""
+    listed = "; ".join(texts[k] for k in fits[:shown])
+    return listed + (f"; and {len(fits) - shown} more" if len(fits) > shown else "")
+
+
 def find_move(legal, texts: list, move) -> int:
     """The index in ``legal`` (whose texts are ``texts``) of ``move``: an index, one of the
-    actions, or a text (case and spacing free, pips in brackets optional, or the start of
-    a single text). InputError otherwise."""
+    actions, or a text naming one move (:func:`matching_moves`). InputError otherwise: a
+    text that fits several moves names them."""
     n = len(legal)
     if is_whole(move):
         if not 0 <= move < n:
@@ -56,21 +91,12 @@ def find_move(legal, texts: list, move) -> int:
         if k is not None:
             return k
         raise InputError(ARGUMENTS, "move", f"a legal move (text, index or action), got {move!r}"[:200])
-    want = _normal(move)
-    normal = [_normal(t) for t in texts]
-    several = 0
-    for candidates, wanted in ((normal, want), ([_PIPS.sub("", t).replace("  ", " ") for t in normal],
-                                                _PIPS.sub("", want).replace("  ", " "))):
-        hits = [k for k, t in enumerate(candidates) if t == wanted]
-        if len(hits) == 1:
-            return hits[0]
-        starts = [k for k, t in enumerate(candidates) if wanted and t.startswith(wanted)
-                  and (len(t) == len(wanted) or t[len(wanted)] in " ,")]
-        if len(starts) == 1:
-            return starts[0]
-        several = max(several, len(starts))
-    if several:
-        raise InputError(ARGUMENTS, "move", f"one legal move, got {move!r}, which starts {several} of them (say more of it)"[:200])
+    fits = matching_moves(texts, move)
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        raise InputError(ARGUMENTS, "move", f"one legal move, got {move[:80]!r}, which starts {len(fits)} of them: "
+                         f"{fits_text(texts, fits)} (say more of it)")
     raise InputError(ARGUMENTS, "move", f"one of the {n} legal moves (legal()), got {move!r}"[:200])
 
 

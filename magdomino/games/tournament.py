@@ -61,12 +61,13 @@ SCORE_SENSE = {"traditional": "lower", "defi": "lower", "quinconce": "lower", "m
 
 
 def physics_names(*, deprecated: bool = True) -> tuple:
-    """What ``physics`` takes: ``none``, or any engine's name
-    (:func:`magdomino.studies.engines.engine_names`: an engine registered later comes by
-    itself), and with ``deprecated`` the old spellings still accepted (``pybullet``)."""
-    from magdomino.studies.engines import ALIASES, engine_names  # on use: the engines bring physics (~0.1 s more)
+    """What a game's ``physics`` takes in every face: ``none``, or the name of an engine
+    that judges games (:func:`magdomino.studies.engines.game_engine_names`: not the hybrid,
+    which judges odds trials; an engine registered later comes by itself), and with
+    ``deprecated`` the old spellings still accepted (``pybullet``)."""
+    from magdomino.studies.engines import ALIASES, game_engine_names  # on use: the engines bring physics (~0.1 s more)
 
-    return tuple(dict.fromkeys(["none", *engine_names(), *(ALIASES if deprecated else ())]))
+    return tuple(dict.fromkeys(["none", *game_engine_names(), *(ALIASES if deprecated else ())]))
 
 
 def physics_name(physics: str) -> str:

@@ -18,8 +18,8 @@ Engines here:
   and pushes, milliseconds.
 - ``hybrid`` (:class:`magdomino.studies.hybrid_engine.HybridEngine`): each odds trial judged
   by the statics where its batched tests are sure of the answer, by the dynamics' own trial
-  elsewhere; a nominal run (``simulate``), the structure and the games' adjudicator are the
-  dynamics'.
+  elsewhere; a nominal run (``simulate``) and the structure are the dynamics'. It judges no
+  game (:data:`TRIALS_ONLY`).
 """
 
 from __future__ import annotations
@@ -144,6 +144,29 @@ games' ``--physics pybullet``) is the ``dynamics`` engine, PyBullet's world."""
 def engine_name(name: str) -> str:
     """The one name of the engine ``name`` names (a deprecated spelling mapped to it)."""
     return ALIASES.get(name, name)
+
+
+TRIALS_ONLY = ("hybrid",)
+"""Engines that judge odds trials but no game. The hybrid's statics screen decides a noisy
+trial only where it is sure and hands the others to PyBullet; a game's placement is judged
+once, at its grid pose, by the dynamics or the statics, so ``physics="hybrid"`` would only
+be the dynamics under another name: every game face refuses it (:func:`game_engine`)."""
+
+
+def game_engine_names() -> list[str]:
+    """The engines a game can be judged by (``physics``), aliases apart: every engine but
+    :data:`TRIALS_ONLY` (an engine registered later comes by itself)."""
+    return [n for n in engine_names() if n not in TRIALS_ONLY]
+
+
+def game_engine(name: str, *, source: str = ARGUMENTS, key: str = "physics") -> Engine:
+    """The engine a game's ``physics`` names (not ``"none"``); InputError naming the values
+    ``physics`` takes otherwise."""
+    if not isinstance(name, str) or engine_name(name) not in game_engine_names():
+        why = "; hybrid judges odds trials, not games" if name in TRIALS_ONLY else ""
+        raise InputError(source, key, f"one of none, {', '.join(game_engine_names())} "
+                         f"({', '.join(f'{a}: {b}' for a, b in ALIASES.items())}'s old name){why}; got {name!r}")
+    return get_engine(name, source=source, key=key)
 
 STUDY_ENGINE = "hybrid"
 """Who judges odds trials (``odds``, ``sweep``, ``whatif``) unless told: the hybrid gives the

@@ -46,19 +46,33 @@ def test_a_whole_game_at_the_terminal(rule, monkeypatch, capsys, tmp_path):
     assert record["events"][-1]["type"] == "end"
 
 
-def test_quit_saves_and_resume_goes_on(monkeypatch, capsys, tmp_path):
+def test_quit_saves_and_resume_goes_on_from_the_record_alone(monkeypatch, capsys, tmp_path):
     path = tmp_path / "saved.json"
-    argv = ["play", "--rule", "defi", "--seats", "human,careful", "--physics", "statics", "--seed", "4"]
+    argv = ["play", "--rule", "defi", "--seats", "human,careful", "--physics", "statics", "--seed", "4", "--hints"]
     code, out, _ = _play(monkeypatch, capsys, [*argv, "--json", str(path)], ["1", "2", "quit"])
-    assert code == 0 and f"saved the game so far to {path}" in out
+    assert code == 0 and f"saved the game so far to {path} (magdomino play --resume {path} goes on" in out
     saved = json.loads(path.read_text())
-    assert saved["session"]["over"] is False and saved["physics"] == "statics"
+    assert saved["session"]["over"] is False and saved["physics"] == "statics" and saved["session"]["hints"] is True
     assert len([e for e in saved["events"] if e["type"] == "place" and e["player"] == 0]) == 2
-    code, out, _ = _play(monkeypatch, capsys, ["play", "--rule", "defi", "--resume", str(path)], ["1"] * 500)
-    assert code == 0 and "game over: winners" in out
+    code, out, err = _play(monkeypatch, capsys, ["play", "--resume", str(path)], ["1"] * 500)  # as the quit printed it
+    assert code == 0, err
+    assert "game over: winners" in out and "risk " in out  # --hints from the record
     done = json.loads(path.read_text())
-    assert done["session"]["over"] is True
-    assert done["events"][: len(saved["events"])] == saved["events"] or len(done["events"]) > len(saved["events"])
+    assert done["session"]["over"] is True and done["rule"] == "defi" and done["player_kinds"] == ["human", "careful"]
+    moves = [(e["type"], e.get("player"), e.get("placement")) for e in saved["events"]]
+    assert [(e["type"], e.get("player"), e.get("placement")) for e in done["events"][: len(moves)]] == moves
+
+
+def test_a_resumed_game_of_another_rule_and_a_play_of_no_rule_are_refused(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "saved.json"
+    code, _, _ = _play(monkeypatch, capsys, ["play", "--rule", "matador", "--seats", "human,random", "--seed", "1",
+                                             "--json", str(path)], [])
+    assert code == 0 and "hints" not in json.loads(path.read_text())["session"]
+    assert main(["play", "--rule", "defi", "--resume", str(path)]) == 2
+    assert "rule: the game of --rule defi, got 'matador'" in capsys.readouterr().err
+    assert main(["play", "--players", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--rule: one of traditional, defi" in err and "(or --resume FILE" in err and err.count("\n") == 1
 
 
 def test_the_end_of_the_input_saves_to_a_file_named_after_the_game(monkeypatch, capsys, tmp_path):
@@ -104,7 +118,7 @@ def test_an_answer_that_is_not_a_move_says_why(monkeypatch, capsys, tmp_path):
                          [f"{missing} on #0 half 0", start, "quit"])
     assert code == 0
     assert f"(you have no {missing})" in out
-    assert "moves: say more of it)" in out
+    assert "moves: " in out and "; say more of it)" in out
 
 
 def test_the_terminal_keeps_the_other_hands_hidden(monkeypatch, capsys, tmp_path):
