@@ -33,16 +33,16 @@ from pathlib import Path
 
 import magdomino.physics.settle as settle_module
 from magdomino.errors import InputError
+from magdomino.physics.statics_screen import GRIP
 from magdomino.physics.world import SlideShortcuts
 from magdomino.studies.engines import get_engine
 from magdomino.studies.hybrid_engine import (
-    GRIP,
     REST_TILT_DEG,
     SLIDE_APPROACH_GAP_M,
     TILT_DIRECTIONS_DEG,
     rest_batch,
     rest_check_for,
-    screen,
+    screen_trials,
     sideways_load,
     snaps_carry,
     tips_over,
@@ -152,7 +152,7 @@ def hang(positions: list, trials: int) -> None:
     rows = []  # (fell in the dynamics, {margin: a tilt carries it}, a snap carries it: snaps_carry's answer)
     for position, job in _drop_jobs(positions):
         sc = job.scenario
-        for r in screen(job, 0, list(range(trials))):
+        for r in screen_trials(job, 0, list(range(trials))):
             if not (r["hangs"] and tips_over(r)):
                 continue
             preset, _ = trial_draws(job, 0, r["trial"])

@@ -15,7 +15,7 @@ from magdomino.errors import InputError
 from magdomino.model.presets import load_preset
 from magdomino.physics.motion import Drop
 from magdomino.studies.engines import get_engine
-from magdomino.studies.hybrid_engine import decide, screen
+from magdomino.studies.hybrid_engine import decide, screen_trials
 from magdomino.studies.trials import Job, resolve_noise, run_trial
 from magdomino.studies.validation import case_scenario, load_cases
 
@@ -37,7 +37,7 @@ def main(first, count, trials):
             continue
         items += 1
         job = Job(sc, settled, resolve_noise(sc), 1, (0.0, 0.0), None, get_engine("hybrid"))
-        for row in screen(job, 0, list(range(trials))):
+        for row in screen_trials(job, 0, list(range(trials))):
             v = decide(row)
             if v is None:
                 continue

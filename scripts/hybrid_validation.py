@@ -1,4 +1,4 @@
-"""The hybrid engine against the full dynamics, trial by trial (issue 28's validation).
+"""The hybrid engine against the full dynamics, trial by trial (the validation that chose its screen).
 
 Cases: every placement of the validation set (``tests/data/validation_set.json``), more
 random placements (``tests/data/hybrid_cases.json``, written on first use from
@@ -8,7 +8,7 @@ draws them, by both engines; the dynamics' trials are kept in ``--cache`` (JSON 
 
 Run: ``.venv/bin/python scripts/hybrid_validation.py [--trials 200]`` (the dynamics' trials,
 about an hour on two cores), then ``... --compare [--json OUT]``: for each trial the hybrid's
-screen (:func:`magdomino.studies.hybrid_engine.screen`, :func:`~magdomino.studies.hybrid_engine.decide`);
+screen (:func:`magdomino.studies.hybrid_engine.screen_trials`, :func:`~magdomino.studies.hybrid_engine.decide`);
 a trial it decides is compared with the dynamics' record of the same trial; a trial it sends
 to PyBullet gets the dynamics' own trial (:func:`magdomino.studies.trials.run_trial`, the same
 call the dynamics makes: ``tests/studies/test_hybrid_engine.py`` checks the records are
@@ -112,7 +112,7 @@ def compare_one(args):
     """The hybrid's screen on every trial of one item, against the dynamics' records."""
     name, ref, trials, seed, cache, preset = args
     from magdomino.studies.engines import get_engine
-    from magdomino.studies.hybrid_engine import decide, is_slide, screen
+    from magdomino.studies.hybrid_engine import decide, is_slide, screen_trials
     from magdomino.studies.odds import wilson_interval
     from magdomino.studies.trials import Job, resolve_noise
 
@@ -131,7 +131,7 @@ def compare_one(args):
         if is_slide(sc.what_if[w]):
             decisions = [None] * trials
         else:
-            decisions = [decide(r) for r in screen(job, w, list(range(trials)))]
+            decisions = [decide(r) for r in screen_trials(job, w, list(range(trials)))]
 
         def counted(recs):
             return [r for r in recs if not r.get("error") and r.get("reason") != "time limit"]

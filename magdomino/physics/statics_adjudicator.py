@@ -6,7 +6,7 @@ every tile's grid pose, as :attr:`PlacementView.pose` gives it) plus the new til
 nominal rest pose. Stateless: everything comes from the :class:`PlacementView` (its
 ``construction``), so cloned game states can share one adjudicator.
 
-The answer has three values (:func:`magdomino.physics.statics_screen.screen`): **stands**
+The answer has three values (:func:`magdomino.physics.statics_screen.sure_verdict_of`): **stands**
 (it stands at rest with a tilt margin and carries the tile's landing), **falls** (it cannot
 stand at rest even with more friction, or it stands only in an unstable balance: no tilt
 margin at all, a tie), or **unsure** (a small margin, a structure that carries the tile's weight

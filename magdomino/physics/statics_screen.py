@@ -8,15 +8,12 @@ hair: a tile balanced with no tilt margin, a structure that carries the tile's w
 not the impulse of its landing, a rest pose refused only for want of friction that the
 magnets pull into line. :func:`stress_tests` asks the statics the same question under loads,
 tilts and frictions that bracket those effects; :func:`sure_verdict` turns the answers into
-``"stands"``, ``"falls"`` or ``"unsure"``; :func:`screen` runs only the tests it needs
-(about ten by-parts checks on one equilibrium: tens of milliseconds on a game's towers).
+``"stands"``, ``"falls"`` or ``"unsure"``; :func:`sure_verdict_of` runs only the tests it
+needs (about ten by-parts checks on one equilibrium: tens of milliseconds on a game's towers).
 
-A test is ``(load, own, every, tilt_deg, direction_deg, grip)``: the placed (last) tile
-weighs ``load`` times its weight, the magnet forces between it and the others are ``own``
-times as strong, every magnet force is ``every`` times as strong on top of that, the table
-is tilted by ``tilt_deg`` towards ``direction_deg`` (a sideways load of ``tan(tilt)`` tile
-weights on every tile, gravity's vertical part unchanged), and every friction coefficient is
-``grip`` times as large. The thresholds were chosen on the positions of
+A test is a :class:`StressTest`; the tests both this screen and the hybrid engine's
+(:mod:`magdomino.studies.hybrid_engine`) ask are defined here once. The thresholds were
+chosen on the positions of
 ``scripts/statics_toy_validation.py`` (seeded games on the default toy preset, each position
 also judged by PyBullet; ``docs/validation/statics_toy.md``).
 
@@ -26,6 +23,7 @@ Units: SI inside (m, N, N·m); angles in degrees in the tests.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,7 +32,36 @@ from magdomino.physics.contact_polygons import find_contacts
 from magdomino.physics.equilibrium import Equilibrium
 from magdomino.physics.statics import magnet_wrenches
 
-AT_REST = (1.0, 1.0, 1.0, 0.0, 0.0, 1.0)
+
+class StressTest(NamedTuple):
+    """One stressed variant of the equilibrium check (the defaults: the pose as it is).
+
+    Attributes
+    ----------
+    load : float
+        The placed (last) tile weighs this many times its weight.
+    own : float
+        The magnet forces between the placed tile and the others are this many times as strong.
+    every : float
+        Every magnet force is this many times as strong, on top of ``own``.
+    tilt_deg : float, degrees
+        The table is tilted this far: a sideways load of ``tan(tilt_deg)`` tile weights on
+        every tile, gravity's vertical part unchanged.
+    direction_deg : float, degrees
+        The downhill direction of the tilt, from +x towards +y.
+    grip : float
+        Every friction coefficient (between tiles and with the table) is this many times as large.
+    """
+
+    load: float = 1.0
+    own: float = 1.0
+    every: float = 1.0
+    tilt_deg: float = 0.0
+    direction_deg: float = 0.0
+    grip: float = 1.0
+
+
+AT_REST = StressTest()
 """The pose as it is: the tile's weight, every magnet, no tilt, the preset's friction."""
 DIRECTIONS_DEG = tuple(45.0 * k for k in range(8))
 """Downhill directions of the tilt tests (as the statics' margin searches them)."""
@@ -47,7 +74,7 @@ base tile's edge, the tiles above held to it by their magnets). Rigid blocks the
 an unstable balance: the first disturbance tips them. The statics says it **falls**:
 PyBullet toppled every tie of the validation's toy games (``docs/validation/statics_toy.md``)
 and every one of ``tests/physics/test_statics_screen.py`` (dropped 1 mm, magnets off)."""
-HAIR_TILTS = tuple((1.0, 1.0, 1.0, HAIR_DEG, d, 1.0) for d in DIRECTIONS_DEG)
+HAIR_TILTS = tuple(StressTest(tilt_deg=HAIR_DEG, direction_deg=d) for d in DIRECTIONS_DEG)
 NEAR_DEG = 2.0
 """A tilt margin within this of zero, either way, is **unsure**: a structure that survives
 the hair tilts but not this one in some direction, or one that does not stand at rest but
@@ -55,7 +82,7 @@ stands with the table tilted this far in some direction. There the dynamics' con
 penetration, its four-point manifolds and the settle rule decide (the statics docstring,
 class 4): on the held-out games PyBullet kept, tilted by 3°, a tile whose rest pose fell
 short of standing by 0.29°."""
-NEAR_TILTS = tuple((1.0, 1.0, 1.0, NEAR_DEG, d, 1.0) for d in DIRECTIONS_DEG)
+NEAR_TILTS = tuple(StressTest(tilt_deg=NEAR_DEG, direction_deg=d) for d in DIRECTIONS_DEG)
 LANDING_LOAD = 2.0
 """A placed tile stands for sure only if the structure carries it at this many times its
 weight (every magnet as it is): a load put on at once, even released at rest on its support,
@@ -65,15 +92,16 @@ factor), and the magnets speed the tile up as it lands. Below it, **unsure**: on
 its weight (a tile hanging half on half by its magnets, or a magnet-held cantilever below
 it, rocked over by the landing) and kept others carried 1.4 to 1.99 times; none carried
 twice fell."""
-LANDING = (LANDING_LOAD, 1.0, 1.0, 0.0, 0.0, 1.0)
+LANDING = StressTest(load=LANDING_LOAD)
 GRIP = 3.0
-TIPS = (1.0, 1.0, 1.0, 0.0, 0.0, GRIP)
+"""The friction factor of :data:`TIPS` and :data:`TIPS_BARE`."""
+TIPS = StressTest(grip=GRIP)
 """A rest pose falls for sure only if it cannot stand even with every friction three times
 as large (a pose refused only for want of friction is a slide that the magnets may stop:
 they pull a tile into line with the magnet below)..."""
-TIPS_BARE = (1.0, 0.0, 1.0, 0.0, 0.0, GRIP)
+TIPS_BARE = StressTest(own=0.0, grip=GRIP)
 """... and not with the placed tile's own magnets off either (its own pull can tip it at the
-aimed pose and then snap it into line). The same two tests as the hybrid engine's rest falls
+aimed pose and then snap it into line). The hybrid engine's rest falls ask the same two
 (:mod:`magdomino.studies.hybrid_engine`)."""
 
 
@@ -137,12 +165,12 @@ class Stressed:
         P, Q, contacts, full, rest = structure.with_tile(position, quaternion)
         return cls(structure.preset, P, Q, placed=True, magnets=structure.use_magnets, contacts=contacts, wrenches=(full, rest))
 
-    def stands(self, test) -> bool:
-        """Whether the tiles stand under ``test`` ``(load, own, every, tilt_deg, direction_deg, grip)``."""
+    def stands(self, test: StressTest) -> bool:
+        """Whether the tiles stand under ``test``."""
         eq, w = self._equations(test)
         return True if eq is None else bool(eq.stands(w))
 
-    def _equations(self, test):
+    def _equations(self, test: StressTest):
         """The equilibrium (None without a movable tile) and its loads (in tile weights) under ``test``."""
         load, own, every, tilt, direction, grip = test
         n = len(self.P)
@@ -172,8 +200,7 @@ class Stressed:
 def stress_tests(preset: Preset, positions, quaternions, tests, *, placed: bool = True, magnets: bool = True) -> dict:
     """Whether the tiles stand under each test (see the module docstring): test -> bool.
 
-    Parameters and errors: as :class:`Stressed`; ``tests``: an iterable of
-    ``(load, own, every, tilt_deg, direction_deg, grip)``.
+    Parameters and errors: as :class:`Stressed`; ``tests``: an iterable of :class:`StressTest`.
     """
     stressed = Stressed(preset, positions, quaternions, placed=placed, magnets=magnets)
     return {test: stressed.stands(test) for test in tests}
@@ -243,7 +270,7 @@ def run_screen(stressed: Stressed, results: dict | None = None) -> dict:
     return results
 
 
-def screen(preset: Preset, positions, quaternions, *, placed: bool = True, magnets: bool = True) -> tuple[str, dict]:
+def sure_verdict_of(preset: Preset, positions, quaternions, *, placed: bool = True, magnets: bool = True) -> tuple[str, dict]:
     """:func:`sure_verdict` of these poses, running only the tests it needs
     (:func:`tests_needed`): ``(answer, results)``.
 

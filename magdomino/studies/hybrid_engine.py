@@ -10,9 +10,9 @@ statics first, in batches (:class:`~magdomino.studies.statics_engine.TrialBatch`
 the same random numbers as the dynamics (:func:`~magdomino.studies.trials.trial_draws`) and
 at the same aimed pose on the same settled structure
 (:func:`~magdomino.studies.aiming.aim_placement`). A trial is **stood**, judged by the
-statics, when all of these hold (each a test of :func:`screen`):
+statics, when all of these hold (each a test of :func:`screen_trials`):
 
-1. **At rest** (:data:`AT_REST`): the structure carries the placed tile at its rest pose,
+1. **At rest** (:data:`~magdomino.physics.statics_screen.AT_REST`): the structure carries the placed tile at its rest pose,
    with this trial's friction, mass and magnets.
 2. **Not near a tip** (:data:`TILTS`): it still stands with the table tilted by
    :data:`TILT_DEG` towards +x, +y, -x and -y (a sideways load of tan 10° on every tile):
@@ -28,8 +28,8 @@ statics, when all of these hold (each a test of :func:`screen`):
    the same at 1.5 times its weight.
 
 A trial **fell**, judged by the statics, when the structure cannot carry the tile at rest
-even with three times the friction, with its own magnets or without them (:data:`TIPS`,
-:data:`TIPS_BARE`): it tips over on its weight. Where one magnet pair can hold a tile's
+even with three times the friction, with its own magnets or without them (:data:`~magdomino.physics.statics_screen.TIPS`,
+:data:`~magdomino.physics.statics_screen.TIPS_BARE`): it tips over on its weight. Where one magnet pair can hold a tile's
 weight (:data:`HANG_WEIGHTS`), a tile may snap into line and hang: there the fall must also
 hold with a margin (the table tilted 3° each way, :data:`HANG_TIPS`) and at every pose the
 tile's magnets may snap it to (:func:`snap_poses`). A rest pose refused only for want of
@@ -90,29 +90,25 @@ import numpy as np
 from magdomino.errors import InputError
 from magdomino.maths.poses import quaternion_matrices, yaw_quaternion
 from magdomino.physics.statics import magnet_wrenches
+from magdomino.physics.statics_screen import AT_REST, GRIP, TIPS, TIPS_BARE, StressTest
 from magdomino.physics.world import SlideShortcuts
 from magdomino.studies.engines import DynamicsEngine
 from magdomino.studies.statics_engine import TrialBatch, batch_magnets, fixed_tiles
 from magdomino.studies.trial_record import error_outcome, hand_draws, statics_outcome, trial_record
 from magdomino.studies.trials import run_trial, trial_draws
 
-AT_REST = (1.0, 1.0, 1.0)
-"""A test is (load, own, every[, tilt deg, direction deg]): the placed tile weighs ``load``
-times its weight, the magnet forces between it and the others are ``own`` times as strong,
-every magnet force is ``every`` times as strong (on top), and the table is tilted. This
-one: as it is."""
-ROBUST = (4.0, 0.0, 0.5)
+ROBUST = StressTest(load=4.0, own=0.0, every=0.5)
 """Stood whatever the drop: the structure carries the placed tile at four times its weight
 with the tile's own magnets off (it balances on its weight alone) and every other magnet at
 half strength (a magnet-held part keeps a reserve when an impact opens its gap)."""
 LOW_DROP_MM = 1.5
 """Releases below this height may pass :data:`LOW_DROP` instead."""
-LOW_DROP = (2.0, 0.5, 0.5)
+LOW_DROP = StressTest(load=2.0, own=0.5, every=0.5)
 """Stood for a low release: twice the tile's weight, its magnets at a quarter (half of
 half), every magnet at half."""
 SHORT_DROP_MM = 1.0
 """Releases below this height may pass :data:`SHORT_DROP` instead."""
-SHORT_DROP = (1.5, 0.5, 0.5)
+SHORT_DROP = StressTest(load=1.5, own=0.5, every=0.5)
 """:data:`LOW_DROP` at 1.5 times the tile's weight."""
 IMPACT_TESTS = ((None, ROBUST), (LOW_DROP_MM, LOW_DROP), (SHORT_DROP_MM, SHORT_DROP))
 """The impact screen's rungs, (release below mm or None: any height, test): a trial at rest
@@ -123,40 +119,30 @@ of four directions (a tilt margin of at least this much): a drop onto a structur
 rocks it."""
 TILT_DIRECTIONS_DEG = (0.0, 90.0, 180.0, 270.0)
 """The four directions a tilt test tilts the table towards (+x, +y, -x, -y)."""
-TILTS = tuple((1.0, 1.0, 1.0, TILT_DEG, d) for d in TILT_DIRECTIONS_DEG)
-GRIP = 3.0
-"""Friction factor of :data:`TIPS`."""
-TIPS = (1.0, 1.0, 1.0, 0.0, 0.0, GRIP)
-"""Fell, judged by the statics, only if this and :data:`TIPS_BARE` fail: the structure cannot
-carry the tile at rest even with every friction coefficient :data:`GRIP` times as large (the
-test's sixth number). What the statics refuses only for want of friction is a slide, and the
-magnets' sideways pull slides a tile into line with the magnet below, a pose that usually
-stands (the dynamics stood 248 of the 354 such trials of the validation)."""
-TIPS_BARE = (1.0, 0.0, 1.0, 0.0, 0.0, GRIP)
-""":data:`TIPS` with the tile's own magnets off: it tips on its weight alone too. With strong
-magnets a tile's own pull can tip it at the aimed pose that it then snaps out of into line
-(the validation set's drops rebuilt on ``toy``, 1.2 T: of 419 trials :data:`TIPS` alone
-called falls, 35 stood; with this test too, 1 of 340)."""
+TILTS = tuple(StressTest(tilt_deg=TILT_DEG, direction_deg=d) for d in TILT_DIRECTIONS_DEG)
 
 
 HANG_TILT_DEG = 3.0
 """The tilt margin of :data:`HANG_TIPS`."""
-HANG_TIPS = tuple((1.0, 1.0, 1.0, HANG_TILT_DEG, d, GRIP) for d in TILT_DIRECTIONS_DEG)
-"""Where one magnet pair holds a tile's weight (:func:`magnets_hold_a_tile`), a rest fall
-that :data:`TIPS` and :data:`TIPS_BARE` call is decided only if the structure cannot carry
-the tile either with the table tilted by :data:`HANG_TILT_DEG` towards +x, +y, -x or -y
-(with :data:`GRIP` times the friction): a fall with a margin. A tile whose magnets can snap
-it into line and hang it is near a balance, and one of the tilts carries it. Measured on
-the 124 drop what-ifs of toy game positions (100 trials each, against the dynamics' own
-trials, 2026-11-27): of the 2,104 trials that :data:`TIPS` and :data:`TIPS_BARE` called
-falls, 5 stood in the dynamics; each of the 5 stands with the table tilted by 2° in some
-direction (with 1°, 2 of them do not), and 3° decides 1,068 of the 2,099 that fell
-(2°: 1,233); with :func:`snap_poses` too, 1,049 (``scripts/hybrid_shortcut_choices.py
-hang``). Checked on trials no choice was made on: the held-out games' drops (100 trials
-each), 976 falls decided, every one a fall in the dynamics. On the validation set's drops rebuilt on ``toy``
-(``scripts/hybrid_toy_check.py``, 25 trials each) the tilts alone decided one trial that
-the dynamics stood (its magnet 6.3 mm from the line of the one below snapped it there):
-:func:`snap_poses` was made for it, so that set holds out the tilts, not the snaps."""
+HANG_TIPS = tuple(StressTest(tilt_deg=HANG_TILT_DEG, direction_deg=d, grip=GRIP) for d in TILT_DIRECTIONS_DEG)
+"""Where one magnet pair holds a tile's weight (:func:`magnets_hold_a_tile`), a rest fall that
+:data:`~magdomino.physics.statics_screen.TIPS` and
+:data:`~magdomino.physics.statics_screen.TIPS_BARE` call is decided only if the structure cannot
+carry the tile either with the table tilted by :data:`HANG_TILT_DEG` towards +x, +y, -x or -y
+(with :data:`~magdomino.physics.statics_screen.GRIP` times the friction): a fall with a margin.
+A tile whose magnets can snap it into line and hang it is near a balance, and one of the tilts
+carries it. Measured on the 124 drop what-ifs of toy game positions (100 trials each, against
+the dynamics' own trials, 2026-11-27): of the 2,104 trials that
+:data:`~magdomino.physics.statics_screen.TIPS` and
+:data:`~magdomino.physics.statics_screen.TIPS_BARE` called falls, 5 stood in the dynamics; each
+of the 5 stands with the table tilted by 2° in some direction (with 1°, 2 of them do not), and
+3° decides 1,068 of the 2,099 that fell (2°: 1,233); with :func:`snap_poses` too, 1,049
+(``scripts/hybrid_shortcut_choices.py hang``). Checked on trials no choice was made on: the
+held-out games' drops (100 trials each), 976 falls decided, every one a fall in the dynamics. On
+the validation set's drops rebuilt on ``toy`` (``scripts/hybrid_toy_check.py``, 25 trials each)
+the tilts alone decided one trial that the dynamics stood (its magnet 6.3 mm from the line of
+the one below snapped it there): :func:`snap_poses` was made for it, so that set holds out the
+tilts, not the snaps."""
 
 
 SNAP_REACH_MM = 10.0
@@ -190,15 +176,16 @@ def snap_poses(preset, P: np.ndarray, Q: np.ndarray, reach_mm: float = SNAP_REAC
     return out
 
 
-def screen(job, what_if: int, trials: list[int],
+def screen_trials(job, what_if: int, trials: list[int],
            tests=(ROBUST, LOW_DROP, SHORT_DROP, *TILTS, TIPS, TIPS_BARE, *HANG_TIPS)) -> list[dict]:
-    """What the statics says of each trial, for each test (see :data:`AT_REST`).
+    """What the statics says of each trial, for each test (a
+    :class:`~magdomino.physics.statics_screen.StressTest`).
 
     Returns one dict per trial: ``trial``, ``refused`` (why the statics cannot judge it,
     else None), ``drop_mm`` (the release height after
     :func:`~magdomino.physics.motion.clear_motion`), ``draws`` (the record fields of the
     trial's hand: dx_mm, dy_mm, dyaw_deg, drop_mm, as the dynamics writes them) and, for
-    :data:`AT_REST` and each test, whether the structure stands (keyed by the tuple).
+    :data:`~magdomino.physics.statics_screen.AT_REST` and each test, whether the structure stands (keyed by the test).
     """
     from magdomino.studies.aiming import aim_many
 
@@ -257,17 +244,15 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
     else:
         full = own = None
 
-    def run(test, which):
+    def run(test: StressTest, which):
         if not which:
             return
-        load, mine, every, *more = test
-        tilt, grip = more[:2], (more[2] if len(more) > 2 else 1.0)
         idx = np.array([r["_k"] for r in which], int)
         wrench = None
         if full is not None:
-            wrench = tuple(every * (o + mine * (w - o)) for w, o in zip(full, own))
-        stands = batch.stands(idx, magnets=sc.magnets, last_load=np.full(B, float(load)), wrenches=wrench, lateral=sideways_load(tilt),
-                              grip=grip)
+            wrench = tuple(test.every * (o + test.own * (w - o)) for w, o in zip(full, own))
+        stands = batch.stands(idx, magnets=sc.magnets, last_load=np.full(B, float(test.load)), wrenches=wrench,
+                              lateral=sideways_load((test.tilt_deg, test.direction_deg)), grip=test.grip)
         for r, k in zip(which, idx):
             r[test] = bool(stands[k])
 
@@ -292,8 +277,8 @@ def _judge_tests(sc, judged: list, presets: list, P: np.ndarray, Q: np.ndarray, 
 
 
 def tips_over(row: dict) -> bool:
-    """Whether a trial of :func:`screen` is refused at rest by :data:`TIPS` and
-    :data:`TIPS_BARE`: it tips on its weight, with its own magnets or without them."""
+    """Whether a trial of :func:`screen_trials` is refused at rest by :data:`~magdomino.physics.statics_screen.TIPS` and
+    :data:`~magdomino.physics.statics_screen.TIPS_BARE`: it tips on its weight, with its own magnets or without them."""
     return row["refused"] is None and not row[AT_REST] and row.get(TIPS) is False and row.get(TIPS_BARE) is False
 
 
@@ -306,7 +291,7 @@ def _hang_fall(row: dict) -> bool:
 def snaps_carry(sc, presets: list, P: np.ndarray, Q: np.ndarray) -> list[bool | None]:
     """For each trial ``b`` (poses ``P[b]`` (n, 3) m and ``Q[b]`` (n, 4), its preset
     ``presets[b]``, the placed tile last): True where the structure carries the placed tile
-    (with :data:`GRIP` times the friction) at one of the poses it may snap to
+    (with :data:`~magdomino.physics.statics_screen.GRIP` times the friction) at one of the poses it may snap to
     (:func:`snap_poses`); else None where the statics refuses one of those poses (a tile
     beside it in the way: PyBullet decides); else False (no pose to snap to, or none
     carried)."""
@@ -330,16 +315,16 @@ def _impact_passed(row: dict) -> bool:
 
 
 HANG_WEIGHTS = 1.0
-"""A tile hangs on its magnets when one magnet pair (a tile half on half on another, the
-halves' magnets in line, the gap one tile thick) pulls it down with at least this many times
-its weight (:func:`magnets_hold_a_tile`). Then a tile refused at its aimed pose may snap
-into line and hang there, and a rest fall is decided only with the margin of
-:data:`HANG_TIPS` and where no snap carries the tile (:func:`snap_poses`). Measured: on
-``toy`` (1.2 T, the pair pulls with 2.6 weights) 14 of the 3,172 rest falls that
-:data:`TIPS` and :data:`TIPS_BARE` alone decided stood in the dynamics (9 of them on one
-placement, whose p went outside the dynamics' interval), and no variant of :data:`TIPS`
-separated them; on ``standard`` (0.6 T, 0.65 weights) none of the 81,000 validation
-trials' rest falls was wrong."""
+"""A tile hangs on its magnets when one magnet pair (a tile half on half on another, the halves'
+magnets in line, the gap one tile thick) pulls it down with at least this many times its weight
+(:func:`magnets_hold_a_tile`). Then a tile refused at its aimed pose may snap into line and hang
+there, and a rest fall is decided only with the margin of :data:`HANG_TIPS` and where no snap
+carries the tile (:func:`snap_poses`). Measured: on ``toy`` (1.2 T, the pair pulls with 2.6
+weights) 14 of the 3,172 rest falls that :data:`~magdomino.physics.statics_screen.TIPS` and
+:data:`~magdomino.physics.statics_screen.TIPS_BARE` alone decided stood in the dynamics (9 of
+them on one placement, whose p went outside the dynamics' interval), and no variant of
+:data:`~magdomino.physics.statics_screen.TIPS` separated them; on ``standard`` (0.6 T, 0.65
+weights) none of the 81,000 validation trials' rest falls was wrong."""
 
 def magnets_hold_a_tile(preset) -> bool:
     """Whether one magnet pair of ``preset`` holds a tile's weight (see :data:`HANG_WEIGHTS`):
@@ -388,12 +373,12 @@ settles run to the end and the statics asked at every quiet check from 20 ms, 20
 of the 728 that stood, 624 were certified with 10°, 713 with 5°, 725 with 3° and with 0°.
 3° takes every trial that any margin took, and keeps a margin
 (``scripts/hybrid_shortcut_choices.py rest``)."""
-REST_TESTS = tuple((1.0, 1.0, 1.0, REST_TILT_DEG, d) for d in TILT_DIRECTIONS_DEG)
+REST_TESTS = tuple(StressTest(tilt_deg=REST_TILT_DEG, direction_deg=d) for d in TILT_DIRECTIONS_DEG)
 """What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
 the tiles stand with the table tilted by :data:`REST_TILT_DEG` in each of four directions.
 Then they stand as they are: the loads a structure carries (contact forces in their
 friction cones balancing the weights and the magnets) make a convex set, and the weights
-alone are the mean of the loads tilted towards +x and -x, so :data:`AT_REST` is not asked
+alone are the mean of the loads tilted towards +x and -x, so :data:`~magdomino.physics.statics_screen.AT_REST` is not asked
 again (one statics check of five)."""
 
 
@@ -425,7 +410,8 @@ def rest_check_for(scenario, preset):
         batch = rest_batch(scenario, preset, fixed, positions, quaternions)
         if batch is None:
             return False
-        return all(batch.stands(magnets=scenario.magnets, lateral=sideways_load(tilt))[0] for _load, _, _, *tilt in REST_TESTS)
+        return all(batch.stands(magnets=scenario.magnets, lateral=sideways_load((test.tilt_deg, test.direction_deg)))[0]
+                   for test in REST_TESTS)
 
     return check
 
@@ -446,7 +432,7 @@ STATICS_REASONS = {"stood": "stood", "falls": "falls at rest"}
 
 
 def decide(row: dict) -> str | None:
-    """The screen's verdict on one trial of :func:`screen`: ``"stood"``, ``"falls"``, or None
+    """The screen's verdict on one trial of :func:`screen_trials`: ``"stood"``, ``"falls"``, or None
     (PyBullet decides)."""
     if row["refused"] is not None:
         return None
@@ -483,7 +469,7 @@ class HybridEngine(DynamicsEngine):
         if is_slide(job.scenario.what_if[what_if]):
             return [{**run_trial(job, what_if, i, rest_check, SLIDE_SHORTCUTS), "judged_by": "dynamics"} for i in trials]
         records = []
-        for row in screen(job, what_if, trials):
+        for row in screen_trials(job, what_if, trials):
             verdict = decide(row)
             if verdict is None:
                 records.append({**run_trial(job, what_if, row["trial"], rest_check), "judged_by": "dynamics"})

@@ -46,7 +46,7 @@ from magdomino.physics.contact_polygons import Contact, find_contacts
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
 from magdomino.physics.statics import BATCH_SPACING_M, Equilibrium, judge
 from magdomino.physics.statics_adjudicator import StaticsAdjudicator
-from magdomino.physics.statics_screen import screen
+from magdomino.physics.statics_screen import sure_verdict_of
 from magdomino.studies.aiming import aim_placement, structure_poses
 from magdomino.studies.engines import Engine
 from magdomino.studies.scenario import Scenario
@@ -102,13 +102,13 @@ def judge_poses(scenario: Scenario, positions, quaternions, key: str, *, placed:
 def graded(scenario: Scenario, answer, positions, quaternions, *, placed: bool):
     """The :class:`~magdomino.physics.verdict.Verdict` of the statics' ``answer`` (a
     :class:`~magdomino.physics.statics.StaticVerdict` of these poses) with how sure it is
-    (:func:`magdomino.physics.statics_screen.screen`): ``unsure`` set, and a structure that
+    (:func:`magdomino.physics.statics_screen.sure_verdict_of`): ``unsure`` set, and a structure that
     stands only in an unstable balance (a tie: no tilt margin at all) collapsed, reason
     "falls". A scenario with fixed tiles is not graded (``unsure`` None)."""
     verdict = answer.verdict()
     if fixed_tiles(scenario, placed).any():
         return verdict
-    sure, _ = screen(scenario.preset, positions, quaternions, placed=placed, magnets=scenario.magnets)
+    sure, _ = sure_verdict_of(scenario.preset, positions, quaternions, placed=placed, magnets=scenario.magnets)
     verdict.unsure = sure == "unsure"
     if sure == "falls" and not verdict.collapsed:
         verdict.collapsed, verdict.reason = True, "falls"

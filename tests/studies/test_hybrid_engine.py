@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 
 from magdomino.model.presets import load_preset
+from magdomino.physics.statics_screen import AT_REST, GRIP, TIPS, TIPS_BARE
 from magdomino.studies.engines import engine_names, get_engine
 from magdomino.studies.hybrid_engine import (
-    AT_REST,
-    GRIP,
     HANG_TIPS,
     LOW_DROP,
     LOW_DROP_MM,
@@ -24,10 +23,8 @@ from magdomino.studies.hybrid_engine import (
     SNAP_REACH_MM,
     TILT_DEG,
     TILTS,
-    TIPS,
-    TIPS_BARE,
     decide,
-    screen,
+    screen_trials,
     snap_poses,
 )
 from magdomino.studies.odds import estimate_odds
@@ -122,7 +119,7 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
     for sc in scenarios:
         job = _job(sc)
         for w in range(len(sc.what_if)):
-            for row in screen(job, w, list(range(25))):
+            for row in screen_trials(job, w, list(range(25))):
                 verdict = decide(row)
                 if verdict is None:
                     continue
@@ -135,8 +132,9 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
 
 def test_the_thresholds_keep_their_documented_values():
     """The values the module docstring's table measured (a change needs a new measurement)."""
-    assert ROBUST == (4.0, 0.0, 0.5) and LOW_DROP == (2.0, 0.5, 0.5) and LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
-    assert SHORT_DROP == (1.5, 0.5, 0.5) and SHORT_DROP_MM == 1.0
+    assert ROBUST == (4.0, 0.0, 0.5, 0.0, 0.0, 1.0) and LOW_DROP == (2.0, 0.5, 0.5, 0.0, 0.0, 1.0)
+    assert LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
+    assert SHORT_DROP == (1.5, 0.5, 0.5, 0.0, 0.0, 1.0) and SHORT_DROP_MM == 1.0
     assert TIPS == (1.0, 1.0, 1.0, 0.0, 0.0, GRIP) and TIPS_BARE == (1.0, 0.0, 1.0, 0.0, 0.0, GRIP) and GRIP == 3.0
     assert HANG_TIPS == tuple((1.0, 1.0, 1.0, 3.0, d, GRIP) for d in (0.0, 90.0, 180.0, 270.0)) and SNAP_REACH_MM == 10.0
 
@@ -220,7 +218,7 @@ def test_on_the_toy_a_hang_fall_decided_by_the_statics_is_a_fall_in_the_dynamics
     for i, trials in ((14, range(6)), (188, range(12)), (113, [19])):
         sc = replace(case_scenario(cases[i]), preset=toy)
         job = _job(sc)
-        for row in screen(job, 0, list(trials)):
+        for row in screen_trials(job, 0, list(trials)):
             verdict = decide(row)
             if (i, row["trial"]) == (113, 19):
                 assert all(row[t] is False for t in HANG_TIPS) and row["snaps"] and verdict is None
@@ -284,7 +282,7 @@ def _one_trial_rows(preset, place):
     noise = {"pos_sigma_mm": 0.0, "yaw_sigma_deg": 0.0, "drop_mm": [0.5, 0.5], "polarization_rel_sigma": 0.0,
              "friction_rel_sigma": 0.0, "mass_rel_sigma": 0.0}
     job = Job(sc, get_engine("dynamics").starting_structure(sc), resolve_noise(sc, noise), 1, (0.0, 0.0), None, get_engine("hybrid"))
-    return screen(job, 0, [0, 1, 2, 3])
+    return screen_trials(job, 0, [0, 1, 2, 3])
 
 
 def test_a_tile_whose_centre_is_past_its_support_tips_and_the_statics_says_it_fell():
@@ -334,7 +332,7 @@ def test_on_the_toy_s_strong_magnets_a_tile_its_own_pull_tips_is_left_to_pybulle
     for i in (186, 247):
         sc = replace(case_scenario(cases[i]), preset=toy)
         job = _job(sc)
-        for row in screen(job, 0, list(range(25))):
+        for row in screen_trials(job, 0, list(range(25))):
             verdict = decide(row)
             dynamic = run_trial(job, 0, row["trial"])
             if verdict is not None:
