@@ -25,7 +25,7 @@ dynamics at :data:`BASE_COMMIT` against the default engine here (goal <= 0.25).
 Every trial's verdict of both runs is written to ``bench_hybrid_toy_games.json`` in the
 temporary directory (``scripts/hybrid_toy_games_table.py`` makes the validation table of
 it). ``*_load_average_1min``: the machine's load before and after, for context. A full run takes
-about 30 minutes (2026-11-27, 2 cores under load 1.0-1.5: the dynamics' 133 odds 21 min,
+about 30 minutes (2 cores under load 1.0-1.5: the dynamics' 133 odds 21 min,
 the default engine's 7.5 min); ``--quick`` (about 75 s): one game of each rule, every sixth
 position, 30 trials; the scenarios at 100 trials.
 """

@@ -8,9 +8,9 @@ world, :meth:`PybulletAdjudicator.assess`; then the trap share left by its 4 saf
 (:meth:`PybulletAdjudicator.place` of the chosen placement in the live world), on the same
 construction. The construction is a Défi game (2 players, magnets on, standard preset) played
 by careful players from a seed until it holds ``TILES`` tiles (greedy players' towers collapse
-every 4th tile; 6, as in session 3, so that the figures compare); the two are timed one right after the other on each seed's
-construction, and
-the ratio is the median over seeds.
+every 4th tile; 6, the size the earlier figures were measured at, so that they compare); the two
+are timed one right after the other on each seed's construction, and the ratio is the median
+over seeds.
 """
 
 from __future__ import annotations

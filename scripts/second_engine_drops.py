@@ -1,6 +1,6 @@
 """Drop trials of toy game positions in MuJoCo beside PyBullet's: the same verdicts, at what cost?
 
-A measurement for the choice that issue 42 leaves open (``docs/validation/hybrid.md``,
+A measurement for the choice the validation page leaves open (``docs/validation/hybrid.md``,
 "Speed"): would a second engine judge the dynamics' trials as PyBullet does? Each trial is
 the dynamics' own (:func:`~magdomino.studies.trials.run_trial`: the trial's varied preset,
 the hand's miss, the settled structure, the drop), once in PyBullet's world and once in

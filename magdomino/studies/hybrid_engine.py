@@ -12,8 +12,8 @@ at the same aimed pose on the same settled structure
 (:func:`~magdomino.studies.aiming.aim_placement`). A trial is **stood**, judged by the
 statics, when all of these hold (each a test of :func:`screen_trials`):
 
-1. **At rest** (:data:`~magdomino.physics.statics_screen.AT_REST`): the structure carries the placed tile at its rest pose,
-   with this trial's friction, mass and magnets.
+1. **At rest** (:data:`~magdomino.physics.statics_screen.AT_REST`): the structure carries
+   the placed tile at its rest pose, with this trial's friction, mass and magnets.
 2. **Not near a tip** (:data:`TILTS`): it still stands with the table tilted by
    :data:`TILT_DEG` towards +x, +y, -x and -y (a sideways load of tan 10° on every tile):
    a landing rocks what stands with less.
@@ -28,8 +28,9 @@ statics, when all of these hold (each a test of :func:`screen_trials`):
    the same at 1.5 times its weight.
 
 A trial **fell**, judged by the statics, when the structure cannot carry the tile at rest
-even with three times the friction, with its own magnets or without them (:data:`~magdomino.physics.statics_screen.TIPS`,
-:data:`~magdomino.physics.statics_screen.TIPS_BARE`): it tips over on its weight. Where one magnet pair can hold a tile's
+even with three times the friction, with its own magnets or without them
+(:data:`~magdomino.physics.statics_screen.TIPS`, :data:`~magdomino.physics.statics_screen.TIPS_BARE`):
+it tips over on its weight. Where one magnet pair can hold a tile's
 weight (:data:`HANG_WEIGHTS`), a tile may snap into line and hang: there the fall must also
 hold with a margin (the table tilted 3° each way, :data:`HANG_TIPS`) and at every pose the
 tile's magnets may snap it to (:func:`snap_poses`). A rest pose refused only for want of
@@ -59,26 +60,18 @@ own trial spends most of its simulated time:
   hand pushes, PyBullet's solver runs 10 iterations instead of the preset's 30; once the
   hand lets go, the preset's again.
 
-Its verdict is the dynamics' trial's (``tests/studies/test_hybrid_shortcuts.py``, and the
-bench's toy game positions, trial by trial); ``sim_time_s`` is shorter, and a slide that
-pushes the construction pushes it by another amount (by up to 2.2 mm of a 7 to 9 mm shift
-in that test), as the details of a sliding contact decide: whether a pushed construction
-ends beyond ``max_shift`` (shifted, counted apart, never a collapse) can differ from the
-dynamics' trial where it ends near that threshold.
+Its verdict is the dynamics' trial's (``tests/studies/test_hybrid_shortcuts.py`` checks it
+trial by trial); ``sim_time_s`` is shorter, and a slide that pushes the construction pushes
+it by another amount, as the details of a sliding contact decide: whether a pushed
+construction ends beyond ``max_shift`` (shifted, counted apart, never a collapse) can differ
+from the dynamics' trial where it ends near that threshold.
 
-Thresholds, chosen from measurements
-------------------------------------
-Every threshold above was chosen on the dynamics' own trials and checked on trials held
-out: against the full dynamics (``scripts/hybrid_validation.py``, 200 noisy trials of each
-of 405 what-ifs on ``standard``, 81,000 trials) the statics decides 84.8 % of them and the
-hybrid's verdict equals the dynamics' on 99.98 %, every what-if's p inside the dynamics'
-95 % interval; on ``toy``, 61.9 % decided, 99.98 % equal (before :data:`HANG_TIPS`); on
-133 positions of seeded toy games (``scripts/bench --only hybrid``, 13,300 trials), 52.8 %
-decided, one verdict of the 13,300 different, every p inside the interval. The measurements that chose each
-test, with their dates and commits, the full tables (``data/validation/hybrid.json``,
-``data/validation/hybrid_toy.json``) and the speed are on the documentation's validation
-page, ``docs/validation/hybrid.md``. ``tests/studies/test_hybrid_engine.py`` re-checks the
-thresholds trial by trial on a sample, against the dynamics.
+Every threshold here was chosen on the dynamics' own trials and checked on trials held out.
+The measurements that chose each one, with their commits, the full comparisons against the
+dynamics (``scripts/hybrid_validation.py``: how many trials the statics decides, how many
+verdicts differ, every what-if's p against the dynamics' interval) and the speed are on the
+validation page, ``docs/validation/hybrid.md``; ``tests/studies/test_hybrid_engine.py``
+re-checks the thresholds trial by trial on a sample, against the dynamics.
 """
 
 from __future__ import annotations
@@ -131,18 +124,9 @@ HANG_TIPS = tuple(StressTest(tilt_deg=HANG_TILT_DEG, direction_deg=d, grip=GRIP)
 carry the tile either with the table tilted by :data:`HANG_TILT_DEG` towards +x, +y, -x or -y
 (with :data:`~magdomino.physics.statics_screen.GRIP` times the friction): a fall with a margin.
 A tile whose magnets can snap it into line and hang it is near a balance, and one of the tilts
-carries it. Measured on the 124 drop what-ifs of toy game positions (100 trials each, against
-the dynamics' own trials, 2026-11-27): of the 2,104 trials that
-:data:`~magdomino.physics.statics_screen.TIPS` and
-:data:`~magdomino.physics.statics_screen.TIPS_BARE` called falls, 5 stood in the dynamics; each
-of the 5 stands with the table tilted by 2° in some direction (with 1°, 2 of them do not), and
-3° decides 1,068 of the 2,099 that fell (2°: 1,233); with :func:`snap_poses` too, 1,049
-(``scripts/hybrid_shortcut_choices.py hang``). Checked on trials no choice was made on: the
-held-out games' drops (100 trials each), 976 falls decided, every one a fall in the dynamics. On
-the validation set's drops rebuilt on ``toy`` (``scripts/hybrid_toy_check.py``, 25 trials each)
-the tilts alone decided one trial that the dynamics stood (its magnet 6.3 mm from the line of
-the one below snapped it there): :func:`snap_poses` was made for it, so that set holds out the
-tilts, not the snaps."""
+carries it. The margin was chosen on the drops of toy game positions and checked on held-out
+games (``docs/validation/hybrid.md``, "What chose the tests": a hang fall with a margin;
+``scripts/hybrid_shortcut_choices.py hang`` re-runs it)."""
 
 
 SNAP_REACH_MM = 10.0
@@ -159,8 +143,8 @@ def snap_poses(preset, P: np.ndarray, Q: np.ndarray, reach_mm: float = SNAP_REAC
     its position moved so that one of its magnets is in line with a magnet of a tile one
     level below that is within ``reach_mm`` sideways, one tile thickness above it. Returns
     the poses' positions (n, 3) with the placed tile moved, one array per such pair of
-    magnets (none, when no magnet is in reach). Measured: a toy tile whose magnet was 6.3 mm from the line stood
-    where the statics refused it at the aimed pose and accepted it snapped (:data:`HANG_TIPS`)."""
+    magnets (none, when no magnet is in reach). A tile the statics refuses at its aimed pose
+    may stand snapped into line by its magnets (:data:`HANG_TIPS`)."""
     local = np.array([m.position for m in preset.tile.magnets], float).reshape(-1, 3)
     if not len(local) or len(P) < 2:
         return []
@@ -177,7 +161,7 @@ def snap_poses(preset, P: np.ndarray, Q: np.ndarray, reach_mm: float = SNAP_REAC
 
 
 def screen_trials(job, what_if: int, trials: list[int],
-           tests=(ROBUST, LOW_DROP, SHORT_DROP, *TILTS, TIPS, TIPS_BARE, *HANG_TIPS)) -> list[dict]:
+                  tests=(ROBUST, LOW_DROP, SHORT_DROP, *TILTS, TIPS, TIPS_BARE, *HANG_TIPS)) -> list[dict]:
     """What the statics says of each trial, for each test (a
     :class:`~magdomino.physics.statics_screen.StressTest`).
 
@@ -319,12 +303,11 @@ HANG_WEIGHTS = 1.0
 magnets in line, the gap one tile thick) pulls it down with at least this many times its weight
 (:func:`magnets_hold_a_tile`). Then a tile refused at its aimed pose may snap into line and hang
 there, and a rest fall is decided only with the margin of :data:`HANG_TIPS` and where no snap
-carries the tile (:func:`snap_poses`). Measured: on ``toy`` (1.2 T, the pair pulls with 2.6
-weights) 14 of the 3,172 rest falls that :data:`~magdomino.physics.statics_screen.TIPS` and
-:data:`~magdomino.physics.statics_screen.TIPS_BARE` alone decided stood in the dynamics (9 of
-them on one placement, whose p went outside the dynamics' interval), and no variant of
-:data:`~magdomino.physics.statics_screen.TIPS` separated them; on ``standard`` (0.6 T, 0.65
-weights) none of the 81,000 validation trials' rest falls was wrong."""
+carries the tile (:func:`snap_poses`). The toy's pair (1.2 T) pulls with 2.6 weights,
+``standard``'s (0.6 T) with 0.65: on the toy, rest falls decided without this rule were wrong
+often enough to move a placement's p outside the dynamics' interval, on ``standard`` never
+(``docs/validation/hybrid.md``, "On the default toy")."""
+
 
 def magnets_hold_a_tile(preset) -> bool:
     """Whether one magnet pair of ``preset`` holds a tile's weight (see :data:`HANG_WEIGHTS`):
@@ -344,42 +327,32 @@ SLIDE_APPROACH_GAP_M = 0.001
 (:class:`~magdomino.physics.world.SlideShortcuts`, ``approach_gap``): the approach before
 it, on the bare table, is not stepped. At 1 mm a tile beside the path is 25 mm or more
 from the slid tile's magnets (a few hundredths of a tile's weight), and the hand (0.5 N,
-ten times the table's friction) keeps the tile on its path. Measured on the 9 slides of toy
-game positions (30 trials each, push at :data:`SLIDE_PUSH_ITERATIONS`, against the
-dynamics' own trials, 2026-11-27): 0 of 270 verdicts differ at 3 mm and at 1 mm; the
-"shifted" that differ from the dynamics' 9 and 11; 84 s and 75 s, the dynamics 180 s.
-Where a path runs along a tile on the table 1.5-2 mm away, 3 mm steps the whole path
-(``scripts/hybrid_shortcut_choices.py slides --gaps 3,1``)."""
+ten times the table's friction) keeps the tile on its path. Chosen against the dynamics'
+own trials on the slides of toy game positions (``docs/validation/hybrid.md``, "Speed": a
+slide's bare approach skipped; ``scripts/hybrid_shortcut_choices.py slides --gaps 3,1``)."""
 
 SLIDE_PUSH_ITERATIONS = 10
 """PyBullet's solver iterations while a slide's hand pushes
 (:class:`~magdomino.physics.world.SlideShortcuts`, ``push_iterations``). The hand moves at
 50 mm/s and holds the slid tile with at most 0.5 N: a slow, forced motion, which the solver
-follows with fewer iterations than a free landing needs. Measured on the 9 slides of toy
-game positions (30 trials each, against the dynamics' own trials, 2026-11-27): 0 of 270
-verdicts differ at 30, 15, 10 and 5 iterations; the constructions shifted beyond
-``max_shift`` in 12 trials of 270 differ from the dynamics' at 30 (the approach alone), 9 at
-15 and 10, while at 5 whole positions' shift counts move (22 to 12 of 30); 10 iterations
-take 0.68 of the time of 30 (whole odds runs of those slides;
-``scripts/hybrid_shortcut_choices.py slides``)."""
+follows with fewer iterations than a free landing needs: no verdict changes, and fewer
+still would move whole positions' shift counts (``docs/validation/hybrid.md``, "Speed": a
+slide's push solved with 10 solver iterations; ``scripts/hybrid_shortcut_choices.py slides``)."""
 SLIDE_SHORTCUTS = SlideShortcuts(approach_gap=SLIDE_APPROACH_GAP_M, push_iterations=SLIDE_PUSH_ITERATIONS)
 """Both slide shortcuts, as a slide's PyBullet trial takes them."""
 
 REST_TILT_DEG = 3.0
-"""The tilt margin of :data:`REST_TESTS`. Chosen on 1,400 PyBullet trials of the drops of
-the 124 drop what-ifs of toy game positions (20 trials each, the hybrid's own trials, their
-settles run to the end and the statics asked at every quiet check from 20 ms, 2026-11-27):
-672 of them fell, none after a pose the statics carried at rest, with any margin or none;
-of the 728 that stood, 624 were certified with 10°, 713 with 5°, 725 with 3° and with 0°.
-3° takes every trial that any margin took, and keeps a margin
-(``scripts/hybrid_shortcut_choices.py rest``)."""
+"""The tilt margin of :data:`REST_TESTS`. No trial whose settled poses the statics carried
+at rest, with any margin, fell afterwards in PyBullet; 3° certifies every trial a smaller
+margin did and still keeps one (``docs/validation/hybrid.md``, "Speed": the rest certified
+by the statics; ``scripts/hybrid_shortcut_choices.py rest``)."""
 REST_TESTS = tuple(StressTest(tilt_deg=REST_TILT_DEG, direction_deg=d) for d in TILT_DIRECTIONS_DEG)
 """What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
 the tiles stand with the table tilted by :data:`REST_TILT_DEG` in each of four directions.
 Then they stand as they are: the loads a structure carries (contact forces in their
 friction cones balancing the weights and the magnets) make a convex set, and the weights
-alone are the mean of the loads tilted towards +x and -x, so :data:`~magdomino.physics.statics_screen.AT_REST` is not asked
-again (one statics check of five)."""
+alone are the mean of the loads tilted towards +x and -x, so
+:data:`~magdomino.physics.statics_screen.AT_REST` is not asked again (one statics check of five)."""
 
 
 def sideways_load(tilt) -> np.ndarray | None:
@@ -457,10 +430,9 @@ class HybridEngine(DynamicsEngine):
     header = "engine hybrid (statics screen, PyBullet where it cannot decide)"
     trials_per_chunk = 50
     serial_below = 160
-    # Measured (`magdomino odds scenarios/demo.toml`, both what-ifs, trials in all, --jobs 1
-    # against --jobs 2, session 11's screen): 64: 1.50 s against 1.77 s; 128: 1.76 s against
-    # 1.93 s; 200: 2.43 s against 2.26 s; 300: 3.26 s against 2.67 s; 400: 4.19 s against
-    # 3.14 s. Two workers gain from about 170 trials.
+    # Fewer trials run in one process: a second worker's start costs more than it saves, as
+    # the screen decides most trials in milliseconds (docs/validation/hybrid.md, "Speed":
+    # one worker or two).
 
     def run_trials(self, job, what_if, trials):
         if what_if is None:

@@ -1,4 +1,4 @@
-"""Bad input and interruptions from the command line (issue 12): one line naming the flag or
+"""Bad input and interruptions from the command line: one line naming the flag or
 the file and key, exit status 2, before any work; never a traceback, never a hang; SIGINT and
 SIGTERM end every process of the run and leave a log that resumes to the identical result."""
 

@@ -1,4 +1,4 @@
-"""``magdomino calibrate`` and ``md.calibrate`` (issue 29): the example's run, the preset it
+"""``magdomino calibrate`` and ``md.calibrate``: the example's run, the preset it
 writes, and bad measurements refused in one line with exit status 2."""
 
 import json

@@ -1,4 +1,4 @@
-"""What a newcomer met on a first use (issue 26, item 3): the plot of a structure that fell
+"""What a newcomer met on a first use: the plot of a structure that fell
 called it settled, skipped what-ifs said "no what-if", the legend hid tiles, a tile written
 1-3 in a title and 3-1 in the rows, table columns out of line, and --tile's error giving a
 file's syntax.

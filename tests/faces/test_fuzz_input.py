@@ -1,4 +1,4 @@
-"""Property test (issue 12): preset and scenario files generated from the schema and mutated
+"""Property test: preset and scenario files generated from the schema and mutated
 (types, ranges, missing and unknown keys, NaN and infinities, huge values) end in exit 2 with
 one line naming the file and a key, or in a sane simulation; never a traceback, never a hang
 (the files simulated take at most a few thousand solver steps; see fuzz_files.py)."""

@@ -305,7 +305,7 @@ def test_the_seats_are_careful_by_default_only_where_physics_judges_collapses():
 def test_careful_seats_do_not_replay_one_collapse_for_ever():
     # En quinconce, 2 careful seats, seed 4, judged by the statics on the default toy: seats
     # that always play their safest move repeat one four-move collapse until the runaway guard
-    # abandons the deal (75 collapses at f1b1fc9, 2026-11-27). A seat that has led the
+    # abandons the deal (75 collapses at f1b1fc9). A seat that has led the
     # construction into a state twice plays another move when it has one: the deal ends.
     from magdomino.games import play_game
     from magdomino.physics.statics_adjudicator import StaticsAdjudicator

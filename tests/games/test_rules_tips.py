@@ -1,4 +1,4 @@
-"""RULES.md's tower rules as issue 16 reads them, by scripted games and hand-built positions.
+"""RULES.md's tower rules, by scripted games and hand-built positions.
 
 - the leaflet's tip: only the **second** tile of a construction must lie parallel to the
   first (``second_parallel``, on); ``parallel_only`` (off) makes every tower tile parallel;

@@ -199,7 +199,7 @@ def test_generator_matches_brute_force_with_blanks_at_line_ends():
 
 @pytest.mark.parametrize("way", list(WAYS))
 def test_a_lone_blank_reached_across_a_gap_ends_the_line(way):
-    """Issue 26: row 0 reads 2 . . 0 (the 2 and the 0 stand on upright tiles); 9-9 in the gap
+    """Row 0 reads 2 . . 0 (the 2 and the 0 stand on upright tiles); 9-9 in the gap
     makes 2 9 9 0 = 20, the blank closing its end, whichever way the line runs."""
     tiles = [turn_tile(t, way) for t in [(0, 0, 1, 2, 3), (3, 0, 1, 0, 5)]]
     state = VingtState.position(VingtGame(2, 0), tiles, [[(9, 9), (1, 1), (4, 4), (6, 7), (5, 8)]])
@@ -213,7 +213,7 @@ def test_a_lone_blank_reached_across_a_gap_ends_the_line(way):
 
 @pytest.mark.parametrize("way", list(WAYS))
 def test_no_pass_when_the_only_twenty_ends_on_a_lone_blank(way):
-    """Issue 26, from a random game: with 9-9 alone on the rack the player passed."""
+    """From a random game: with 9-9 alone on the rack the player passed."""
     tiles = [turn_tile(t, way) for t in [(0, 0, 1, 2, 3), (3, 0, 1, 0, 5), (-1, 1, 1, 9, 4)]]
     state = VingtState.position(VingtGame(2, 0), tiles, [[(9, 9)]])
     move = turn_move(("place", 0, ((1, 0, 9, 9),)), way)

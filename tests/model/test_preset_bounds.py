@@ -1,5 +1,5 @@
 """Preset values outside what makes physical sense are refused on load, the bound named
-(issue 12: absurd masses, time steps, iteration counts and time limits, bad colours, a BOM)."""
+(absurd masses, time steps, iteration counts and time limits, bad colours, a BOM)."""
 
 import copy
 

@@ -1,4 +1,4 @@
-"""Every placement starts clear of every tile (issue 26, item 2).
+"""Every placement starts clear of every tile.
 
 A tile put into a slot under an overhang, one tile thick, must not be released above its
 rest pose (it would start inside the overhanging tile, and the engine would push the two

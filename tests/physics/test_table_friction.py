@@ -1,4 +1,4 @@
-"""A table friction apart from the tiles' (issue 29): the world's plane, the statics and the
+"""A table friction apart from the tiles': the world's plane, the statics and the
 batched LP each give a tile on the table the table's mu and a tile on a tile the tiles'."""
 
 import math

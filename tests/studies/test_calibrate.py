@@ -1,4 +1,4 @@
-"""Calibration (issue 29): measurements taken by PyBullet on a known preset, with noise, give
+"""Calibration: measurements taken by PyBullet on a known preset, with noise, give
 the preset back inside the fit's intervals; the fit's models against the statics."""
 
 import math

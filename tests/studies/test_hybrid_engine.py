@@ -131,7 +131,8 @@ def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
 
 
 def test_the_thresholds_keep_their_documented_values():
-    """The values the module docstring's table measured (a change needs a new measurement)."""
+    """The values the validation page measured (``docs/validation/hybrid.md``: a change needs a
+    new measurement)."""
     assert ROBUST == (4.0, 0.0, 0.5, 0.0, 0.0, 1.0) and LOW_DROP == (2.0, 0.5, 0.5, 0.0, 0.0, 1.0)
     assert LOW_DROP_MM == 1.5 and TILT_DEG == 10.0
     assert SHORT_DROP == (1.5, 0.5, 0.5, 0.0, 0.0, 1.0) and SHORT_DROP_MM == 1.0

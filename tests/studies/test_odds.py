@@ -394,7 +394,7 @@ def test_shifts_are_unknown_where_the_engine_does_not_measure_them(statics):
     ({"resume": True}, "resume"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"), ({"engine": "mujoco"}, "engine"),
 ])
 def test_odds_arguments_from_python_are_refused_naming_the_argument_before_any_trial(changes, key):
-    """What the command line refuses, the library refuses too (issue 31): InputError naming
+    """What the command line refuses, the library refuses too: InputError naming
     the argument, and no trial run (the hook would count it)."""
     sc = load_scenario(STATICS)
     ran = []

@@ -1,5 +1,5 @@
 """Scenario values that would hang a run or make no physical sense are refused on load, the
-bound named; a scenario no command can run is refused by every loader (issue 12)."""
+bound named; a scenario no command can run is refused by every loader."""
 
 from pathlib import Path
 
