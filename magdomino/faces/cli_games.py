@@ -55,7 +55,7 @@ _PLAY_OPTIONS = {
     "vingt": _OUTPUTS | {"players", "seed", "player", "target", "png"},
     "matador": _OUTPUTS | {"players", "seed", "player", "set", "variant", "deals", "target", "png"},
     "echanges": _OUTPUTS | {"players", "seed", "player", "set", "variant", "deals", "target", "png"},
-    "traditional": _FLAT_TOWER,
+    "traditional": _FLAT_TOWER - {"hints"},  # its tiles lie flat: no risk to show
     "defi": _FLAT_TOWER | {"parallel_only", "second_parallel", "perpendicular"},
     "quinconce": _FLAT_TOWER | {"parallel_only", "second_parallel", "perpendicular"},
 }
@@ -312,7 +312,7 @@ def _cmd_play_resume(args) -> int:
         raise InputError(args.resume, "rule", f"the game of --rule {args.rule}, got {session.rule!r}")
     hints = args.hints or saved_hints(json.loads(Path(args.resume).read_text()))  # read by resume already: it is a record
     assessor = None
-    if hints and session.family == "tower":
+    if hints and session.rule in TOWER_RULES:
         from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: the statics (~0.1 s)
 
         assessor = StaticsAdjudicator(session.preset, magnets=session.magnets)
@@ -401,7 +401,8 @@ def add_play(sub) -> None:
                    help="one player per seat, comma-separated, e.g. human,careful,careful (human: you, at the terminal; "
                         "the count is the number of players)")
     p.add_argument("--hints", action="store_true",
-                   help="traditional, defi, quinconce: show the statics' risk beside each of a human seat's moves")
+                   help="defi, quinconce: show the statics' risk and its class (safe, tight, unsure, falls) beside each "
+                        "of a human seat's moves the physics can judge (on top of a tile, or slid beneath one)")
     p.add_argument("--resume", metavar="FILE", help="go on with a game saved at the terminal (quit, or the end of the input, saves it)")
     p.add_argument("--json", metavar="OUT", help="write the game record as JSON ('-' for stdout); a human seat's quit saves it there")
     p.add_argument("--gif", metavar="FILE.gif", help="the whole game replayed into a GIF (as magdomino replay)")

@@ -3,6 +3,7 @@ input, with a help, two answers that are not moves, a move typed as printed; qui
 
 import io
 import json
+import re
 
 import pytest
 
@@ -131,3 +132,64 @@ def test_the_terminal_keeps_the_other_hands_hidden(monkeypatch, capsys, tmp_path
     assert all(hand not in shown for hand in others)
     drawn = [e for e in record["events"] if e["type"] == "draw" and e["player"] != 0]
     assert all(f"P{e['player']} draws {e['tile'][0]}-{e['tile'][1]}" not in shown for e in drawn)
+
+
+class _Interrupted:
+    """A keyboard that answers ``answers`` and then gets Ctrl-C."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def readline(self):
+        if not self.answers:
+            raise KeyboardInterrupt
+        return self.answers.pop(0) + "\n"
+
+
+def test_ctrl_c_at_a_seat_saves_like_quit_and_says_where(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", _Interrupted(["1"]))
+    assert main(["play", "--rule", "matador", "--seats", "human,random", "--seed", "1"]) == 130
+    out = capsys.readouterr()
+    assert "saved the game so far to magdomino-matador-seed1.json (magdomino play --resume" in out.out
+    assert out.err == "magdomino: interrupted\n"
+    saved = json.loads((tmp_path / "magdomino-matador-seed1.json").read_text())
+    assert saved["session"]["over"] is False and len(saved["session"]["moves"]) >= 1
+
+
+def test_board_help_placements_and_the_mode_owed(monkeypatch, capsys, tmp_path):
+    code, out, _ = _play(monkeypatch, capsys, ["play", "--rule", "quinconce", "--seats", "human,greedy", "--physics", "none",
+                                               "--seed", "1", "--json", str(tmp_path / "q.json")],
+                         ["1", "board", "help placements", "quit"])
+    assert code == 0
+    assert "seat 0 owes a placement flat on the table" in out and "seat 0 owes a placement on top of a tile" in out
+    after_board = out.split("seat 0> board")[1].split("seat 0> help placements")[0]
+    assert "construction:" in after_board and "top view" in after_board and "your hand:" in after_board
+    assert "across left, across right" in out and "beneath #1 half 1" in out
+
+
+def test_a_wide_top_view_folds_to_the_width(capsys):
+    from magdomino.faces.terminal import tower_view
+
+    g = GameSession("traditional", ["me", "random"], seed=1)
+    for _ in range(9):
+        g.play(0)
+    wide = tower_view(g, width=2000)
+    folded = tower_view(g, width=40)
+    squares = lambda lines: [sq for line in lines if "@" in line and ":" not in line for sq in line.split()]  # noqa: E731
+    assert len([line for line in wide if line.startswith("top view")]) == 1
+    assert sum(line.startswith("top view") for line in folded) > 1 and any("columns 1-9 of" in line for line in folded)
+    assert squares(folded) == squares(wide)
+    assert max(len(line) for line in folded if "@" in line and ":" not in line) <= 40  # the header lines wrap on screen
+
+
+def test_hints_show_risks_only_where_physics_judges(monkeypatch, capsys, tmp_path):
+    assert main(["play", "--rule", "traditional", "--seats", "human,random", "--hints"]) == 2
+    assert "--hints: only with --rule defi or quinconce" in capsys.readouterr().err
+    code, out, _ = _play(monkeypatch, capsys, ["play", "--rule", "quinconce", "--seats", "human,greedy", "--physics", "none",
+                                               "--seed", "1", "--hints", "--json", str(tmp_path / "h.json")], ["1", "quit"])
+    assert code == 0
+    moves = [line for line in out.splitlines() if re.match(r"\s+\d+\. ", line)]
+    assert all(("risk" in line) == (" on #" in line or " beneath #" in line) for line in moves)
+    assert any(" on #" in line for line in moves) and any(" after #" in line for line in moves)
+    assert any(re.search(r"risk \d\.\d{3} (safe|tight|unsure|falls)$", line) for line in moves)
