@@ -3,7 +3,8 @@
 - winners: ``winners: 0``, ``winners: 0, 2``, ``winners: none`` (:func:`winners`);
 - a count with its noun, singular for one: ``1 collapse``, ``2 collapses`` (:func:`counted`);
 - a probability with three decimals, ``-`` when not known: ``0.000`` (:func:`probability`);
-- a boolean as a word: ``on``/``off`` (:func:`on_off`), ``yes``/``no`` (:func:`yes_no`).
+- a boolean as a word: ``on``/``off`` (:func:`on_off`), ``yes``/``no`` (:func:`yes_no`);
+- a tile by its pips: ``6-3``, a crossed double on a chain's table ``5|5`` (:func:`tile_text`).
 
 Placements are printed by the placement language (:mod:`magdomino.studies.placement_language`).
 This module imports nothing, so every layer may use it.
@@ -12,6 +13,21 @@ This module imports nothing, so every layer may use it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+
+def tile_text(pips, crossed: bool = False) -> str:
+    """A tile by its two halves' pips, in the order given: ``6-3``; ``5|5`` for a double laid
+    across a chain (``crossed``).
+
+    Parameters
+    ----------
+    pips : sequence of two ints
+        The halves' pips, half 0 first (or as the face shows the tile).
+    crossed : bool
+        Whether the tile lies across the chain (a double in the chain games).
+    """
+    a, b = pips
+    return f"{a}|{b}" if crossed else f"{a}-{b}"
 
 
 def winners(seats: Iterable[int] | None) -> str:

@@ -15,6 +15,11 @@ def test_winners_counts_probabilities_and_booleans_have_one_form():
     assert (wording.on_off(True), wording.on_off(False), wording.yes_no(True), wording.as_words(False)) == ("on", "off", "yes", "no")
 
 
+def test_a_tile_is_its_pips_joined_by_a_dash_and_a_crossed_double_by_a_bar():
+    assert wording.tile_text((6, 3)) == "6-3" and wording.tile_text([3, 6]) == "3-6"
+    assert wording.tile_text((5, 5), crossed=True) == "5|5" and wording.tile_text((5, 5), crossed=False) == "5-5"
+
+
 def test_the_command_lines_odds_line_says_one_collapse_in_the_singular():
     from magdomino.faces.cli import _odds_line
 

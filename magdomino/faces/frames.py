@@ -73,7 +73,3 @@ def compose(picture: np.ndarray, lines: list[str], hands: list[int], width: int,
             x += tile_w + 2
         x += size
     return np.asarray(canvas, dtype=np.uint8)
-
-
-def tile_text(tile) -> str:
-    return f"{tile[0]}-{tile[1]}" if tile is not None else ""

@@ -51,7 +51,6 @@ from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip,
     HOLD_MS,
     compose,
     strip_height,
-    tile_text,
 )
 from magdomino.faces.render import parse_size
 from magdomino.faces.replay_flat import replay_table

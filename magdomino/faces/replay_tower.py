@@ -18,6 +18,7 @@ from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import load_preset, with_overrides
 from magdomino.physics.adjudicator import Outcome
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+from magdomino.wording import tile_text
 
 
 class FilmingAdjudicator(PybulletAdjudicator):
@@ -208,11 +209,11 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                 if e.get("collapse_ignored"):
                     word = "stands (first tile)"
                 lines = [f"{deal_text}  #{placement_in_deal}  P{e['player']} ({kinds[e['player']]})  "
-                         f"{frames.tile_text(e['tile'])} {e['mode']} {e['motion']}", f"verdict: {word}"]
+                         f"{tile_text(e['tile'])} {e['mode']} {e['motion']}", f"verdict: {word}"]
                 alert = False
                 said = {(True, False): "collapse", (False, False): "stands"}
                 if adj is not None and ((replayed != recorded and not e.get("collapse_ignored")) or rep_error != rec_error):
-                    msg = (f"deal {e['deal'] + 1} placement {placement_in_deal} ({frames.tile_text(e['tile'])}): recorded "
+                    msg = (f"deal {e['deal'] + 1} placement {placement_in_deal} ({tile_text(e['tile'])}): recorded "
                            f"{said.get((recorded, rec_error), 'an error')}, the physics now says "
                            f"{said.get((replayed, rep_error), 'an error')}")
                     rep.mismatches.append({"deal": e["deal"], "placement": placement_in_deal, "tile": list(e["tile"]),

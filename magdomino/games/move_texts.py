@@ -13,13 +13,10 @@ import re
 
 from magdomino.checks import is_whole
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.wording import tile_text
 
 _SIDE = {0: "left", 1: "right", "centre": "centre"}
 _PIPS = re.compile(r"\(\d+-\d+\)")
-
-
-def _tile(t) -> str:
-    return f"{t[0]}-{t[1]}"
 
 
 def _normal(text: str) -> str:
@@ -131,17 +128,17 @@ def move_text(family: str, rule: str, state, action, long: bool = False) -> str:
             return kind
         d, placed = action[1], action[2]
         if long:
-            return " ".join(f"{p}-{q} at ({x}, {y})" for x, y, p, q in placed) + f" along {'xy'[d]}"
-        return " ".join(f"{p}-{q}" for _, _, p, q in placed) + f" along {'xy'[d]} at {tuple(placed[0][:2])}"
+            return " ".join(f"{tile_text((p, q))} at ({x}, {y})" for x, y, p, q in placed) + f" along {'xy'[d]}"
+        return " ".join(tile_text((p, q)) for _, _, p, q in placed) + f" along {'xy'[d]} at {tuple(placed[0][:2])}"
     if rule == "matador":
         if kind == "start":
-            return f"{_tile(action[1])} start"
+            return f"{tile_text(action[1])} start"
         if kind in ("line", "cross"):
-            text = f"{_tile(action[2])} {kind} {_SIDE[action[1]]}"
+            text = f"{tile_text(action[2])} {kind} {_SIDE[action[1]]}"
             return text + (f" showing {action[3]}" if kind == "cross" and len(action) > 3 else "")
         return kind
     if kind == "place":
-        return f"{_tile(s.hands[s.current][0])} {_SIDE[action[1]]}"
+        return f"{tile_text(s.hands[s.current][0])} {_SIDE[action[1]]}"
     if kind == "exchange":
         return f"exchange with seat {action[1]}"
     return kind

@@ -44,7 +44,7 @@ from magdomino.games.tower.state import placement_text
 from magdomino.maths.geometry import DIR_NAMES
 from magdomino.physics.adjudicator import Outcome
 from magdomino.version import __version__
-from magdomino.wording import winners
+from magdomino.wording import tile_text, winners
 
 RECORD_VERSION = 2
 """The tower records' format. Format 1 named the halves of a tile placed on a double as the rules'
@@ -293,10 +293,6 @@ def upgrade_placement_texts(record: dict) -> None:
     record["record_version"] = RECORD_VERSION
 
 
-def _t(tile) -> str:
-    return f"{tile[0]}-{tile[1]}"
-
-
 def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
     """The lines :func:`format_record` prints for one event of a tower record (a deal: its
     hands too; ``n_deals``: the match's number of deals)."""
@@ -307,7 +303,7 @@ def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
     if kind == "deal":
         lines.append(f"deal {ev['deal'] + 1}/{n_deals}: seat {p} starts")
         for s, h in enumerate(ev["hands"]):
-            lines.append(f"  seat {s}: " + " ".join(_t(t) for t in h))
+            lines.append(f"  seat {s}: " + " ".join(tile_text(t) for t in h))
         return lines
     if kind == "place":
         a, b = ev["tile"]
@@ -325,9 +321,9 @@ def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
         if ev.get("error"):
             v += f" error: {ev['error']}"
         said = ev.get("placement")  # the placement language (records of 0.1 before it: the grid pose)
-        text = f"place {said}, {ev['motion']}{tag}{v}" if said else f"place {a}-{b} {ev['mode']} {where} {how}{on}{tag}{v}"
+        text = f"place {said}, {ev['motion']}{tag}{v}" if said else f"place {tile_text((a, b))} {ev['mode']} {where} {how}{on}{tag}{v}"
     elif kind == "draw":
-        text = f"draws {_t(ev['tile'])}"
+        text = f"draws {tile_text(ev['tile'])}"
     elif kind == "pass":
         text = "passes"
     elif kind == "unplayable":
@@ -335,7 +331,7 @@ def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
     elif kind == "collapse":
         text = f"COLLAPSE: takes back {len(ev['tiles'])} tiles"
     elif kind == "restart":
-        text = f"restarts a construction with {_t(ev['tile'])}"
+        text = f"restarts a construction with {tile_text(ev['tile'])}"
     elif kind == "end":
         if ev["reason"] == "abandoned":
             lines.append(

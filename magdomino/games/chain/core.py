@@ -46,6 +46,7 @@ from magdomino.games.actions import TUPLE_DRAW as DRAW
 from magdomino.games.actions import TUPLE_PASS as PASS
 from magdomino.games.core import CHANCE, TERMINAL, IllegalActionError, TurnState, make_game
 from magdomino.model.tiles import TILE_SETS
+from magdomino.wording import tile_text
 
 LEFT, RIGHT = 0, 1
 SIDE_NAMES = ("left", "right")
@@ -338,5 +339,5 @@ class ChainState(TurnState):
 
     def __repr__(self) -> str:
         who = {CHANCE: "chance", TERMINAL: "terminal"}.get(self.current, f"seat {self.current}")
-        line = " ".join(f"{a}|{b}" if e["crossed"] else f"{a}-{b}" for e in self.table for a, b in [e["halves"]])
+        line = " ".join(tile_text(e["halves"], e["crossed"]) for e in self.table)
         return f"<{self.game.rule} deal {self.deal_no}, {who}: {line or 'empty table'}>"

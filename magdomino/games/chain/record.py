@@ -15,7 +15,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.core import make_game
 from magdomino.games.session import GameSession
 from magdomino.version import __version__
-from magdomino.wording import winners
+from magdomino.wording import tile_text, winners
 
 RECORD_VERSION = 1
 CHAIN_RULES = ("matador", "echanges")
@@ -62,24 +62,20 @@ def check_chain_record(data, source: str) -> dict:
     return data
 
 
-def _t(t) -> str:
-    return f"{t[0]}-{t[1]}"
-
-
 def event_line(ev: dict) -> str | None:
     """The line :func:`format_chain_record` prints for one event (None: an event it does not print)."""
     kind, p = ev["type"], ev.get("player")
     side = {0: "left", 1: "right", "centre": "centre", None: ""}
     if kind == "deal":
-        hands = "; ".join(f"seat {s}: " + " ".join(_t(t) for t in h) for s, h in enumerate(ev["hands"]))
+        hands = "; ".join(f"seat {s}: " + " ".join(tile_text(t) for t in h) for s, h in enumerate(ev["hands"]))
         return f"deal {ev['deal'] + 1}: seat {p} starts ({hands})"
     if kind == "place":
         how = ev.get("how", "")
         extra = f" showing {ev['shows']}" if ev.get("shows") is not None else ""
-        return f"  P{p} places {_t(ev['tile'])} {how} {side[ev['end']]}{extra}".rstrip()
+        return f"  P{p} places {tile_text(ev['tile'])} {how} {side[ev['end']]}{extra}".rstrip()
     if kind == "draw":
         to = ev.get("to")
-        return f"  P{p} draws {_t(ev['tile'])}" + (f" ({to})" if to not in (None, "hand") else "")
+        return f"  P{p} draws {tile_text(ev['tile'])}" + (f" ({to})" if to not in (None, "hand") else "")
     if kind == "pass":
         return f"  P{p} passes"
     if kind == "exchange":
