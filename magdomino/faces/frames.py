@@ -16,8 +16,6 @@ FRAME_EVERY_S = 0.01
 FRAMES_STANDING = 3
 FRAMES_FALL = 30
 FRAMES_LEAVING = 4
-FALL_TAIL_S = 1.2
-"""After a collapse's verdict, the physics runs on while anything moves, at most this long (s)."""
 
 FRAME_MS = 90
 """Display time of one frame (ms); a fall's frames are ~40 ms of simulated time apart at

@@ -42,7 +42,6 @@ from pathlib import Path
 from magdomino.checks import check_choice, check_count, check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip, named here too
-    FALL_TAIL_S,
     FRAME_EVERY_S,
     FRAME_MS,
     FRAMES_FALL,

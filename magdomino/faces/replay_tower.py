@@ -10,7 +10,7 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.faces import frames
-from magdomino.faces.render import Camera, Scene, tiles_box, tiles_moving
+from magdomino.faces.render import Camera, Scene, tiles_box
 from magdomino.games.core import Game
 from magdomino.games.record import JUDGED_IN_PYBULLET, game_options, recorded_verdicts, replay_moves
 from magdomino.maths.geometry import physical_pose
@@ -18,6 +18,7 @@ from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import load_preset, with_overrides
 from magdomino.physics.adjudicator import Outcome
 from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+from magdomino.physics.settle import WATCH_FALL_S, run_until_still
 from magdomino.wording import tile_text
 
 
@@ -72,12 +73,9 @@ class FilmingAdjudicator(PybulletAdjudicator):
         return Outcome(collapsed=recorded_collapse, verdict=verdict, error=rec.get("error"))
 
     def _tail(self) -> None:
-        """Go on while something moves (at most FALL_TAIL_S), so the fall is seen to its end."""
-        world = self.world
-        end = world.time + frames.FALL_TAIL_S - 1e-9
-        chunk = max(1, int(round(0.05 / world.time_step)))
-        while world.time < end and tiles_moving(world):
-            world.step(chunk)
+        """Go on until every tile lies still (at least a second, at most a few), so the fall is
+        seen to its end: the same run as the verdict's, continued (it decides nothing)."""
+        run_until_still(self.world, min_s=WATCH_FALL_S)
 
 
 def _adjudicator(record: dict, source: str, place_events: list):
@@ -203,7 +201,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                 replayed = bool(verdict.get("replayed_collapsed", recorded))
                 rec_error = bool(rec.get("error"))
                 rep_error = bool(verdict.get("replayed_error")) if adj is not None else rec_error
-                word = "COLLAPSE" if recorded else "stands"
+                word = "FALLS" if recorded else "stands"  # as the game's log says it
                 if verdict.get("reason") and recorded:
                     word += f" ({verdict['reason']})"
                 if e.get("collapse_ignored"):

@@ -350,3 +350,43 @@ def _shift(watched, positions, ref_p, max_shift, placed, rest_p):
     if placed is not None and math.hypot(positions[placed][0] - rest_p[0], positions[placed][1] - rest_p[1]) > max_shift:
         return placed
     return None
+
+
+WATCH_S = 4.0
+"""How long (s, simulated) a world may run on after its verdict so that a collapse can be
+watched to its end (:func:`run_until_still`): a tower of the toy's height has hit the table
+and stopped rolling well within it."""
+
+WATCH_HOLD_S = 0.2
+"""Still means every tile slower than the preset's settle thresholds for this long (s)."""
+
+WATCH_FALL_S = 1.0
+"""After a fall, the world runs on at least this long (s): where the tiles went is seen,
+even when they came to rest leaning on the others at once."""
+
+
+def run_until_still(world, max_s: float = WATCH_S, *, min_s: float = 0.0, hold_s: float = WATCH_HOLD_S,
+                    check_s: float = 0.02) -> bool:
+    """Step ``world`` until every tile rests on the table or on another tile (each slower than
+    the preset's ``settle_speed``/``settle_spin`` at every check for ``hold_s``), at least
+    ``min_s`` and at most ``max_s`` of simulated time; the world's step hook sees every step
+    as usual (what records frames). This films what happens after a verdict; it decides
+    nothing. Returns whether the tiles came to rest (False: ``max_s`` ran out, or the poses
+    stopped being finite)."""
+    limits = world.preset.collapse
+    chunk = max(1, int(round(check_s / world.time_step)))
+    hold = max(1, int(math.ceil(hold_s / (chunk * world.time_step) - 1e-9)))
+    end, least = world.time + max_s - 1e-9, world.time + min_s - 1e-9
+    quiet = 0
+    while True:
+        lin, ang = world.velocities()
+        if not (np.all(np.isfinite(lin)) and np.all(np.isfinite(ang))):
+            return False
+        slow = bool(np.all(np.linalg.norm(lin, axis=1) <= limits.settle_speed)
+                    and np.all(np.linalg.norm(ang, axis=1) <= limits.settle_spin))
+        quiet = quiet + 1 if slow else 0
+        if quiet > hold and world.time >= least:
+            return True
+        if world.time >= end:
+            return False
+        world.step(min(chunk, max(1, int(round((end - world.time) / world.time_step)))))

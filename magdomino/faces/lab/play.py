@@ -2,13 +2,14 @@
 careful, bold or random seats in the others, on the step-by-step game
 (``md.game``, :func:`magdomino.faces.api_game.game`, a :class:`~magdomino.games.session.GameSession`).
 
-The person sees their hand and only the legal moves (with the statics' risk beside each
-when hints are on, safest first), and chooses one; the game applies it and the other seats'
-replies, which the lab shows one by one: each placement, a collapse (the collapsing
-placement made again in PyBullet on the construction before it, and shown falling) and its
-take-back, draws, passes, the end and the scores. The construction is drawn where the placement
-language puts its tiles. A finished game is saved in the output folder as the record that
-``magdomino replay`` and ``magdomino report`` read.
+The person sees their hand and only the legal moves (with hints, each move's class on the
+project's risk scale, safest first), and chooses one. The move is drawn at once while the game
+applies it and the other seats think in a worker thread; their replies are then shown one by
+one: each placement, a collapse (the collapsing placement made again in PyBullet on the
+construction before it and shown falling at real speed; when that run stands, the note says so
+and nothing is shown falling) and its take-back, draws, passes, the end and the scores. The
+construction is drawn where the placement language puts its tiles. A finished game is saved in
+the output folder as the record that ``magdomino replay`` and ``magdomino report`` read.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import numpy as np
 
 from magdomino.errors import InputError
 from magdomino.faces.api_game import game
-from magdomino.faces.lab.build import Busy
-from magdomino.faces.lab.scene3d import TileView, hex_colour, new_scene
-from magdomino.faces.lab.tower import FRAME_S, RISK_COLOURS, nominal_poses, replayed_motion, risk_of, tile_text
+from magdomino.faces.lab.scene3d import GhostView, new_scene, play_frames
+from magdomino.faces.lab.tower import nominal_poses, replayed_motion
+from magdomino.faces.lab.widgets import Busy, TowerScene, legend_row, view_controls
 from magdomino.faces.terminal import shown
 from magdomino.model.presets import Preset, load_preset
-from magdomino.model.tiles import colour_of, colour_rgb, tile
+from magdomino.studies.risk_scale import RISK_COLOURS, risk_words, seat_risk_class
+from magdomino.wording import tile_text
 
 # NiceGUI (the lab extra) is imported inside the functions that use it: the lab's modules import without it.
 
@@ -35,33 +37,38 @@ log = logging.getLogger("magdomino.lab")
 RULES = {"defi": "Défi magnétique", "quinconce": "En quinconce"}
 KINDS = ("careful", "bold", "random")
 PHYSICS = {"statics": "statics (fast)", "dynamics": "PyBullet (slow)"}
-STEP_S = 0.6
+STEP_S = 0.35
 """Pause after each of the other seats' moves as they are shown (s)."""
-ARRIVE_S = 0.3
+ARRIVE_S = 0.35
 """How long a placed tile takes to arrive in the picture (s): a sketch of the move, not its physics."""
+TAKE_BACK_S = 0.8
+"""How long a collapsed construction is shown marked before it is taken back (s)."""
 
 
 class PlayLab:
-    """The Play tab of one browser tab (``settings``, ``note``: as :class:`~magdomino.faces.lab.build.BuildLab`'s)."""
+    """The Play tab of one browser tab (``settings``, ``note``: as :class:`~magdomino.faces.lab.build.BuildLab`'s;
+    ``game_session``: the tab's game kept by the server, shown again after a reload; ``keep``:
+    called with each new game, for the server to keep)."""
 
-    def __init__(self, settings, note):
-        self.settings, self.note = settings, note
+    def __init__(self, settings, note, game_session=None, keep=lambda game_session: None):
+        self.settings, self.note, self.keep = settings, note, keep
         self.busy = Busy(note)
-        self.game = None
-        self.views: list[TileView] = []
-        self.ghost: TileView | None = None
-        self.shown: list[str] = []
-        self.shown_poses = ((), ())
+        self.game = game_session
+        self.ghost: GhostView | None = None
         self.saved = None
         self.stopped = False
+        self.judge = "statics"
 
     def build(self) -> None:
         from nicegui import ui
 
-        with ui.row().classes("w-full items-start no-wrap gap-4"):
-            with ui.column().classes("gap-1"):
+        with ui.element("div").classes("w-full flex flex-wrap items-start gap-4"):
+            with ui.column().classes("gap-1 min-w-0").style("flex: 1 1 420px; max-width: 760px"):
                 self.scene = new_scene()
-            with ui.column().classes("gap-1 grow"):
+                self.tiles = TowerScene(self.scene, self._preset)
+                self.slow = view_controls(self.tiles, "slow falls (x4)")
+                legend_row()
+            with ui.column().classes("gap-1 min-w-0").style("flex: 1 1 320px"):
                 with ui.row().classes("items-center gap-2"):
                     self.rule = ui.select(RULES, value="defi", label="rule").classes("w-40").props("dense data-testid=play-rule")
                     self.seats = [ui.select(list(KINDS) + ([] if k == 0 else ["none"]), value="careful" if k < 2 else "none",
@@ -74,14 +81,21 @@ class PlayLab:
                     self.hints = ui.switch("hints (risk, safest first)", value=True, on_change=self.refresh_moves).props(
                         "data-testid=hints")
                     ui.button("new game", on_click=self.new_game).props("dense data-testid=new-game")
-                line = "white-space: nowrap; overflow: hidden; text-overflow: ellipsis; height: 1.5em; max-width: 640px"
+                wrap = "break-words"
                 self.status = ui.label("Choose the seats and start a new game; you are seat 0.").props(
-                    "data-testid=play-status").classes("font-medium").style(line)
-                self.hand = ui.label("").props("data-testid=hand").classes("text-sm").style(line)
-                self.pointed = ui.label("").props("data-testid=play-hover").classes("text-sm").style(line)
+                    "data-testid=play-status").classes(f"font-medium {wrap}").style("min-height: 1.5em")
+                self.hand = ui.label("").props("data-testid=hand").classes(f"text-sm {wrap}").style("min-height: 1.5em")
+                self.pointed = ui.label("").props("data-testid=play-hover").classes(f"text-sm {wrap}").style("min-height: 1.5em")
                 ui.label("Your legal moves (point at one to see it on the table)").classes("text-sm text-gray-600")
                 self.moves = ui.column().classes("gap-0 max-h-64 overflow-auto w-full").props("data-testid=moves")
-                self.log = ui.code("", language="text").classes("w-full text-xs").props("data-testid=play-log")
+                self.log = ui.code("", language="text").classes("w-full text-xs").props("data-testid=play-log").style(
+                    "white-space: pre-wrap; word-break: break-word")
+
+    async def restore(self) -> None:
+        """A game kept by the server, shown as it stands (a reload)."""
+        if self.game is not None:
+            self.draw(self.game.placements())
+            await self.show_state()
 
     # -- drawing -----------------------------------------------------------------------
 
@@ -91,41 +105,35 @@ class PlayLab:
 
     def draw(self, texts: list[str]) -> None:
         """The construction of these placements, where the placement language puts them."""
-        preset = self._preset()
-        pips, positions, quats = nominal_poses(texts, preset, self.game.magnets if self.game else True)
-        size = tuple(s * 1000 for s in preset.tile.size)
-        for v in self.views:
-            v.delete()
-        self.views = []
-        for p, x, q in zip(pips, positions, quats):
-            colour = hex_colour(colour_rgb(colour_of(tile(*p), preset.tile.colours)) or (0.8, 0.2, 0.2))
-            view = TileView(self.scene, p, size, colour)
-            view.pose(x, q)
-            self.views.append(view)
-        self.shown = list(texts)
-        self.shown_poses = (positions, quats)
+        pips, positions, quats = nominal_poses(texts, self._preset(), self.game.magnets if self.game else True)
+        self.tiles.mark(None)
+        self.tiles.draw(pips, positions, quats)
 
     async def arrive(self, text: str) -> None:
-        """The last tile drawn comes to its place: dropped from above, or slid along the table
+        """The last tile drawn comes to its place: lowered from above, or slid along the table
         (beneath), from where its text says (``slid from (x, y) mm``) if it says."""
-        if not self.views:
+        views = self.tiles.views
+        if not views or views[-1].last is None:
             return
-        end, q = np.asarray(self.shown_poses[0][-1], float), self.shown_poses[1][-1]
+        end = np.array(views[-1].last[0], float)
+        q = views[-1].last[1]
         slid = re.search(r"slid from \(([-0-9.e]+), ([-0-9.e]+)\) mm", text)
         if slid:
             start = np.array([float(slid.group(1)), float(slid.group(2)), end[2]])
         else:  # beneath: along the table from the viewer's side; else from above
-            start = end + ([0.0, -40.0, 0.0] if " beneath " in text else [0.0, 0.0, 25.0])
+            start = end + ([0.0, -40.0, 0.0] if " beneath " in text else [0.0, 0.0, 40.0])
         steps = 10
         for k in range(steps + 1):
-            if self.stopped or not self.views:
+            if self.stopped or not self.tiles.views:
                 return
-            self.views[-1].pose(start + (end - start) * (k / steps), q)
+            s = k / steps
+            views[-1].pose(start + (end - start) * s * (2 - s), q)
             await asyncio.sleep(ARRIVE_S / steps)
 
     def point(self, move: str, risk) -> None:
-        """A legal move pointed at: its text and risk, and its ghost on the table."""
-        self.pointed.text = move + ("" if risk is None else f" (risk {risk:.2f})")
+        """A legal move pointed at: its text and risk, and its spot drawn on the table."""
+        cls = None if risk is None else seat_risk_class(risk)
+        self.pointed.text = move + ("" if cls is None else f" ({risk_words(cls)})")
         if self.ghost is not None:
             self.ghost.delete()
             self.ghost = None
@@ -136,12 +144,12 @@ class PlayLab:
         except InputError:
             return
         size = tuple(s * 1000 for s in self._preset().tile.size)
-        colour = RISK_COLOURS[risk_of(None if risk is None else risk < 0.5, None if risk is None else 30 * (1 - risk))]
-        self.ghost = TileView(self.scene, pips[-1], size, colour, opacity=0.5)
+        self.ghost = GhostView(self.scene, size, RISK_COLOURS[cls] if cls else "#b0b0b0", name="move")
         self.ghost.pose(positions[-1], quats[-1])
+        self.ghost.solid(True)
 
     async def refresh_moves(self, event=None) -> None:
-        """The legal moves (and with hints their risks, judged in a worker thread) listed again."""
+        """The legal moves (and with hints their classes, judged in a worker thread) listed again."""
         from nicegui import run
 
         g = self.game
@@ -165,9 +173,12 @@ class PlayLab:
         with self.moves:
             for rank, k in enumerate(order):
                 risk = risks[k] if risks else None
-                with ui.row().classes("items-center gap-1 no-wrap").props(f"data-testid=move-row-{rank}") as row:
+                cls = None if risk is None or legal[k] in ("draw", "pass") else seat_risk_class(risk)
+                with ui.row().classes("items-center gap-1 no-wrap w-full").props(f"data-testid=move-row-{rank}") as row:
                     ui.button("play", on_click=lambda k=k: self.play(k)).props(f"dense size=sm data-testid=move-{rank}")
-                    ui.label(legal[k] + ("" if risk is None else f"  (risk {risk:.2f})")).classes("text-xs whitespace-nowrap")
+                    if cls is not None:
+                        ui.icon("check_box_outline_blank").style(f"color: {RISK_COLOURS[cls]}")
+                    ui.label(legal[k] + ("" if cls is None else f"  ({risk_words(cls)})")).classes("text-xs break-words min-w-0")
                 row.on("mouseenter", lambda _, m=legal[k], r=risk: self.point(m, r))
         self.hand.text = "your hand: " + "  ".join(tile_text(t) for t in g.hand)
 
@@ -206,15 +217,18 @@ class PlayLab:
                 return
             self.stop()
             self.stopped = False
-            physics = self.physics.value
+            physics = self.judge = self.physics.value
             preset = self.settings.preset
             seed = int(self.seed.value or 0)
             self.status.text = f"dealing {RULES[self.rule.value]} for {len(seats)} seats ({physics})..."
             self.game = await run.io_bound(lambda: game(self.rule.value, seats=seats, physics=physics, seed=seed, preset=preset))
+            self.keep(self.game)  # the server keeps it for the tab (a reload shows it again)
             self.saved = None
             await self.show_events(self.game.events)
 
     async def play(self, k: int) -> None:
+        """Your move, drawn at once while the game applies it and the others reply in a worker
+        thread; then their replies, one by one."""
         from nicegui import run
 
         g = self.game
@@ -226,23 +240,39 @@ class PlayLab:
             if ok is None:
                 return
             self.moves.clear()
-            self.status.text = f"you play {move}; the others reply..."
-            happened = await run.io_bound(g.play, k)
-            await self.show_events(happened.events)
+            self._drop_ghost()
+            self.status.text = f"you play {move}; the others think..."
+            before = len(g.events)
+            replying = asyncio.ensure_future(run.io_bound(g.play, k))
+            if move not in ("draw", "pass"):
+                try:
+                    self.draw(g.placements() + [move])
+                    await self.arrive(move)
+                except InputError:  # drawn from the game's own events below
+                    pass
+            happened = await replying
+            shown_already = 1 if move not in ("draw", "pass") else 0
+            await self.show_events(happened.events, skip_first_place=shown_already, first=before)
 
-    async def show_events(self, events) -> None:
-        """Each event shown in turn (placements drawn, a collapse taken back), then the state."""
+    def _drop_ghost(self) -> None:
         if self.ghost is not None:
             self.ghost.delete()
             self.ghost = None
+
+    async def show_events(self, events, *, skip_first_place: int = 0, first: int | None = None) -> None:
+        """Each event shown in turn (placements drawn, a collapse shown falling and taken back), then the state."""
+        self._drop_ghost()
         every = self.game.events
-        first = len(every) - len(events)
+        first = len(every) - len(events) if first is None else first
         for n, ev in enumerate(events):
             if self.stopped:
                 return
             kind, who = ev.get("type"), ev.get("player")
             seat = "you" if who == 0 else f"seat {who}"
             if kind == "place":
+                if skip_first_place and who == 0:
+                    skip_first_place = 0
+                    continue
                 self.draw(self.game.placements(first + n + 1))
                 self.status.text = f"{seat}: {ev['placement']}"
                 await self.arrive(ev["placement"])
@@ -252,9 +282,8 @@ class PlayLab:
                 placed = max((j for j in range(first + n) if every[j]["type"] == "place"), default=None)
                 if placed is not None:
                     await self.show_fall(self.game.placements(placed), every[placed]["placement"])
-                for v in self.views:
-                    v.highlight(True, RISK_COLOURS["falls"])
-                await asyncio.sleep(STEP_S)
+                self.tiles.mark(RISK_COLOURS["falls"])
+                await asyncio.sleep(TAKE_BACK_S)
                 self.draw([])
             elif kind in ("draw", "pass"):
                 self.status.text = f"{seat}: {kind}"
@@ -269,29 +298,26 @@ class PlayLab:
 
     async def show_fall(self, before: list[str], text: str) -> None:
         """The collapsing placement made again in PyBullet on the construction before it
-        (spawned and settled once) and shown as the world records it: how it fell."""
+        (spawned and settled once) and shown as the world makes it, falling to rest. When
+        PyBullet's run stands (the game was judged by the statics), the note says so: no fall
+        is ever made up."""
         from nicegui import run
 
         live: list = []
         running = asyncio.ensure_future(run.io_bound(replayed_motion, before, text, self._preset(), self.game.magnets, live))
-        self.draw(before + [text])
-        self.views[-1].pose([float("nan")] * 3)
-        shown = 0
-        while not self.stopped:
-            if shown < len(live):
-                positions, quats = live[shown]
-                for v, x, q in zip(self.views, positions * 1000.0, quats):
-                    v.pose(x, q)
-                shown += 1
-                await asyncio.sleep(FRAME_S)
-            elif running.done():
-                break
-            else:
-                await asyncio.sleep(0.005)
+        self.draw(before)
+        self.tiles.extend(_pips_of(text, before, self._preset(), self.game.magnets))
+        await play_frames(self.tiles.views, live, running, slow=4.0 if self.slow.value else 1.0, stopped=lambda: self.stopped)
         try:
-            await running
+            motion = await running
         except Exception as exc:  # the fall is an illustration: the game goes on without it
             log.warning("lab: the fall of %s could not be shown (%s: %s)", text, type(exc).__name__, exc)
+            self.note(f"the fall of {text} could not be made again in PyBullet ({exc})", "warning")
+            return
+        if motion.stands:
+            judge = PHYSICS.get(self.judge, self.judge)
+            self.note(f"{text}: {judge} says it collapses; made again in PyBullet it {motion.summary()} "
+                      "(the rules follow the judge)", "warning")
 
     def stop(self) -> None:
         """The tab is closing (or a new game starts): stop showing, close the game's physics."""
@@ -302,3 +328,8 @@ class PlayLab:
             except Exception:  # already closed
                 log.debug("lab: closing a game", exc_info=True)
 
+
+def _pips_of(text: str, before: list[str], preset, magnets: bool):
+    """The tile a placement's text puts (as drawn)."""
+    pips, _, _ = nominal_poses(list(before) + [text], preset, magnets)
+    return pips[-1]

@@ -47,9 +47,23 @@ class LabSettings:
         raise AssertionError("unreachable")
 
 
-def page(settings: LabSettings) -> None:
-    """Build one tab's page (called by NiceGUI for each new tab)."""
-    from nicegui import ui
+LAB_CSS = """
+.lab-drop .q-uploader__subtitle, .lab-drop .q-uploader__list { display: none; }
+.lab-drop .q-uploader__header { min-height: 2.2em; }
+"""
+"""An upload box is a drop zone only: the file list and its byte counts are not kept (the
+note says what each file did)."""
+
+KEPT_S = 3600.0
+"""How long the server keeps a tab's tower and game after the tab last connected (s): a
+reload, or a tab restored by the browser, shows them again."""
+
+
+async def page(settings: LabSettings) -> None:
+    """Build one tab's page (called by NiceGUI for each new tab). The tab's tower and game are
+    kept by the server in the tab's storage (NiceGUI's ``app.storage.tab``, in memory): a
+    reload of the tab shows them again; another tab is another lab."""
+    from nicegui import app, ui
 
     note_label = None
 
@@ -60,28 +74,35 @@ def page(settings: LabSettings) -> None:
             note_label.text = ""
             return
         with note_label:  # the page's own slot: the element whose click started the action may be gone
-            ui.notify(text, type=kind, position="bottom")
+            ui.notify(text, type=kind, position="bottom", multi_line=True)
         note_label.text = text
-        note_label.classes(replace="text-sm " + ("text-red-700" if kind == "negative" else "text-gray-700"))
+        note_label.classes(replace="text-sm break-words " + ("text-red-700" if kind == "negative" else "text-gray-700"))
 
     ui.page_title("magdomino lab")
-    with ui.row().classes("items-center gap-4"):
+    ui.add_css(LAB_CSS)
+    with ui.row().classes("items-center gap-x-4 gap-y-0 w-full"):
         ui.label("magdomino lab").classes("text-lg font-bold")
         with ui.tabs().props("dense data-testid=modes") as tabs:
             build_tab = ui.tab("Build").props("data-testid=mode-build")
             play_tab = ui.tab("Play").props("data-testid=mode-play")
-        note_label = ui.label("").props("data-testid=note").classes("text-sm").style("white-space: nowrap; height: 1.5em")
+        note_label = ui.label("").props("data-testid=note").classes("text-sm break-words min-w-0").style(
+            "flex: 1 1 240px; min-height: 1.5em")
+    await ui.context.client.connected(timeout=30)
+    kept = app.storage.tab.setdefault("lab", {})
     with ui.tab_panels(tabs, value=build_tab).classes("w-full"):
         with ui.tab_panel(build_tab).classes("p-1"):
-            build = BuildLab(settings, note)
+            build = BuildLab(settings, note, kept.get("tower"))
+            kept["tower"] = build.tower
             build.build()
         with ui.tab_panel(play_tab).classes("p-1"):
-            play = PlayLab(settings, note)
+            play = PlayLab(settings, note, kept.get("game"), keep=lambda g: kept.__setitem__("game", g))
             play.build()
+    if play.game is not None:
+        await play.restore()
 
-    def closed() -> None:
+    def closed() -> None:  # a reload closes the client, not the tab: its tower and game stay kept
         build.stop_odds()
-        play.stop()
+        play.stopped = True
 
     ui.context.client.on_delete(closed)
 
@@ -93,9 +114,10 @@ def serve(*, host: str, port: int, preset, out_dir: Path, open_browser: bool = F
     settings = LabSettings(preset, Path(out_dir))
 
     @ui.page("/")
-    def index() -> None:
-        page(settings)
+    async def index() -> None:
+        await page(settings)
 
+    app.storage.max_tab_storage_age = KEPT_S
     app.on_exception(lambda exc: log.error("lab: %s: %s", type(exc).__name__, exc))
     app.on_startup(_quiet_loop)
     threading.Thread(target=warm_up, args=(preset,), name="lab-warm-up", daemon=True).start()

@@ -5,10 +5,10 @@ PyBullet world made it (recorded poses the browser replays).
 Everything here goes through the studies' and the rules' public calls:
 :class:`magdomino.faces.api.Construction` (placements in the placement language, checked),
 :func:`magdomino.games.tower.candidates.enumerate_placements` (every legal spot, as ``rank``
-and ``whatif`` list them), :func:`magdomino.studies.statics_engine.judge_poses` (does each
-stand at rest: the ghosts' first colours) and
-:func:`~magdomino.studies.statics_engine.candidate_margins` (the statics' tilt margin of
-each: the risk classes), :func:`magdomino.studies.simulation.try_placement` (one placement in
+and ``whatif`` list them), :func:`magdomino.physics.statics_screen.sure_verdict_of` (does
+each stand, fall, or can the statics not tell), :func:`~magdomino.studies.statics_engine.judge_poses`
+(the tilt margin of each that stands) and :func:`magdomino.studies.risk_scale.risk_class`
+(the class on the project's one risk scale), :func:`magdomino.studies.simulation.try_placement` (one placement in
 a fresh PyBullet world, watched through the world's step hook: its frames, handed over as
 they come) and :func:`magdomino.studies.odds.estimate_odds` (the hybrid odds, in rounds).
 
@@ -32,60 +32,28 @@ import numpy as np
 from magdomino.checks import check_choice
 from magdomino.errors import InputError
 from magdomino.faces.api import Construction
+from magdomino.faces.lab.motion import Motion, Recorder, verdict_words
 from magdomino.games.tower.candidates import enumerate_placements
+from magdomino.maths.poses import quaternion_yaw, wrap_angle
 from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.model.tiles import parse_tile
 from magdomino.physics.motion import NoClearMotion
+from magdomino.physics.statics_screen import sure_verdict_of
 from magdomino.studies.engines import check_structure_settled
 from magdomino.studies.odds import estimate_odds, wilson_interval
+from magdomino.studies.risk_scale import RISK_COLOURS, risk_class, risk_words
 from magdomino.studies.scenario import scenario_from_dict
 from magdomino.studies.simulation import settle_structure, try_placement
-from magdomino.studies.statics_engine import candidate_margins, judge_poses, nominal_structure, with_placement
+from magdomino.studies.statics_engine import judge_poses, nominal_structure, with_placement
+from magdomino.wording import tile_text
 
 LAB = "lab"
 """Where an error of the lab comes from (the one-line InputError's source)."""
 
-FRAME_S = 1 / 50
-"""Simulated time between two recorded poses of a motion (s): the browser shows them at
-this pace for real speed."""
-
-FALL_TAIL_S = 1.2
-"""After the verdict, the world runs on while anything moves, at most this long (s), so a
-collapse is seen falling to the table."""
-
-TAIL_SPEEDS = 5.0
-"""After a verdict with no tile tipped, the tail runs only while a tile moves faster than this
-many times the preset's settle speeds: a tower that settled by its window of rest may still
-creep a little, which is not worth filming. After a tip (a fall), it runs while anything
-moves at all."""
-
 RULES = ("any", "defi", "quinconce")
 
-RISK_COLOURS = {"safe": "#2e9d4f", "tight": "#e0b000", "risky": "#f07a1a", "falls": "#d6322c", "stands": "#8fc7a0",
-                "unknown": "#8a8a8a"}
-"""A ghost's colour by its statics risk (:func:`risk_of`)."""
-
-TIGHT_DEG, RISKY_DEG = 15.0, 5.0
-"""Tilt margins (degrees) under which a spot is "tight", then "risky": 5° is about what one
-σ of the default hand changes in a margin (:data:`magdomino.studies.whatif.SCREEN_BAND_DEG`)."""
-
-
-def risk_of(stands, margin) -> str:
-    """The statics' risk class of a spot: "falls" (does not stand at rest), "risky" (margin
-    under 5°), "tight" (under 15°), "safe", "stands" (stands at rest, its margin not yet
-    known) or "unknown" (the statics cannot model it)."""
-    if stands is None:
-        return "unknown"
-    if not stands:
-        return "falls"
-    if margin is None:
-        return "stands"
-    return "risky" if margin < RISKY_DEG else "tight" if margin < TIGHT_DEG else "safe"
-
-
-def tile_text(t) -> str:
-    return f"{t[0]}-{t[1]}"
-
+PENDING_COLOUR = "#b0b0b0"
+"""A spot's colour while the statics judges it."""
 
 @dataclass
 class Ghost:
@@ -102,14 +70,15 @@ class Ghost:
     pos_mm : (float, float, float)
         The rest pose's centre, mm.
     yaw_deg : float
-    stands : bool or None
-        The statics' answer at rest (None: a pose it cannot model).
+    answer : {"stands", "falls", "unsure"} or None
+        The statics' sure answer at rest (None: not yet judged, or a pose it cannot model).
     margin_deg : float or None
         The statics' tilt margin, degrees.
-    risk : str
-        :func:`risk_of`.
-    p_collapse, ci95, shift_share : float, (float, float), float or None
-        Filled by a ranking (:meth:`LabTower.rank`).
+    risk : str or None
+        The class on the project's risk scale (:func:`magdomino.studies.risk_scale.risk_class`);
+        None while it is being judged.
+    p_collapse, ci95, shift_share, trials : float, (float, float), float, int or None
+        Filled by a ranking (:meth:`LabTower.rank`): the odds then decide the class.
     """
 
     index: int
@@ -117,142 +86,29 @@ class Ghost:
     pips: tuple[int, int]
     pos_mm: tuple[float, float, float]
     yaw_deg: float
-    stands: bool | None
-    margin_deg: float | None
-    risk: str
+    answer: str | None = None
+    margin_deg: float | None = None
+    risk: str | None = None
     placement: object = field(repr=False, default=None)
     p_collapse: float | None = None
     ci95: tuple[float, float] | None = None
     shift_share: float | None = None
+    trials: int | None = None
 
     @property
     def colour(self) -> str:
-        return RISK_COLOURS[self.risk]
+        return PENDING_COLOUR if self.risk is None else RISK_COLOURS[self.risk]
+
+    def words(self) -> str:
+        """Its class and what the class rests on, in the scale's wording."""
+        if self.risk is None:
+            return "judging..."
+        words = risk_words(self.risk, margin_deg=self.margin_deg, p_collapse=self.p_collapse, ci95=self.ci95, trials=self.trials)
+        return words + ("" if self.shift_share is None else f", shifted {self.shift_share:.0%}")
 
     def label(self) -> str:
         """The text and its risk, as the panel shows them."""
-        margin = "" if self.margin_deg is None else f", margin {self.margin_deg:.1f}°"
-        odds = "" if self.p_collapse is None else f", p(collapse) {self.p_collapse:.2f}"
-        shift = "" if self.shift_share is None else f", shifted {self.shift_share:.0%}"
-        return f"{self.text} ({self.risk}{margin}{odds}{shift})"
-
-
-@dataclass
-class Motion:
-    """A placement as the PyBullet world made it.
-
-    Attributes
-    ----------
-    pips : list of (int, int)
-        The tiles, in the world's order (the placed tile last).
-    times_s : ndarray, shape (f,)
-        Simulated time of each frame from the hook (s), ``FRAME_S`` apart.
-    positions_mm : ndarray, shape (f, n, 3)
-        NaN rows: a tile not yet in the world (the placed tile before its release) or removed.
-    quaternions : ndarray, shape (f, n, 4), x, y, z, w
-    verdict : Verdict
-    verdict_frame : int
-        The first frame at or after the verdict (the frames after it are the fall's tail).
-    end : (positions (n, 3) m, quaternions (n, 4))
-        The poses at the verdict: the structure the next placement starts from.
-    wall_time_s : float
-    """
-
-    pips: list
-    times_s: np.ndarray
-    positions_mm: np.ndarray
-    quaternions: np.ndarray
-    verdict: object
-    verdict_frame: int
-    end: tuple
-    wall_time_s: float
-
-    @property
-    def stands(self) -> bool:
-        return bool(self.verdict.stands)
-
-    def summary(self) -> str:
-        """The verdict in words: stood, shifted N mm, or collapsed (why, which tile)."""
-        return verdict_words(self.verdict, self.pips)
-
-
-def verdict_words(v, pips) -> str:
-    """A verdict in one line: "stood", "shifted 6.2 mm (#1 3-3)", "collapsed: tilt (#2 3-1)"."""
-    def which(i):
-        return f" (#{i} {tile_text(pips[i])})" if i is not None and 0 <= i < len(pips) else ""
-
-    if v.error:
-        return f"error: {v.error}"
-    if v.collapsed:
-        return f"collapsed: {v.reason}{which(v.culprit)}"
-    if v.shifted:
-        return f"shifted {v.max_shift_mm:.1f} mm{which(v.shifted_tile)}"
-    if v.reason == "time limit":
-        return "did not settle in the time limit"
-    return "stood" if (v.max_shift_mm or 0) < 0.05 else f"stood (moved {v.max_shift_mm:.2f} mm)"
-
-
-class _Recorder:
-    """The ``world_hook`` of a placement: the poses every ``FRAME_S``, the verdict's poses
-    when the world is about to close, then the tail while anything moves."""
-
-    def __init__(self, frames: list | None = None):
-        self.times: list[float] = []
-        self.frames: list[tuple[np.ndarray, np.ndarray]] = [] if frames is None else frames
-        self.end = None
-        self.verdict_frame = 0
-
-    def __call__(self, world) -> None:
-        self.start = world.time
-        world.on_step_every = max(1, int(round(FRAME_S / world.time_step)))
-        world.on_step = self.snap
-        world.on_close = self.tail
-        self.snap(world)
-
-    def snap(self, world) -> None:
-        self.times.append(world.time - self.start)
-        self.frames.append(world.poses())
-
-    def tail(self, world) -> None:
-        self.end = world.poses()
-        if not self.times or world.time - self.start > self.times[-1] + 1e-9:
-            self.snap(world)
-        else:
-            self.frames[-1] = self.end
-        self.verdict_frame = len(self.frames) - 1
-        limits = world.preset.collapse
-        falling = self._tipped(limits.max_tilt)
-        end = world.time + FALL_TAIL_S
-        while world.time < end:
-            lin, ang = world.velocities()
-            factor = 1.0 if falling else TAIL_SPEEDS
-            if not (np.any(np.linalg.norm(lin, axis=1) > factor * limits.settle_speed)
-                    or np.any(np.linalg.norm(ang, axis=1) > factor * limits.settle_spin)):
-                break
-            world.step(world.on_step_every)
-
-    def _tipped(self, max_tilt: float) -> bool:
-        """Has a tile turned away from the table's plane by more than ``max_tilt`` (rad) since
-        the first frame (the placed tile: since it came)? A fall, to be filmed to its end."""
-        first = {}
-        for _, q in self.frames:
-            for i in range(len(q)):
-                first.setdefault(i, q[i])
-        _, last = self.frames[-1]
-
-        def tilt(q):
-            x, y = q[0], q[1]
-            return math.acos(max(-1.0, min(1.0, 1 - 2 * (x * x + y * y))))
-
-        return any(np.all(np.isfinite(last[i])) and abs(tilt(last[i]) - tilt(first[i])) > max_tilt for i in range(len(last)))
-
-    def arrays(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        p = np.full((len(self.frames), n, 3), np.nan)
-        q = np.full((len(self.frames), n, 4), np.nan)
-        for k, (fp, fq) in enumerate(self.frames):
-            p[k, : len(fp)] = fp * 1000.0
-            q[k, : len(fq)] = fq
-        return p, q
+        return f"{self.text} ({self.words()})"
 
 
 class LabTower:
@@ -339,29 +195,44 @@ class LabTower:
         t = tuple(tile) if isinstance(tile, (tuple, list)) else parse_tile(tile, LAB, "tile")
         return self.start([f"{tile_text(t)} at (0, 0) mm"])
 
-    def load_text(self, text: str, name: str = "uploaded.toml") -> None:
-        """A scenario file's contents as the new base (its preset and magnets too; its what-ifs ignored)."""
+    def load_text(self, text, name: str = "uploaded.toml") -> None:
+        """A scenario file's contents (text, or bytes as uploaded) as the new base (its preset and
+        magnets too; its what-ifs ignored). All or nothing: a file refused changes nothing."""
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(name, "", "a scenario file: TOML text in UTF-8, got bytes that are not text") from None
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(name, "", f"not a TOML file ({exc})") from None
         sc = scenario_from_dict(data, source=name)
-        self.preset, self.magnets = sc.preset, sc.magnets
-        self.start([sc.describe(pl) for pl in sc.structure])
+        trial = self._copy()
+        trial.preset, trial.magnets = sc.preset, sc.magnets
+        trial.start([sc.describe(pl) for pl in sc.structure])
+        self.__dict__.update(trial.__dict__)
 
     def set_preset(self, preset, magnets: bool | None = None) -> None:
-        """Another preset (or magnets on/off): the tower is rebuilt from its placements."""
-        old = (self.preset, self.magnets)
-        self.preset = preset
+        """Another preset (or magnets on/off): the tower is rebuilt from its placements, each
+        run again under the new physics. All or nothing: when the new preset is refused, or a
+        placement does not stand under it, the tower stays as it was and the error says why."""
+        trial = self._copy()
+        trial.preset = preset
         if magnets is not None:
-            self.magnets = bool(magnets)
-        try:
-            Construction(["0-0 at (0, 0) mm"], preset=self.preset, magnets=self.magnets)
-            if len(self):
-                self._replay(len(self))
-        except InputError:
-            self.preset, self.magnets = old
-            raise
+            trial.magnets = bool(magnets)
+        Construction(["0-0 at (0, 0) mm"], preset=trial.preset, magnets=trial.magnets)  # checks the preset
+        if len(trial):
+            what = f"magnets {'on' if trial.magnets else 'off'}" if trial.preset == self.preset else "preset"
+            trial._replay(len(trial), what)
+        self.__dict__.update(trial.__dict__)
+
+    def _copy(self) -> LabTower:
+        """A copy whose lists are its own (the poses are never changed in place)."""
+        t = LabTower.__new__(LabTower)
+        t.__dict__.update(self.__dict__)
+        t.base, t.placed, t.history = list(self.base), list(self.placed), list(self.history)
+        return t
 
     def reset(self) -> None:
         self.base, self.placed, self.poses, self.history = [], [], None, []
@@ -387,7 +258,7 @@ class LabTower:
         sc = self.scenario()
         candidates = enumerate_placements(sc, tile, self.poses, rule=rule)
         out = [Ghost(c.index, c.describe(), tuple(c.placement.pips), tuple(float(x) for x in c.pos_mm), float(c.placement.yaw_deg),
-                     None, None, "unknown", c.placement) for c in candidates]
+                     placement=c.placement) for c in candidates]
         if out:
             self._judge(out, margins, (sc, self.poses))
         return out
@@ -406,35 +277,38 @@ class LabTower:
 
     @staticmethod
     def _judge(ghosts: list[Ghost], margins: bool, at) -> None:
+        """The statics' sure answer of each ghost (and with ``margins`` its tilt margin), and
+        its class: a standing spot stays unclassed (None) until its margin is known."""
         sc, poses = at
+        synthetic = replace(sc, what_if=tuple(g.placement for g in ghosts))
         try:
-            if margins:
-                verdicts = candidate_margins(sc, [g.placement for g in ghosts], poses)
-            else:
-                synthetic = replace(sc, what_if=tuple(g.placement for g in ghosts))
-                verdicts = []
-                for i in range(len(ghosts)):
-                    try:
-                        verdicts.append(judge_poses(synthetic, *with_placement(synthetic, poses, i), f"candidate {i}", placed=True,
-                                                    margin=False))
-                    except InputError:  # this pose only
-                        verdicts.append({"stands": None, "margin": None})
-        except InputError:  # the statics cannot model this structure: every risk unknown
-            verdicts = [{"stands": None, "margin": None}] * len(ghosts)
-        for g, v in zip(ghosts, verdicts):
-            stands, margin = (v["stands"], v["margin"]) if isinstance(v, dict) else (v.stands, v.margin if margins else None)
-            g.stands, g.margin_deg = stands, None if margin is None else float(margin)
-            g.risk = risk_of(g.stands, g.margin_deg)
+            judge_poses(sc, *poses, "structure", placed=False, margin=False)
+        except InputError:  # the statics cannot model this structure: every spot unsure
+            for g in ghosts:
+                g.answer, g.risk = None, "unsure"
+            return
+        for i, g in enumerate(ghosts):
+            try:
+                P, Q = with_placement(synthetic, poses, i)
+                if g.answer is None:
+                    g.answer = sure_verdict_of(sc.preset, P, Q, placed=True, magnets=sc.magnets)[0]
+                if margins and g.answer == "stands":
+                    g.margin_deg = judge_poses(synthetic, P, Q, f"candidate {i}", placed=True).margin
+            except InputError:  # this pose only
+                g.answer, g.risk = None, "unsure"
+                continue
+            if margins or g.answer != "stands":
+                g.risk = risk_class(g.answer, g.margin_deg)
 
     def motion(self, ghost: Ghost, live: list | None = None) -> Motion:
         """Make the placement in a fresh PyBullet world from the tower's poses; the motion as recorded.
 
-        ``live``: a list that receives each frame as it is recorded, ``(positions (k, 3) m,
+        ``live``: a list that receives each frame as it is recorded, ``(time s, positions (k, 3) m,
         quaternions (k, 4))`` (k grows by one when the placed tile comes), so that a caller in
         another thread can show the motion while it is being simulated. The tower is not
         changed (:meth:`keep` adds a placement that did not collapse)."""
         sc = self.scenario()
-        recorder = _Recorder(live)
+        recorder = Recorder(live)
         start = time.perf_counter()
         try:
             verdict = try_placement(sc, self.poses, ghost.placement, world_hook=recorder)
@@ -443,7 +317,8 @@ class LabTower:
         n = len(sc.structure) + 1
         p, q = recorder.arrays(n)
         return Motion([pl.pips for pl in sc.structure] + [tuple(ghost.pips)], np.asarray(recorder.times), p, q, verdict,
-                      recorder.verdict_frame, recorder.end, time.perf_counter() - start)
+                      recorder.verdict_frame, recorder.end, time.perf_counter() - start, recorder.hand_frames, recorder.still,
+                      recorder.final_velocities)
 
     def keep(self, ghost: Ghost, motion: Motion) -> bool:
         """Add the placement if it did not collapse (the tower is then its poses at the verdict). Returns whether added."""
@@ -453,15 +328,19 @@ class LabTower:
         return True
 
     def _add(self, text: str, placement, end) -> None:
-        """Add a placement made (``end``: the poses at its verdict). The tower's tile is named as
-        its text reads back (the matching half is half 0 there): when the candidate wrote the
-        tile the other way round, the same tile is recorded turned by half a turn, so that
-        later texts ("on #k half h") mean the same halves to the lab and to a scenario file."""
+        """Add a placement made (``end``: the poses at its verdict). The tower's tile is
+        recorded as its text reads back: where the text's reading turns the tile by half a
+        turn from the pose it was made at (the tile written the other way round, or a
+        double whose halves the text names the other way), the same tile is recorded turned
+        by half a turn (a box's half turn is the same box), so that later texts ("on #k
+        half h") mean the same halves to the lab and to a scenario file."""
         positions, quats = (np.array(a, dtype=float) for a in end)
-        shown = Construction(self.texts + [text], preset=self.preset, magnets=self.magnets).scenario.structure[-1]
-        as_shown = placement
-        if tuple(shown.pips) != tuple(placement.pips):
-            as_shown = replace(placement, pips=tuple(shown.pips), yaw_deg=(placement.yaw_deg + 180.0) % 360.0)
+        read = Construction(self.texts + [text], preset=self.preset, magnets=self.magnets).scenario
+        shown = read.structure[-1]
+        _, nominal = nominal_structure(read)
+        turned = abs(wrap_angle(quaternion_yaw(nominal[-1]) - math.radians(placement.yaw_deg))) > math.pi / 2
+        as_shown = replace(placement, pips=tuple(shown.pips), yaw_deg=(placement.yaw_deg + (180.0 if turned else 0.0)) % 360.0)
+        if turned:
             x, y, z, w = quats[-1]
             quats[-1] = (y, -x, w, -z)  # q * (0, 0, 1, 0): half a turn about the tile's own z
         self.placed.append((text, placement, as_shown))
@@ -484,27 +363,33 @@ class LabTower:
             return None
         text, pl, _ = self.placed[-1]
         p = self.history[-1][0][-1] * 1000
-        return Ghost(-1, text, tuple(pl.pips), tuple(float(v) for v in p), float(pl.yaw_deg), None, None, "unknown", pl)
+        return Ghost(-1, text, tuple(pl.pips), tuple(float(v) for v in p), float(pl.yaw_deg), placement=pl)
 
     def undo(self) -> None:
-        """Take the last tile back: the chain is replayed from the base (the base's last tile
-        goes with a tower that has no placement on it)."""
+        """Take the last tile back: the tower is again as it stood before that placement (its
+        poses then, kept; nothing is run again); the base's last tile goes with a tower that has
+        no placement on it (the rest of the base settled again)."""
         if self.placed:
-            self._replay(len(self) - 1)
+            self.__dict__.update(self.without_last().__dict__)
         elif len(self.base) > 1:
             self.start(self.base[:-1])
         else:
             self.reset()
 
-    def _replay(self, n: int) -> None:
-        """Rebuild the first ``n`` tiles: the base settled, then each placement run again."""
+    def _replay(self, n: int, what: str) -> None:
+        """Rebuild the first ``n`` tiles: the base settled, then each placement run again
+        (an InputError naming ``what`` when one does not stand)."""
         placed = self.placed[: n - len(self.base)] if n > len(self.base) else []
-        self.start(self.base[:n])
+        try:
+            self.start(self.base[:n])
+        except InputError as exc:
+            raise InputError(LAB, what, f"a tower whose first tiles stand; {exc.expected}; the tower is kept as it was") from None
         for text, pl, _ in placed:
-            recorder = _Recorder()
+            recorder = Recorder(watch=False)
             verdict = try_placement(self.scenario(), self.poses, pl, world_hook=recorder)
             if not verdict.stands:
-                raise InputError(LAB, "undo", f"replaying {text} it {verdict_words(verdict, self.pips)}; the tower stops before it")
+                raise InputError(LAB, what, f"a tower that stands; {text} {verdict_words(verdict, self.pips + [pl.pips])} "
+                                 "under it; the tower is kept as it was")
             self._add(text, pl, recorder.end)
 
     # -- odds -------------------------------------------------------------------------
@@ -530,6 +415,8 @@ class LabTower:
         result = estimate_odds(sc, int(trials), seed=self.seed, jobs=1, engine=engine, settled=self.poses, progress=False)
         for g, r in zip(ghosts, result.results):
             g.p_collapse, g.ci95, g.shift_share = r.p_collapse, tuple(r.ci95), r.shift_share
+            g.trials = r.trials - r.errors - r.undecided
+            g.risk = risk_class(g.answer, g.margin_deg, p_collapse=g.p_collapse)
         return ghosts
 
 
@@ -558,5 +445,5 @@ def replayed_motion(texts, text: str, preset=DEFAULT_PRESET, magnets: bool = Tru
     tower = LabTower(preset, magnets=magnets)
     tower.start(texts)
     placement = Construction(list(texts) + [text], preset=preset, magnets=magnets).scenario.structure[-1]
-    ghost = Ghost(-1, text, tuple(placement.pips), (0.0, 0.0, 0.0), 0.0, None, None, "unknown", placement)
+    ghost = Ghost(-1, text, tuple(placement.pips), (0.0, 0.0, 0.0), 0.0, placement=placement)
     return tower.motion(ghost, live)
