@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from magdomino.errors import InputError
 from magdomino.maths.geometry import DIR_NAMES, GridPose
 from magdomino.model.tiles import TILE_INDEX, Tile
+from magdomino.wording import tile_text
 
 _MODE_RANK = {"flat": 0, "tower": 1, "": 2}
 _MOTION_RANK = {"drop": 0, "slide": 1, "": 2}
@@ -128,11 +129,10 @@ class Action:
     def __str__(self) -> str:
         if self.kind != "place":
             return self.kind
-        a, b = self.tile
         where = f"({self.x},{self.y},L{self.level}){DIR_NAMES[self.d]}"
         extra = f" slide{DIR_NAMES[self.slide]}" if self.motion == "slide" else ""
         on = "" if self.parent is None else f" on #{self.parent}"
-        return f"{a}-{b} {self.mode} {where}{extra}{on}{' start' if self.start else ''}"
+        return f"{tile_text(self.tile)} {self.mode} {where}{extra}{on}{' start' if self.start else ''}"
 
 
 @dataclass(frozen=True, slots=True)
