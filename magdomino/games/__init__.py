@@ -84,7 +84,7 @@ register_players(_make_tower_player, "traditional", "defi", "quinconce")
 register_players(_make_matador_player, "matador")
 register_players(_make_echanges_player, "echanges")
 register_players(_make_vingt_player, "vingt")
-register_family("tower", record=tower_record, lines=lambda ev, game: event_lines(ev, game.deals), options=game_options)
+register_family("tower", record=tower_record, lines=lambda ev, game: event_lines(ev), options=game_options)
 register_family("chain", record=chain_record, lines=lambda ev, game: [line for line in [chain_event_line(ev)] if line],
                 options=lambda record, physics, source: dict(record.get("options") or {}))
 register_family("vingt", record=vingt_record, lines=lambda ev, game: [line for line in [vingt_event_line(ev)] if line],

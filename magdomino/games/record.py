@@ -293,15 +293,16 @@ def upgrade_placement_texts(record: dict) -> None:
     record["record_version"] = RECORD_VERSION
 
 
-def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
+def event_lines(ev: dict) -> list[str]:
     """The lines :func:`format_record` prints for one event of a tower record (a deal: its
-    hands too; ``n_deals``: the match's number of deals)."""
+    hands too), in the words every game's log uses: ``deal 1: seat 1 starts``, ``P0 places
+    ...``, ``draws``, ``passes``, a placement's verdict ``stands`` or ``FALLS``."""
     lines: list[str] = []
     kind = ev["type"]
     p = ev.get("player")
     state = f"hands {'/'.join(str(s) for s in ev['hand_sizes'])} stock {ev['stock_size']} built {ev['construction_size']}"
     if kind == "deal":
-        lines.append(f"deal {ev['deal'] + 1}/{n_deals}: seat {p} starts")
+        lines.append(f"deal {ev['deal'] + 1}: seat {p} starts")
         for s, h in enumerate(ev["hands"]):
             lines.append(f"  seat {s}: " + " ".join(tile_text(t) for t in h))
         return lines
@@ -315,13 +316,13 @@ def event_lines(ev: dict, n_deals: int = 1) -> list[str]:
         verdict = ev.get("verdict")
         v = ""
         if verdict is not None:
-            v = " verdict: " + ("COLLAPSE" if verdict.get("collapsed") else "stands")
+            v = " verdict: " + ("FALLS" if verdict.get("collapsed") else "stands")
             if verdict.get("reason"):
                 v += f" ({verdict['reason']})"
         if ev.get("error"):
             v += f" error: {ev['error']}"
         said = ev.get("placement")  # the placement language (records of 0.1 before it: the grid pose)
-        text = f"place {said}, {ev['motion']}{tag}{v}" if said else f"place {tile_text((a, b))} {ev['mode']} {where} {how}{on}{tag}{v}"
+        text = f"places {said}, {ev['motion']}{tag}{v}" if said else f"places {tile_text((a, b))} {ev['mode']} {where} {how}{on}{tag}{v}"
     elif kind == "draw":
         text = f"draws {tile_text(ev['tile'])}"
     elif kind == "pass":
@@ -363,10 +364,12 @@ def format_record(record: dict) -> str:
     extras.append(f"physics {record.get('physics', 'none')}" + (f", preset {record['preset']}" if record.get("preset") else ""))
     if record.get("player_kinds"):
         extras.append("players " + ", ".join(record["player_kinds"]))
-    lines = [head + " (" + "; ".join(extras) + ")"]
     n_deals = len(record.get("deals", [])) or 1
+    if n_deals > 1:
+        extras.insert(0, f"{n_deals} deals")
+    lines = [head + " (" + "; ".join(extras) + ")"]
     for ev in record["events"]:
-        lines.extend(event_lines(ev, n_deals))
+        lines.extend(event_lines(ev))
     tail = f"; collapses: {record['collapses']}" if record.get("collapses") else ""
     if record.get("abandoned"):
         tail += f"; abandoned deals (not scored): {record['abandoned']}"

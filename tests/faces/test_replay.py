@@ -41,7 +41,7 @@ def _expected_moves(record):
         if ev["type"] == "place":
             collapsed = bool((ev.get("verdict") or {}).get("collapsed")) and not ev.get("collapse_ignored")
             out.append(("place", f"P{ev['player']} ", f"{ev['tile'][0]}-{ev['tile'][1]} {ev['mode']} {ev['motion']}",
-                        "COLLAPSE" if collapsed else "stands"))
+                        "FALLS" if collapsed else "stands"))
         elif ev["type"] == "collapse":
             out.append(("collapse", f"P{ev['player']} ", f"takes back {len(ev['tiles'])} tiles", ""))
         elif ev["type"] in ("draw", "pass"):
@@ -69,10 +69,10 @@ def test_frames_follow_the_record_with_captions_and_budget(defi_record, defi_rep
     assert len(runs) == len(moves)
     for (caption, count), (kind, player, what, verdict) in zip(runs, moves):
         assert player in caption and what in caption and verdict in caption, (caption, what, verdict)
-        budget = {"place": rp.FRAMES_FALL if verdict == "COLLAPSE" else rp.FRAMES_STANDING,
+        budget = {"place": rp.FRAMES_FALL if verdict == "FALLS" else rp.FRAMES_STANDING,
                   "collapse": rp.FRAMES_LEAVING, "draw": 1, "pass": 1}[kind]
         assert 1 <= count <= budget
-        if kind == "place" and verdict == "COLLAPSE":
+        if kind == "place" and verdict == "FALLS":
             assert count > rp.FRAMES_STANDING  # the fall gets more frames (slow motion)
     assert len(rep.placements) == sum(1 for e in defi_record["events"] if e["type"] == "place")
 
@@ -91,7 +91,7 @@ def test_the_fall_is_in_the_frames(defi_record, defi_replay):
     start = 0
     falls = 0
     for caption, count in runs:
-        if "COLLAPSE" in caption:
+        if "FALLS" in caption:
             first, last = defi_replay.frames[start], defi_replay.frames[start + count - 1]
             top_first, mask_first = _saturated_top(first)
             top_last, mask_last = _saturated_top(last)
