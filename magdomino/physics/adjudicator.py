@@ -50,6 +50,14 @@ takes the :class:`PlacementView` of each candidate placement on the current cons
 ``assess`` must leave the construction, and so the verdicts of later placements, exactly as
 they were. :class:`NoPhysics` has no information: every risk is 0.
 
+Optional too, for a player that only needs its few safest candidates: ``assess_first(views,
+enough) -> list[float | None]`` judges the views in order (the player's preference first)
+until ``enough`` distinct poses have a risk of at most 0.45 (they stand for sure) and gives
+``assess``'s risk of each view judged, None after. A view left None would get at least 0.45
+from ``assess``, and comes after ``enough`` views judged at most 0.45: so the ``enough``
+lowest risks, ties to the earlier view, are among those judged. The statics and PyBullet
+adjudicators have it; a player falls back on ``assess`` where it is missing.
+
 Adjudicators here: :class:`NoPhysics` (``none``: never collapses; marked ``trivial`` so the
 rules skip building views for it) and :class:`ScriptedAdjudicator` (collapses on given
 placement numbers, for tests). Adjudicators are shared by cloned states: a stateful

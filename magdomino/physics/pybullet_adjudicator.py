@@ -34,7 +34,7 @@ from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
 from magdomino.physics.adjudicator import ConstructionInfo, Outcome, PlacementView
 from magdomino.physics.motion import Drop, NoClearMotion, Slide, build, clear_motion, place
 from magdomino.physics.settle import settle
-from magdomino.physics.statics_adjudicator import pose_risks, prepare
+from magdomino.physics.statics_adjudicator import pose_risks, prepare, view_risks
 from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
 
@@ -168,20 +168,32 @@ class PybulletAdjudicator:
         world, and so every later verdict, is left exactly as it was.
         """
         views = list(views)
-        risks = [0.0] * len(views)
-        todo = [i for i, v in enumerate(views) if not (v.first or not v.construction)]
-        if not todo or self.world is None:
-            return risks
+        return view_risks(views, lambda todo: self._pose_risks(views, todo, None))
+
+    def assess_first(self, views, enough: int) -> list:
+        """:meth:`assess` of the views in order until ``enough`` distinct poses stand for sure
+        after the previews; None for the views after (each would get at least
+        :data:`~magdomino.physics.statics_adjudicator.STANDING_MAX`: the protocol in
+        :mod:`magdomino.physics.adjudicator`). The statics judges until ``enough +
+        previews`` poses stand for sure: the previewed poses are among them, and a preview
+        that falls takes one away."""
+        views = list(views)
+        return view_risks(views, lambda todo: self._pose_risks(views, todo, enough + self.previews))
+
+    def _pose_risks(self, views, todo: list, enough: int | None) -> dict:
+        """Risk of each grid pose of ``views[todo]`` judged (:meth:`assess`; ``enough``: :func:`pose_risks`'s)."""
+        if self.world is None:
+            return {views[i].grid: 0.0 for i in todo}
         positions, quats = self.world.poses()
         bodies = list(self._bodies)
         structure = prepare(self.preset, positions[bodies], quats[bodies], self.magnets)
-        first: dict = {}  # grid pose -> (rest position, quaternion); the pips do not matter here
+        first: dict = {}  # grid pose -> (first view, rest position, quaternion); the pips do not matter here
         for i in todo:
             if views[i].grid not in first:
                 rest, yaw, _ = self._target(views[i])
                 first[views[i].grid] = (i, rest, yaw_quaternion(yaw))
-        risk = pose_risks(structure, {k: (p, q) for k, (_, p, q) in first.items()}, self.margins)
-        poses = {k: [risk[k], i] for k, (i, _, _) in first.items()}  # grid pose -> [risk, first view]
+        risk = pose_risks(structure, {k: (p, q) for k, (_, p, q) in first.items()}, self.margins, enough)
+        poses = {k: [r, first[k][0]] for k, r in risk.items()}  # grid pose -> [risk, first view]
         ranked = sorted((r, i, key) for key, (r, i) in poses.items() if r < 1.0)
         for r, i, key in ranked[: self.previews]:
             if r <= COMFORTABLE_RISK:  # the statics is sure enough: no preview needed
@@ -189,9 +201,7 @@ class PybulletAdjudicator:
             fell = self._preview(views[i], positions[bodies], quats[bodies])
             if fell is not None:
                 poses[key][0] = 1.0 if fell else r / 2
-        for i in todo:
-            risks[i] = poses[views[i].grid][0]
-        return risks
+        return {k: r for k, (r, _) in poses.items()}
 
     def _preview(self, view: PlacementView, positions, quats) -> bool | None:
         """Whether ``view`` makes the construction fall in a fresh copy of the world at the

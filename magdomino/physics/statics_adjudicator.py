@@ -102,15 +102,23 @@ in the order of the views: a player puts its preferred candidates first); the ot
 stand get :data:`STANDING_MAX` ("stands, margin not measured"). Margins cost 5-50 ms each."""
 
 
-def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
+def pose_risks(structure, poses, margins: int = MARGINS, enough: int | None = None) -> dict:
     """Risk of each distinct pose: ``poses`` is an ordered dict ``key -> (position (3,) m,
     quaternion (4,))``; the statics' three answers (:func:`magdomino.physics.statics_screen.sure_verdict`;
     a pose that does not stand at rest is 1 without its rest-fall tests, one that falls in an
     unstable balance 1, an unsure pose :data:`UNKNOWN_RISK`), then the margin and load factor
-    of the first ``margins`` that stand for sure."""
+    of the first ``margins`` that stand for sure.
+
+    With ``enough``, the poses are judged in order only until ``max(enough, margins)`` of
+    them stand for sure; the dict holds the poses judged (a prefix of ``poses``). Every pose
+    left out would get at least :data:`STANDING_MAX`: the margins went to the ones before."""
     risks = {}
     measured = 0
+    sure = 0
+    stop = None if enough is None else max(int(enough), margins)
     for key, (position, quat) in poses.items():
+        if stop is not None and sure >= stop:
+            break
         stressed = _stressed(structure, position, quat)
         if stressed is None:
             risks[key] = UNKNOWN_RISK
@@ -119,11 +127,27 @@ def pose_risks(structure, poses, margins: int = MARGINS) -> dict:
         answer = sure_verdict(run_screen(stressed, results)) if results[AT_REST] else "falls"
         if answer != "stands":
             risks[key] = 1.0 if answer == "falls" else UNKNOWN_RISK
-        elif measured < margins:
+            continue
+        sure += 1
+        if measured < margins:
             measured += 1
             risks[key] = statics_risk(judge(structure, position, quat, True))
         else:
             risks[key] = STANDING_MAX
+    return risks
+
+
+def view_risks(views, risks_of) -> list:
+    """Each view's risk: 0 for the first tile of a construction, else ``risks_of(todo)``'s
+    risk of its grid pose (``todo``: the indices of the other views), None where that left
+    the pose out (``assess_first``)."""
+    views = list(views)
+    risks: list = [0.0] * len(views)
+    todo = [i for i, v in enumerate(views) if not (v.first or not v.construction)]
+    if todo:
+        seen = risks_of(todo)
+        for i in todo:
+            risks[i] = seen.get(views[i].grid)
     return risks
 
 
@@ -300,20 +324,24 @@ class StaticsAdjudicator:
         ``margins`` standing poses in the order of ``views`` (:func:`pose_risks`). Every view
         is a candidate on the same construction (the current one)."""
         views = list(views)
-        risks = [0.0] * len(views)
-        todo = [i for i, v in enumerate(views) if not (v.first or not v.construction)]
-        if not todo:
-            return risks
+        return view_risks(views, lambda todo: self._pose_risks(views, todo, None))
+
+    def assess_first(self, views, enough: int) -> list:
+        """:meth:`assess` of the views in order until ``enough`` distinct poses (and at least
+        ``margins``) stand for sure; None for the views after (each would get at least
+        :data:`STANDING_MAX`: the protocol in :mod:`magdomino.physics.adjudicator`)."""
+        views = list(views)
+        return view_risks(views, lambda todo: self._pose_risks(views, todo, enough))
+
+    def _pose_risks(self, views, todo: list, enough: int | None) -> dict:
+        """:func:`pose_risks` of the grid poses of ``views[todo]`` on their construction."""
         structure = self.structure(views[todo[0]].construction)
         poses: dict = {}  # the tile's pips do not matter to the statics: one check per grid pose
         for i in todo:
             if views[i].grid not in poses:
                 centre, yaw = views[i].pose
                 poses[views[i].grid] = (np.asarray(centre, float), yaw_quaternion(yaw))
-        seen = pose_risks(structure, poses, self.margins)
-        for i in todo:
-            risks[i] = seen[views[i].grid]
-        return risks
+        return pose_risks(structure, poses, self.margins, enough)
 
     def close(self) -> None:
         if self.fallback is not None:

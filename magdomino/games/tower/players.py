@@ -15,6 +15,12 @@ nothing to assess: an adjudicator without ``assess``, or a game that is not a to
 (traditional, matador, échanges, vingt: no collapse). Their decisions are deterministic
 (the adjudicators' assessments are). Neither leads the construction into one state more than
 :data:`REPEATS` times in a deal while it has another move (:class:`Repeats`).
+
+Each judges only what its choice depends on, and chooses as if it had judged everything:
+where the adjudicator has ``assess_first`` (:mod:`magdomino.physics.adjudicator`), the
+candidates are judged heaviest first until enough stand for sure (careful: its
+:data:`LOOKAHEAD`; bold: one), and careful weighs the trap share of its next candidate only
+while that candidate can still win (:meth:`CarefulPlayer._least_trapped`).
 """
 
 from __future__ import annotations
@@ -57,21 +63,35 @@ def _weight(action) -> int:
     return action.tile[0] + action.tile[1]
 
 
-def _assessed(state):
-    """``(places, risks)`` for the legal placements, or ``(legal, None)`` when there is
-    nothing to weigh (no placement, a single action, no ``assess``, not a tower game)."""
+def _candidates(state):
+    """``(places, adjudicator)``: the legal placements, heaviest first (stable: adjudicators
+    measure margins of the first candidates they see), and the adjudicator that weighs them;
+    ``(legal, None)`` when there is nothing to weigh (no placement, a single one, no
+    ``assess``, not a tower game)."""
     legal = state.legal_actions()
     places = [a for a in legal if a.kind == "place"]
     if not places:
         return legal, None
     game = getattr(state, "game", None)
     rulebook = getattr(game, "rulebook", None)
-    assess = getattr(getattr(game, "adjudicator", None), "assess", None)
-    if len(places) == 1 or assess is None or not getattr(rulebook, "can_collapse", False) or not hasattr(state, "placement_view"):
+    adjudicator = getattr(game, "adjudicator", None)
+    if (len(places) == 1 or getattr(adjudicator, "assess", None) is None or not getattr(rulebook, "can_collapse", False)
+            or not hasattr(state, "placement_view")):
         return places, None
-    # Heaviest first (stable): adjudicators measure margins of the first candidates they see.
-    places = sorted(places, key=lambda a: -_weight(a))
-    return places, [float(r) for r in assess([state.placement_view(a) for a in places])]
+    return sorted(places, key=lambda a: -_weight(a)), adjudicator
+
+
+def _risks(adjudicator, state, places, enough: int | None) -> list:
+    """The risk of each of ``places``: every one (``enough`` None, or an adjudicator without
+    ``assess_first``), or in order until ``enough`` poses stand for sure, None after (the
+    protocol in :mod:`magdomino.physics.adjudicator`: a None is at least
+    :data:`~magdomino.physics.statics_adjudicator.STANDING_MAX` and never among the
+    ``enough`` safest)."""
+    views = [state.placement_view(a) for a in places]
+    first = getattr(adjudicator, "assess_first", None)
+    if enough is None or first is None:
+        return [float(r) for r in adjudicator.assess(views)]
+    return [None if r is None else float(r) for r in first(views, enough)]
 
 
 def _heaviest(actions):
@@ -84,8 +104,9 @@ def _heaviest(actions):
 
 
 def _safest(places, risks):
-    """The lowest risk, ties to the heaviest tile, then the stable order."""
-    low = min(risks)
+    """The lowest risk, ties to the heaviest tile, then the stable order (a None risk, not
+    judged, is never the lowest: :func:`_risks`)."""
+    low = min(r for r in risks if r is not None)
     return _heaviest([a for a, r in zip(places, risks) if r == low])
 
 
@@ -97,7 +118,7 @@ TRAP_WEIGHT = 0.5
 than any standing placement's own risk, 0.45 at most)."""
 
 
-def trap_share(state, action, statics) -> float:
+def trap_share(state, action, statics, stop=None) -> float:
     """Of the tiles the current player cannot see (neither in its hand nor in the
     construction), the share that the next player could place only so that the tower falls,
     after ``action``: a tile is a trap when it has legal placements and the statics
@@ -106,7 +127,9 @@ def trap_share(state, action, statics) -> float:
 
     Rules only (a copy of the state on a copy of the game with no physics); the next
     player's hand is not looked at, only which tiles exist. 0 when ``action`` ends the deal.
-    Each tile's placements are judged until one stands, each pose once.
+    Each tile's placements are judged until one stands, each pose once. ``stop(share)``
+    (optional, true from some share up) ends the count early: the share returned then is
+    the count so far, at most the whole one, with ``stop`` true of it.
     """
     rules_only = copy.copy(state.game)
     rules_only.adjudicator = NoPhysics()
@@ -136,6 +159,8 @@ def trap_share(state, action, statics) -> float:
                 break
         else:
             traps += 1
+            if stop is not None and stop(traps / len(unseen)):
+                break
     return traps / len(unseen)
 
 
@@ -167,16 +192,35 @@ class Repeats:
             self.seen[key] = self.seen.get(key, 0) + 1
 
 
-def _avoid_repeats(repeats: Repeats, state, places: list, risks: list) -> tuple[list, list]:
-    """``places`` and ``risks`` without the moves ``repeats`` has seen too often, unless every
-    move has been (then all of them)."""
+def _kept(repeats: Repeats, state, places: list) -> list[int] | None:
+    """The indices of ``places`` that ``repeats`` has not seen too often, or None when every
+    one is kept: none is fresh, all are, or the position is not a tower game's."""
     if not hasattr(state, "placed"):  # a position that is not a tower game's: nothing to compare
-        return places, risks
+        return None
     fresh = repeats.fresh(state, places)
     if any(fresh) and not all(fresh):
-        kept = [k for k, f in enumerate(fresh) if f]
-        return [places[k] for k in kept], [risks[k] for k in kept]
-    return places, risks
+        return [k for k, f in enumerate(fresh) if f]
+    return None
+
+
+def _weighed(repeats: Repeats, adjudicator, state, places: list, enough: int | None) -> tuple[list, list]:
+    """``places`` and their risks (:func:`_risks`), without the moves ``repeats`` has seen too
+    often unless every move has been. When some are left out, every risk is judged: the
+    adjudicator measures margins of the first poses it sees, left out or not, and a player's
+    choice stays what judging them all gives."""
+    kept = _kept(repeats, state, places)
+    risks = _risks(adjudicator, state, places, enough if kept is None else None)
+    if kept is None:
+        return places, risks
+    return [places[k] for k in kept], [risks[k] for k in kept]
+
+
+def _standing_max() -> float:
+    """:data:`~magdomino.physics.statics_adjudicator.STANDING_MAX`, imported on use (the
+    statics brings numba and scipy, which rules-only players do without)."""
+    from magdomino.physics.statics_adjudicator import STANDING_MAX
+
+    return STANDING_MAX
 
 
 class CarefulPlayer:
@@ -204,18 +248,32 @@ class CarefulPlayer:
         return action
 
     def _choose(self, state):
-        places, risks = _assessed(state)
-        if risks is None:
+        places, adjudicator = _candidates(state)
+        if adjudicator is None:
             return _heaviest(places) if places[0].kind == "place" else places[0]
-        places, risks = _avoid_repeats(self.repeats, state, places, risks)
-        standing = sorted((r, -_weight(a), k) for k, (a, r) in enumerate(zip(places, risks)) if r < 1.0)
+        # Only the lookahead's safest count: the adjudicator may stop once that many poses stand for sure.
+        places, risks = _weighed(self.repeats, adjudicator, state, places, max(self.lookahead, 1))
+        standing = sorted((r, -_weight(a), k) for k, (a, r) in enumerate(zip(places, risks)) if r is not None and r < 1.0)
         if self.lookahead <= 0 or len(standing) < 2 or not hasattr(state, "clone"):  # nothing to weigh, or no copy to weigh it on
             return _safest(places, risks)
+        return places[self._least_trapped(state, places, standing[: self.lookahead])[2]]
+
+    def _least_trapped(self, state, places: list, safest: list) -> tuple:
+        """The least ``(risk + TRAP_WEIGHT * trap share, -weight, index)`` of ``safest``
+        (``(risk, -weight, index)`` of standing placements, in increasing order). A trap share
+        is at least 0, so a candidate whose own ``(risk, -weight, index)`` is above the best
+        so far cannot win, nor can the ones after it; and a share is counted only until it
+        loses (:func:`trap_share`'s ``stop``). The result is that of weighing them all."""
         statics = self._statics_of(state.game)
-        weighed = []
-        for r, minus_weight, k in standing[: self.lookahead]:
-            weighed.append((r + TRAP_WEIGHT * trap_share(state, places[k], statics), minus_weight, k))
-        return places[min(weighed)[2]]
+        best = None
+        for r, minus_weight, k in safest:
+            if best is not None and (r, minus_weight, k) > best:
+                break
+            stop = None if best is None else (lambda share, r=r, bound=best[0]: r + TRAP_WEIGHT * share > bound)
+            weighed = (r + TRAP_WEIGHT * trap_share(state, places[k], statics, stop), minus_weight, k)
+            if best is None or weighed < best:
+                best = weighed
+        return best
 
     def _statics_of(self, game):
         """A yes/no statics adjudicator with the game's preset and magnets (the grid's nominal
@@ -252,11 +310,13 @@ class BoldPlayer:
         return action
 
     def _choose(self, state):
-        places, risks = _assessed(state)
-        if risks is None:
+        places, adjudicator = _candidates(state)
+        if adjudicator is None:
             return _heaviest(places) if places[0].kind == "place" else places[0]
-        places, risks = _avoid_repeats(self.repeats, state, places, risks)
-        ok = [(a, r) for a, r in zip(places, risks) if r <= self.threshold]
+        # Below STANDING_MAX only the poses judged can be within the threshold: the adjudicator may stop at the first sure one.
+        lazy = getattr(adjudicator, "assess_first", None) is not None and self.threshold < _standing_max()
+        places, risks = _weighed(self.repeats, adjudicator, state, places, 1 if lazy else None)
+        ok = [(a, r) for a, r in zip(places, risks) if r is not None and r <= self.threshold]
         if not ok:
             return _safest(places, risks)
         heavy = max(_weight(a) for a, _ in ok)
