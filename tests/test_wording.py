@@ -1,5 +1,7 @@
 """One way to print each thing (magdomino.wording), and the faces that print with it."""
 
+import re
+from pathlib import Path
 from types import SimpleNamespace
 
 from magdomino import wording
@@ -18,6 +20,26 @@ def test_winners_counts_probabilities_and_booleans_have_one_form():
 def test_a_tile_is_its_pips_joined_by_a_dash_and_a_crossed_double_by_a_bar():
     assert wording.tile_text((6, 3)) == "6-3" and wording.tile_text([3, 6]) == "3-6"
     assert wording.tile_text((5, 5), crossed=True) == "5|5" and wording.tile_text((5, 5), crossed=False) == "5-5"
+
+
+TILE_BY_HAND = re.compile(r"(?<![-\w])(?:\{([\w.\[\]'\"]+)\[0\]\}[-|]\{\1\[1\]\}|\{[a-z]\}[-|]\{[a-z]\})")
+"""A tile's pips formatted in place: ``{t[0]}-{t[1]}``, ``{a}-{b}``, ``{a}|{b}`` (not a name
+such as ``tile-{a}-{b}``, a file or an element id)."""
+SWITCHING = {"magdomino/faces/lab", "magdomino/games/openspiel/vingt.py", "magdomino/physics/pybullet_adjudicator.py"}
+"""Modules that switch to :func:`magdomino.wording.tile_text` with the work under way in them."""
+
+
+def test_every_face_writes_a_tile_with_the_one_tile_text():
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted((root / "magdomino").rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        if name == "magdomino/wording.py" or any(name.startswith(s) for s in SWITCHING):
+            continue
+        found += [f"{name}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1) if TILE_BY_HAND.search(line)]
+    assert not found
+    assert TILE_BY_HAND.search('f"{t[0]}-{t[1]}"') and TILE_BY_HAND.search('f"{shown[j][0]}-{shown[j][1]}"')
+    assert TILE_BY_HAND.search('f"{a}|{b}"') and not TILE_BY_HAND.search('f"tile-{a}-{b}.png"')
 
 
 def test_the_command_lines_odds_line_says_one_collapse_in_the_singular():

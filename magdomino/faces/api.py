@@ -34,7 +34,7 @@ from magdomino.faces.notebook import (  # noqa: F401 - Picture and Result are th
 from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset, preset_names, with_overrides, write_preset
 from magdomino.model.tiles import parse_tile
 from magdomino.studies.scenario import load_scenario, scenario_from_dict
-from magdomino.wording import counted, winners
+from magdomino.wording import counted, tile_text, winners
 
 # The studies, games, renderer and plots are imported by the call that runs them: md.Construction(...)
 # loads the scenario and preset modules only.
@@ -213,7 +213,7 @@ class Construction:
 
         document = whatif_document(self.scenario, tile, ranked, seed=seed, rule=rule, parallel_only=parallel_only,
                                    second_parallel=second_parallel, screen=screen, engine=settings.get("engine", "hybrid"))
-        return Ranking(ranked, typed if isinstance(typed, str) else f"{tile[0]}-{tile[1]}", document)
+        return Ranking(ranked, typed if isinstance(typed, str) else tile_text(tile), document)
 
     def sweep(self, param: str, values, *what_ifs: str, trials: int = 50, seed: int | None = None, jobs: int | None = None,
               progress: bool = True, **settings):

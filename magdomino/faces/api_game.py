@@ -28,7 +28,7 @@ from magdomino.errors import InputError
 from magdomino.faces.api import Construction, game_physics, make_adjudicator
 from magdomino.games.session import GameSession
 from magdomino.model.presets import DEFAULT_PRESET
-from magdomino.wording import winners
+from magdomino.wording import tile_text, winners
 
 
 class Game(GameSession):
@@ -56,7 +56,7 @@ class Game(GameSession):
         rows = "".join(f"<li>{html.escape(t)}</li>" for t in self.legal()[:20])
         log = html.escape("\n".join(self.lines()[-12:]))
         return (f"<div><b>{html.escape(self.rule)}</b>, seats {html.escape(', '.join(self.seats))}, seed {self.seed}: "
-                f"{who}<pre>{log}</pre><div>hand: {html.escape(' '.join(f'{a}-{b}' for a, b in self.hand))}</div>"
+                f"{who}<pre>{log}</pre><div>hand: {html.escape(' '.join(tile_text(t) for t in self.hand))}</div>"
                 f"<ol start=0>{rows}</ol></div>")
 
 

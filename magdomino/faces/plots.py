@@ -19,6 +19,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.geometry import footprints_overlap
 from magdomino.maths.poses import box_corners, quaternion_matrices, quaternion_yaw, top_face_height
 from magdomino.model.tiles import colour_of, colour_rgb, tile
+from magdomino.wording import tile_text
 
 STYLE = {
     "figsize": (6.4, 4.0),
@@ -426,7 +427,7 @@ def tile_as_ranked(document: dict) -> str:
             orders[first] = orders.get(first, 0) + 1
     if orders:
         a, b = max(orders, key=orders.get)  # the first of the most common (dicts keep their order)
-    return f"{a}-{b}"
+    return tile_text((a, b))
 
 
 def whatif_figure(document: dict, path: str | Path) -> Path:

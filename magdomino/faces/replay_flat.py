@@ -12,7 +12,7 @@ import numpy as np
 from magdomino.faces import frames
 from magdomino.faces.tables import chain_table_figure, vingt_table_figure
 from magdomino.games.chain.record import event_line
-from magdomino.wording import counted, winners
+from magdomino.wording import counted, tile_text, winners
 
 
 def _picture(table_figure, final: dict, title: str, width: int, height: int) -> np.ndarray:
@@ -79,7 +79,7 @@ def _vingt_steps(record: dict):
 def _caption(record: dict, ev: dict) -> str:
     if record["rule"] == "vingt":
         if ev.get("type") == "place":
-            tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
+            tiles = " ".join(tile_text((a, b)) for _, _, a, b in ev["tiles"])
             return (f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, "
                     f"{counted(len(ev['markers']), 'marker')}")
         return f"end: {winners(record.get('winners'))}; scores {record.get('scores')}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from magdomino.faces.plots import save
+from magdomino.wording import tile_text
 
 _PIPS = {
     0: (),
@@ -313,7 +314,7 @@ def chain_table_figure(final: dict, title: str | None = None):
         top = min(ys) - 2.0
         _draw_box(ax, 0.0, top, "SUN", final["sun"], "#ffd700")
         _draw_box(ax, ROW_UNITS / 2 + 1.0, top, "RAIN", final["rain"], "#87ceeb")
-    hands = "; ".join(f"seat {s}: " + (" ".join(f"{a}-{b}" for a, b in h) or "-") for s, h in enumerate(final.get("hands", [])))
+    hands = "; ".join(f"seat {s}: " + (" ".join(tile_text(t) for t in h) or "-") for s, h in enumerate(final.get("hands", [])))
     ax.set_title((title + "\n" if title else "") + f"hands: {hands}; stock {len(final.get('stock', []))}", fontsize=8)
     return fig
 

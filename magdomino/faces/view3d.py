@@ -26,6 +26,7 @@ from magdomino.maths.poses import box_corners, quaternion_matrices
 from magdomino.model.tiles import colour_of, colour_rgb, tile
 from magdomino.optional import require
 from magdomino.studies.simulation import try_placement
+from magdomino.wording import tile_text
 
 TABLE_COLOUR = "rgb(204, 194, 176)"
 """The table, as in the PNG renders (:data:`magdomino.faces.render.TABLE_COLOUR`)."""
@@ -87,7 +88,7 @@ def _colour(pips, preset) -> str:
 def _tile_mesh(go, k, pips, corners_mm, colour, *, opacity=1.0, note=""):
     """A tile's box: one Mesh3d of its 8 corners (mm), named and hovered ``#k a-b``."""
     a, b = pips
-    name = f"#{k} {a}-{b}{note}"
+    name = f"#{k} {tile_text(pips)}{note}"
     corners_mm = np.round(corners_mm, DECIMALS_MM)
     return go.Mesh3d(
         x=corners_mm[:, 0], y=corners_mm[:, 1], z=corners_mm[:, 2], i=_BOX_I, j=_BOX_J, k=_BOX_K,
@@ -122,7 +123,7 @@ def _labels(go, p, q, pips, indices, size):
         up = np.zeros(3)
         up[axis] = math.copysign(size[axis] / 2 + LABEL_LIFT_M, R[2, axis])
         at = p[k] + R @ up
-        for seq, v in zip(numbers, (at[0], at[1], at[2], f"#{k}", f"#{k} {pips[k][0]}-{pips[k][1]}")):
+        for seq, v in zip(numbers, (at[0], at[1], at[2], f"#{k}", f"#{k} {tile_text(pips[k])}")):
             seq.append(v)
         for h, sign in ((0, -1), (1, 1)):
             at = p[k] + R @ (up + np.array([sign * size[0] / 4, 0.0, 0.0]))

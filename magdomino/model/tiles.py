@@ -21,6 +21,7 @@ import numpy as np
 from magdomino.checks import check_count
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import CORNER_SIGNS
+from magdomino.wording import tile_text
 
 Tile = tuple[int, int]
 
@@ -87,7 +88,7 @@ def all_tiles() -> tuple[Tile, ...]:
 def tile(a: int, b: int) -> Tile:
     """The normalised tile ``(min, max)``; ValueError if a half is outside 0..6."""
     if not (0 <= a <= 6 and 0 <= b <= 6) or int(a) != a or int(b) != b:
-        raise ValueError(f"not a double-six tile: {a}-{b}")
+        raise ValueError(f"not a double-six tile: {tile_text((a, b))}")
     return (int(min(a, b)), int(max(a, b)))
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 
 from magdomino.errors import InputError
+from magdomino.wording import tile_text
 
 TIED = ("on", "beneath", "after")
 """The scenario keys that tie a placement to an earlier tile: on top of it, slid beneath it, end to end after it."""
@@ -189,8 +190,8 @@ def expand_place(entry: dict, source: str, key: str, shown: list, allowed) -> di
     tied = next((k for k in TIED if k in parsed), None)
     t = parsed[tied]["tile"] if tied else None
     if parent is not None and 0 <= t < len(shown) and parent != list(shown[t]):
-        raise InputError(source, f"{key}.place", f"expected #{t} to be {shown[t][0]}-{shown[t][1]} (as shown), "
-                                                 f"as the placement says {parent[0]}-{parent[1]}")
+        raise InputError(source, f"{key}.place", f"expected #{t} to be {tile_text(shown[t])} (as shown), "
+                                                 f"as the placement says {tile_text(parent)}")
     return {**{k: v for k, v in entry.items() if k != "place"}, **parsed}
 
 
@@ -204,15 +205,15 @@ def format_placement(placement, shown=None) -> str:
     a, b = placement.pips
     if placement.on is not None:
         t, h = placement.on
-        parent = f" ({shown[t][0]}-{shown[t][1]})" if shown is not None and t < len(shown) else ""
-        text = f"{a}-{b} {placement.relation} #{t}{parent} half {h}"
+        parent = f" ({tile_text(shown[t])})" if shown is not None and t < len(shown) else ""
+        text = f"{tile_text((a, b))} {placement.relation} #{t}{parent} half {h}"
         direction = direction_of(placement.yaw_deg, h)
         if direction is None:
             text += f", turned {_num(placement.yaw_deg)} deg"
         elif direction != "outward":
             text += f", {direction}"
     else:
-        text = f"{a}-{b} at (" + ", ".join(_num(v) for v in placement.pos_mm) + ") mm"
+        text = f"{tile_text((a, b))} at (" + ", ".join(_num(v) for v in placement.pos_mm) + ") mm"
         if placement.yaw_deg:
             text += f", yaw {_num(placement.yaw_deg)}"
     if placement.slide_mm is not None:

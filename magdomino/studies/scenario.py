@@ -59,6 +59,7 @@ from magdomino.studies.aiming import (
     structure_poses,
 )
 from magdomino.studies.placement_language import DEFAULT_DROP_MM, TIED, expand_place, format_placement
+from magdomino.wording import tile_text
 
 NOISE_KEYS = {
     "pos_sigma_mm": "position error of the hand, sigma in mm, along x and along y",
@@ -247,8 +248,8 @@ def _check_free_half(scenario: Scenario, placement: Placement, poses, size, key:
         return
     shown = [pl.pips for pl in scenario.structure]
     raise InputError(scenario.source, key,
-                     f"expected a free half for {placement.describe(shown)!r}: #{t} ({shown[t][0]}-{shown[t][1]}) half {h} "
-                     f"is covered by #{j} ({shown[j][0]}-{shown[j][1]}); place it on #{j} instead")
+                     f"expected a free half for {placement.describe(shown)!r}: #{t} ({tile_text(shown[t])}) half {h} "
+                     f"is covered by #{j} ({tile_text(shown[j])}); place it on #{j} instead")
 
 
 def check_noise(noise: Any, source: str, key: str = "noise") -> dict[str, Any]:
@@ -327,7 +328,7 @@ def _table_placement(entry: dict, source: str, key: str, earlier: int, used) -> 
     pips = (int(pips_raw[0]), int(pips_raw[1]))
     for j, other in enumerate(used):
         if tile(*other.pips) == tile(*pips):
-            raise InputError(source, f"{key}.pips", f"expected each tile once; {pips[0]}-{pips[1]} is already structure[{j}]")
+            raise InputError(source, f"{key}.pips", f"expected each tile once; {tile_text(pips)} is already structure[{j}]")
     tied = [k for k in TIED if k in entry]
     if len(tied) + ("pos_mm" in entry) != 1:
         raise InputError(source, key, "expected exactly one of pos_mm (absolute) or on, beneath, after (relational)")
@@ -358,7 +359,7 @@ def _table_placement(entry: dict, source: str, key: str, earlier: int, used) -> 
             how = {"on": "lie on", "beneath": "lie beneath", "after": "touch"}[relation]
             raise InputError(
                 source, f"{key}.{relation}",
-                f"expected a tile with a half of {below} pips to {how} tile {t}'s half {h}; {pips[0]}-{pips[1]} has none"
+                f"expected a tile with a half of {below} pips to {how} tile {t}'s half {h}; {tile_text(pips)} has none"
             )
         on = (t, h)
     yaw = check_number(source, f"{key}.yaw_deg", entry.get("yaw_deg", 0.0), minimum=-YAW_LIMIT_DEG, maximum=YAW_LIMIT_DEG)

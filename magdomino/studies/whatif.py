@@ -31,6 +31,7 @@ from magdomino.studies.odds import OddsSettings, WhatIfOdds, estimate_odds, odds
 from magdomino.studies.scenario import Scenario
 from magdomino.studies.statics_engine import candidate_margins, check_screen
 from magdomino.version import __version__
+from magdomino.wording import tile_text
 
 SCREEN_BAND_DEG = 5.0
 """With ``screen``, candidates whose statics tilt margin is within this of the K-th best are
@@ -53,7 +54,7 @@ def check_tile(scenario: Scenario, tile_pips) -> tuple[int, int]:
     t = parse_tile(tile_pips, ARGUMENTS, "tile")
     for i, pl in enumerate(scenario.structure):
         if tile(*pl.pips) == t:
-            raise InputError(ARGUMENTS, "tile", f"{t[0]}-{t[1]} is already in the structure (#{i}); each tile exists once")
+            raise InputError(ARGUMENTS, "tile", f"{tile_text(t)} is already in the structure (#{i}); each tile exists once")
     return t
 
 
@@ -225,7 +226,7 @@ def rank_placements(
                else " (the second tile parallel; --no-second-parallel lifts it)" if second_parallel and len(scenario.structure) == 1
                else "")
         raise InputError(ARGUMENTS, "tile",
-                         f"no legal placement of {t[0]}-{t[1]} on this structure under rule {rule}{how}")
+                         f"no legal placement of {tile_text(t)} on this structure under rule {rule}{how}")
     if screen is not None:
         return screen_placements(scenario, candidates, settled, run, screen)
     synthetic = replace(scenario, what_if=tuple(c.placement for c in candidates))

@@ -78,6 +78,7 @@ from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
 from magdomino.studies.aiming import target_pose
 from magdomino.studies.scenario import Placement, Scenario
 from magdomino.studies.whatif import check_tile
+from magdomino.wording import tile_text
 
 RULES = ("any", "defi", "quinconce")
 POSITION_TOLERANCE = 0.25
@@ -135,7 +136,7 @@ def structure_grid(scenario: Scenario, settled) -> tuple[Grid, GridFrame]:
     grid = Grid()
     for i, (pl, p, q) in enumerate(zip(scenario.structure, positions, quats)):
         key = f"structure[{i}]"
-        name = f"{pl.pips[0]}-{pl.pips[1]}"
+        name = tile_text(pl.pips)
         pose, why = _nearest_grid_pose(frame, size, p, q, tilts[i])
         if why is not None:
             raise InputError(
@@ -418,7 +419,7 @@ def placement_words(tile, grid: GridPose, parent: int, parent_pips, kind: str, s
     half, matched, direction = relation or relation_of(grid, tile, parent_pose, parent_pips, kind)
     other = tile[1] if tile[0] == matched else tile[0]
     first, second = tile if as_shown else (matched, other)
-    text = f"{first}-{second} {WORDS[kind]} #{parent} ({parent_pips[0]}-{parent_pips[1]}) half {half}"
+    text = f"{tile_text((first, second))} {WORDS[kind]} #{parent} ({tile_text(parent_pips)}) half {half}"
     if kind != "end to end" and direction != "outward":
         text += ", " + direction.replace("across, ", "across ")
     also = [f"#{n}" for n in supports if n != parent]

@@ -31,6 +31,7 @@ from magdomino.maths import geometry as geo
 from magdomino.maths.geometry import DIRS, SLIDE_START_MM
 from magdomino.model.tiles import ALL_TILES, TILE_INDEX, Tile
 from magdomino.physics.adjudicator import ConstructionInfo, PlacedTile, PlacementView
+from magdomino.wording import tile_text
 
 _START_RANK = {t: ((1, t[0], 0) if t[0] == t[1] else (0, t[0] + t[1], t[1])) for t in ALL_TILES}
 """Who starts a construction: the highest double, else the highest pip total (ties: the higher top half)."""
@@ -107,7 +108,7 @@ def placement_text(placed, grid: Grid | None, action: Action, number: int, tile_
     if action.parent is None or action.parent >= number:
         centre, yaw = geo.physical_pose(pose, tile_size)
         where = [centre[0] * 1000, centre[1] * 1000] + ([centre[2] * 1000] if action.level else [])
-        text = f"{action.tile[0]}-{action.tile[1]} at (" + ", ".join(f"{v:g}" for v in np.round(where, 3) + 0.0) + ") mm"
+        text = f"{tile_text(action.tile)} at (" + ", ".join(f"{v:g}" for v in np.round(where, 3) + 0.0) + ") mm"
         turn = round(float(np.degrees(yaw)), 3) + 0.0
         return text + (f", yaw {turn:g}" if turn else "")
     below = placed[action.parent]
@@ -554,7 +555,7 @@ class State(TurnState):
             lines.extend("  " + row for row in self._top_view())
         for s, h in enumerate(self.hands):
             mark = "*" if s == self.current else " "
-            tiles = " ".join(f"{a}-{b}" for a, b in h)
+            tiles = " ".join(tile_text(t) for t in h)
             lines.append(f"{mark}seat {s}: [{tiles}] ({self._value(h)} {'tiles' if g.kids else 'pips'})")
         if self.current == CHANCE:
             lines.append("to play: chance (deal)")

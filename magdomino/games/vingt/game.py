@@ -68,7 +68,7 @@ from magdomino.games.vingt.moves import (
 )
 from magdomino.model.tiles import double_set
 from magdomino.version import __version__
-from magdomino.wording import counted, winners
+from magdomino.wording import counted, tile_text, winners
 
 RULE = "vingt"
 STATE_FORMAT = "magdomino.vingt/1"
@@ -550,7 +550,7 @@ def event_line(ev: dict) -> str | None:
     if kind == "deal":
         return f"round {ev['round'] + 1}: seat {p} starts"
     if kind == "place":
-        tiles = " ".join(f"{a}-{b}" for _, _, a, b in ev["tiles"])
+        tiles = " ".join(tile_text((a, b)) for _, _, a, b in ev["tiles"])
         again = " (again)" if ev["replay"] else ""
         return (f"  P{p} {tiles} along {ev['dir']} at {tuple(ev['tiles'][0][:2])}{again}: {ev['total']}, "
                 f"{counted(len(ev['markers']), 'marker')}; left {ev['markers_left']}")
