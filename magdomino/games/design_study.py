@@ -44,6 +44,7 @@ import numpy as np
 
 from magdomino.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.errors import ARGUMENTS, InputError
+from magdomino.games.family import PLACEMENT_GUARD
 from magdomino.games.tournament import (
     TournamentJob,
     check_deal_record,
@@ -234,7 +235,8 @@ def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: 
         (:func:`magdomino.model.presets.with_overrides`); several keys make a grid.
     physics : an engine's name (:func:`magdomino.games.tournament.physics_names`, not none)
     preset, preset_overrides, magnets, max_placements : as :func:`~magdomino.games.tournament.run_tournament`
-        (``preset_overrides`` apply at every point, ``vary`` on top; the guard defaults to 300)
+        (``preset_overrides`` apply at every point, ``vary`` on top; the guard defaults to
+        :data:`~magdomino.games.family.PLACEMENT_GUARD`, 300)
     skilled : str
         The kind whose win share against random seats is the skill gap.
     jobs, scheduler, executor, out_dir, resume, progress : as a tournament (the log is ``study.jsonl``)
@@ -266,7 +268,7 @@ def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: 
         capped_jobs(jobs, 1)
     base = check_overrides_physics(preset_overrides, physics)
     vary = _check_vary(vary, base)
-    max_placements = 300 if max_placements is None else int(max_placements)
+    max_placements = PLACEMENT_GUARD if max_placements is None else int(max_placements)
     grid = study_points(vary)
     jobs_of = tuple(TournamentJob(rule, seats, int(seed), int(deals), physics, preset, bool(magnets), max_placements,
                                   tuple({**base, **values}.items())) for values in grid)

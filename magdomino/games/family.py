@@ -95,6 +95,9 @@ class WholeTurn:
         return ()
 
     def copy(self) -> WholeTurn:
+        return self  # never changed once made: its moves are immutable values
+
+    def __deepcopy__(self, memo) -> WholeTurn:
         return self
 
 

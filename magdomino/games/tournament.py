@@ -41,6 +41,7 @@ from magdomino.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.chain.record import play_chain
 from magdomino.games.core import make_game
+from magdomino.games.family import PLACEMENT_GUARD
 from magdomino.games.players import OPTIONAL_KINDS, players_of
 from magdomino.games.record import play_game
 from magdomino.games.session import CALLER_SEATS
@@ -327,7 +328,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         capped_jobs(jobs, 1)  # refused here, before any deal, when not a whole number > 0
     overrides = check_overrides_physics(preset_overrides, physics)
     if physics != "none" and max_placements is None:
-        max_placements = 300  # as `play`: a physics game must end
+        max_placements = PLACEMENT_GUARD  # as every face: a physics game must end
     job = TournamentJob(rule, seats, int(seed), int(deals), physics, preset if physics != "none" else None,
                         bool(magnets), max_placements, tuple(overrides.items()), objects)
     described = job_preset(job) if physics != "none" else None  # an unknown name, a bad file or override refused before any deal

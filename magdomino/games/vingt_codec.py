@@ -192,6 +192,12 @@ class VingtTurn:
         return (frame_of_id(self.chosen[0]), self.chosen[1:])
 
     def copy(self) -> VingtTurn:
+        """A copy that chooses on its own (the moves, immutable values, are shared)."""
         c = VingtTurn.__new__(VingtTurn)
         c._moves, c.chosen, c.ids = self._moves, self.chosen, dict(self.ids)
         return c
+
+    def __deepcopy__(self, memo) -> VingtTurn:
+        # OpenSpiel copies a Python state's __dict__ at every step of a simulation: sharing the
+        # legal moves (thousands of tuples) instead of copying them made its test 10 times faster
+        return self.copy()

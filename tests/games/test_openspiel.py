@@ -128,8 +128,11 @@ def test_matador_draws_are_chance_nodes_over_the_stock():
 
 
 @pytest.mark.parametrize("rule,players", [("traditional", 3), ("defi", 2), ("quinconce", 3), ("matador", 2), ("echanges", 3)])
-def test_action_ids_round_trip_on_random_states(rule, players):
+def test_action_ids_are_the_shared_compact_ids_and_round_trip_on_random_states(rule, players):
+    from magdomino.games import codec
+
     game = og.load_game(rule, {"players": players})
+    index = {tile: i for i, tile in enumerate(game.tiles)}
     rng = np.random.default_rng(7)
     checked = 0
     for state in _decision_states(game, rng, 3):
@@ -137,11 +140,54 @@ def test_action_ids_round_trip_on_random_states(rule, players):
         ids = state.legal_actions()
         assert len(set(ids)) == len(inner) == len(ids)  # one id per action, none shared
         assert all(0 <= i < game.num_distinct_actions() for i in ids)
-        assert [state.decode(i) for i in sorted(ids)] == sorted(inner, key=lambda a: og.encode(rule, state.tiles, a, state.inner))
         for a in inner:
-            assert state.decode(og.encode(rule, state.tiles, a, state.inner)) == a
+            i = codec.chain_id(index, a) if rule in og.CHAIN_RULES else codec.tower_id(state.inner.placed, a)
+            assert state.decode(i) == a
             checked += 1
     assert checked > 30
+    assert game.num_distinct_actions() == (codec.TOWER_ACTIONS if rule in og.CORE_RULES else codec.chain_actions(28))
+
+
+@pytest.mark.parametrize("rule,params", [("defi", {"players": 2}), ("matador", {"players": 3}), ("vingt", {"players": 2})])
+def test_openspiels_rl_environment_plays_the_games_on_their_tensors(rule, params):
+    from open_spiel.python import rl_environment
+
+    game = og.load_game(rule, params)
+    env = rl_environment.Environment(game, chance_event_sampler=rl_environment.ChanceEventSampler(seed=3))
+    size = game.information_state_tensor_size()
+    assert size == game.observation_tensor_size() > 100
+    rng = np.random.default_rng(0)
+    ts = env.reset()
+    steps = 0
+    while not ts.last():
+        seat = ts.observations["current_player"]
+        tensor = np.asarray(ts.observations["info_state"][seat])
+        assert tensor.shape == (size,) and tensor.any()
+        legal = ts.observations["legal_actions"][seat]
+        ts = env.step([int(rng.choice(legal))])
+        steps += 1
+    assert steps > 5 and sum(ts.rewards) == pytest.approx(1.0)
+
+
+def test_the_tensor_holds_the_movers_hand_and_every_seats_count():
+    from magdomino.games.family import TOWER, Observation
+
+    game = og.load_game("quinconce", {"players": 2})
+    state = game.new_initial_state()
+    _deal(state, np.random.default_rng(2))
+    for _ in range(3):
+        state.apply_action(state.legal_actions()[-1])
+        _deal(state, np.random.default_rng(2))
+    seat = state.current_player()
+    views = Observation(TOWER.pieces(state.inner.game))
+    views.tensor[:] = state.observation_tensor(seat)
+    assert state.information_state_tensor(seat) == state.observation_tensor(seat)
+    hand = [ALL_TILES[i] for i in np.flatnonzero(views.dict["hand"])]
+    assert hand == sorted(state.inner.hands[seat])
+    assert views.dict["hand_sizes"].tolist() == [len(state.inner.hands[(seat + k) % 2]) for k in range(2)]
+    assert views.dict["construction"][:, 0].sum() == len(state.inner.placed)
+    owed = state.inner.owed
+    assert views.dict["modes"].tolist() == [owed[(seat + k) % 2] == "tower" for k in range(2)]
 
 
 def test_a_seat_sees_its_hand_and_the_public_history_only():
@@ -249,28 +295,31 @@ def _vingt_state(rack, players=2):
 
 
 def test_vingt_action_ids_follow_the_documented_enumeration():
-    from magdomino.games.openspiel import vingt as ov
+    from magdomino.games import vingt_codec as vc
 
     state = _vingt_state([(4, 9), (1, 2), (3, 7)])  # sorted rack: slot 0 = 1-2, 1 = 3-7, 2 = 4-9
     legal = state.inner.legal_actions()
-    # by hand: anchor = the 3 on (0, 0), rank 0 of the two halves; d = 0; one tile: a block of
-    # (b in 0..1) x 5 slots x 2 ways = 20 ids; id = (b * 5 + slot) * 2 + (high pips first)
+    # by hand: anchor = the 3 on (0, 0), rank 0 of the two halves; d = 0; frame id =
+    # (rank * 2 + d) * 20 + (k - 1) * (k + 2) / 2 + b; then per tile 4,360 + slot * 2 + (high pips first)
     hand = {
-        ("place", 0, ((2, 0, 4, 9),)): (0 * 5 + 2) * 2 + 0,
-        ("place", 0, ((2, 0, 9, 4),)): (0 * 5 + 2) * 2 + 1,
-        ("place", 0, ((-2, 0, 4, 9),)): (1 * 5 + 2) * 2 + 0,
-        ("place", 0, ((-2, 0, 9, 4),)): (1 * 5 + 2) * 2 + 1,
-        # two tiles after the anchor: block offset 20; id = 20 + (b * 20 + arrangement) * 4 + flips,
-        # arrangement of the slots (s0, s1) = s0 * 4 + (s1 minus one if s1 > s0)
-        ("place", 0, ((2, 0, 1, 2), (4, 0, 3, 7))): 20 + (0 * 20 + 0 * 4 + 0) * 4 + 0,
-        ("place", 0, ((2, 0, 3, 7), (4, 0, 1, 2))): 20 + (0 * 20 + 1 * 4 + 0) * 4 + 0,
-        ("place", 0, ((2, 0, 7, 3), (4, 0, 2, 1))): 20 + (0 * 20 + 1 * 4 + 0) * 4 + 0b11,
+        ("place", 0, ((2, 0, 4, 9),)): (0, 4360 + 2 * 2),
+        ("place", 0, ((2, 0, 9, 4),)): (0, 4360 + 2 * 2 + 1),
+        ("place", 0, ((-2, 0, 4, 9),)): (1, 4360 + 2 * 2),
+        ("place", 0, ((-2, 0, 9, 4),)): (1, 4360 + 2 * 2 + 1),
+        ("place", 0, ((2, 0, 1, 2), (4, 0, 3, 7))): (2, 4360, 4362),
+        ("place", 0, ((2, 0, 3, 7), (4, 0, 1, 2))): (2, 4362, 4360),
+        ("place", 0, ((2, 0, 7, 3), (4, 0, 2, 1))): (2, 4363, 4361),
     }
     for move, expected in hand.items():
         assert move in legal
-        assert ov.encode(state.inner, move) == expected
-        assert state.decode(expected) == move
-    assert ov.encode(state.inner, ("pass",)) == state.get_game().num_distinct_actions() - 2
+        assert vc.parts(state.inner, move) == expected
+        step = state.clone()
+        for i in expected[:-1]:
+            assert i in step.legal_actions() and step.decode(i) is None  # a sub-step
+            step.apply_action(i)
+        assert step.current_player() == 0 and step.decode(expected[-1]) == move
+    assert state.get_game().num_distinct_actions() == vc.NUM_ACTIONS == 4372
+    assert vc.PASS_ID == vc.NUM_ACTIONS - 2
 
 
 def test_vingt_moves_lie_in_one_run_with_an_old_half_as_the_ids_assume():
@@ -292,21 +341,29 @@ def test_vingt_moves_lie_in_one_run_with_an_old_half_as_the_ids_assume():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_vingt_action_ids_are_distinct_round_trip_and_ignore_hidden_tiles(players):
+    from magdomino.games import vingt_codec as vc
+
     game = og.load_game("vingt", {"players": players})
     rng = np.random.default_rng(players)
     checked = multi = 0
     for state in _decision_states(game, rng, 4):
-        inner = state.inner.legal_actions()
         ids = state.legal_actions()
-        assert len(set(ids)) == len(ids) == len(set(inner))  # one id per move, none shared
         assert all(0 <= i < game.num_distinct_actions() for i in ids)
-        assert sorted(state.decode(i) for i in ids) == sorted(inner)
         seat = state.current_player()
         other = og.resample(state, seat, np.random.RandomState(len(ids)))
         assert other.information_state_string(seat) == state.information_state_string(seat)
-        assert other.legal_actions() == ids  # the same information set: the same ids ...
-        assert all(other.decode(i) == state.decode(i) for i in ids[:50])  # ... and moves
-        checked += len(ids)
+        assert other.legal_actions() == ids  # the same information set: the same ids
+        if state.turn.chosen:
+            continue  # a sub-step: its move was checked at its first step
+        inner = state.inner.legal_actions()
+        ways = vc.move_ids(state.inner)
+        assert len(ways) == len(inner) and sorted(ways.values()) == sorted(inner)  # one way per move
+        for chosen, move in list(ways.items())[:40]:  # ... and the ids choose it, here and in the resampled state
+            for twin in (state.clone(), other.clone()):
+                for i in chosen[:-1]:
+                    twin.apply_action(i)
+                assert twin.decode(chosen[-1]) == move
+        checked += len(inner)
         multi += sum(1 for a in inner if a[0] == "place" and len(a[2]) > 1)
     assert checked > 100 and multi > 10
     assert state.is_terminal()  # the last game played out (states are mutated in place)

@@ -1,10 +1,12 @@
 """The package's games as OpenSpiel (pyspiel) games, for OpenSpiel's algorithms and tests.
 
-Optional: needs the ``openspiel`` extra (``pip install 'magdomino[openspiel]'``); without
-it every entry point raises an :class:`~magdomino.errors.InputError` saying so.
+Optional: needs the ``openspiel`` extra (``pip install 'magdomino[openspiel]'``), which this
+module imports (:func:`magdomino.games.players.optional_player` says how to install it when
+it is missing). The games are module-level classes, as OpenSpiel's own Python games are:
+:class:`MagdominoGame` and :class:`MagdominoState` (one game class per rule,
+:data:`GAME_CLASSES`; 20 sur 20's in :mod:`magdomino.games.openspiel.vingt`).
 :func:`register_all` registers, once, ``magdomino_<rule>`` for ``traditional``, ``defi``,
-``quinconce``, ``matador``, ``echanges`` and ``vingt`` (20 sur 20: its multi-tile moves
-get their own enumeration, in :mod:`magdomino.games.openspiel.vingt`).
+``quinconce``, ``matador``, ``echanges`` and ``vingt``.
 
 Mapping (why: OpenSpiel wants explicit chance with probabilities and integer actions):
 
@@ -15,19 +17,23 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
   deal does (rejection keeps the distribution uniform over the allowed deals). The chain
   games deal the hands only: each of their draws is a chance node of its own (uniform over
   the stock).
-- **Actions.** A stable per-game integer enumeration (:func:`encode`): Magnetic Domino
-  placements by (tile, x, direction) in traditional, by (tile, parent, level, x, y
-  relative to the parent, direction, motion/slide) in the tower rules, chain moves by (kind, up to three
-  fields). ``num_distinct_actions`` is the size of that space; an id is turned back into
-  the game's action by looking it up among the state's legal actions.
+- **Actions.** The compact ids every program face shares (:mod:`magdomino.games.codec`:
+  18,846 for the tower rules, 11 T + 12 for the chain games;
+  :mod:`magdomino.games.vingt_codec`: 4,372 for 20 sur 20, whose moves are chosen in
+  one-tile sub-steps by the same player). An id means the same move in every state.
 - **Information.** ``information_state_string(p)``: p's own hand, then the public history
   (every move; chance outcomes shown as ``?``). A state built from a package state
   (:func:`from_package_state`) starts its public history with a snapshot of the public
-  part of that position.
+  part of that position. ``observation_tensor(p)`` and ``information_state_tensor(p)``:
+  the observation of :mod:`magdomino.games.family` (p's hand, the construction or table,
+  every seat's count of tiles, scores, the modes owed in En quinconce, a 20 sur 20 move
+  chosen so far), the same vector as the PettingZoo face's ``observation``; so
+  ``open_spiel.python.rl_environment.Environment`` plays the games.
 - **Physics.** Tower games take ``physics`` = ``"none"`` (rules only, nothing collapses) or
   ``"statics"`` (:class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, default
   preset, magnets on, a placement it is unsure of counted as a fall: a risk the searches
-  learn to avoid; ``max_placements`` 0 means :data:`STATICS_GUARD`).
+  learn to avoid; ``max_placements`` 0 means the placement limit of every face,
+  :data:`~magdomino.games.family.PLACEMENT_GUARD`).
 - **Resampling** (for information-set MCTS): the tiles a seat cannot see (the other hands
   and the stock) are dealt again at random, hand sizes kept. It ignores what a draw or a
   pass revealed about a hand (a common determinisation shortcut).
@@ -36,40 +42,23 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import NamedTuple
 
 import numpy as np
 
-from magdomino.errors import InputError
-from magdomino.games.actions import Deal
-from magdomino.games.core import Game, make_game
-from magdomino.games.openspiel import vingt as openspiel_vingt
-from magdomino.games.tower.state import State
-from magdomino.model.presets import DEFAULT_PRESET
-from magdomino.model.tiles import ALL_TILES
 from magdomino.optional import require
+
+pyspiel = require("pyspiel", "OpenSpiel's games", key="openspiel")
+
+from magdomino.errors import InputError  # noqa: E402 (after the check that says how to install it)
+from magdomino.games.actions import Deal  # noqa: E402
+from magdomino.games.core import Game, make_game  # noqa: E402
+from magdomino.games.family import PLACEMENT_GUARD, Observation, family_of  # noqa: E402
+from magdomino.games.tower.state import State  # noqa: E402
+from magdomino.model.presets import DEFAULT_PRESET  # noqa: E402
 
 CORE_RULES = ("traditional", "defi", "quinconce")
 CHAIN_RULES = ("matador", "echanges")
-SPAN = 56
-"""Largest ``|x|`` of a traditional placement's grid square (28 tiles of two squares in a line)."""
-REACH = 4
-"""Largest ``|dx|`` or ``|dy|`` between a tower-rule placement's half 0 and its parent's (they touch:
-at most 3 squares apart, one more for safety)."""
-STATICS_GUARD = 200
-"""``max_placements`` of a tower game with ``physics="statics"`` when the parameter is 0."""
-PARENTS = 29
-"""Parent numbers 0..27 (a construction has at most 28 tiles) and one for a start."""
-_CHAIN_KINDS = ("start", "line", "cross", "draw", "pass", "place", "exchange", "swap")
-_CHAIN_WORDS = ("centre",)
 _HIDDEN_KEYS = ("hands", "stock", "rng", "log", "events", "format", "game", "racks")
-
-
-def _pyspiel(key: str):
-    """pyspiel, or the one-line InputError naming ``key`` (what asked for it) and how to install it."""
-    return require("pyspiel", "OpenSpiel's games", key=key)
 
 
 # -- parameters ---------------------------------------------------------------------------------
@@ -107,7 +96,7 @@ def package_game(rule: str, params: dict):
             # a placement the statics is unsure of counts as a fall: a risk the search avoids
             opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET, on_unsure="collapse")
             # collapses can go on for ever: the runaway guard ends such a deal, not scored
-            opts.setdefault("max_placements", STATICS_GUARD)
+            opts.setdefault("max_placements", PLACEMENT_GUARD)
         return make_game(rule, p["players"], 0, opts)
     opts = {"set": p["set"]}
     if p.get("variant"):
@@ -124,90 +113,12 @@ def _player_range(rule: str) -> tuple[int, int]:
     return {"matador": (2, 6), "echanges": (3, 6)}.get(rule, (2, 4))
 
 
-# -- actions ------------------------------------------------------------------------------------
-
-
-def _tiles_of(game) -> tuple:
-    return tuple(game.tiles) if hasattr(game, "tiles") else tuple(ALL_TILES)
-
-
-def _core_shape(rule: str) -> tuple:
-    """Radices of a placement id. Traditional (a flat line along x): (tile, x, d). Tower
-    rules: (tile, parent, level - parent's level, x and y of half 0 relative to the
-    parent's half 0, d, motion), parent ``PARENTS - 1`` for a start (then x, y, level are
-    absolute). Relative to the parent, because a tile always touches its parent: the
-    space stays small (OpenSpiel's tests cost grows with it) and bounded."""
-    if rule == "traditional":
-        return (28, 2 * SPAN + 1, 4)
-    return (28, PARENTS, 3, 2 * REACH + 1, 2 * REACH + 1, 4, 5)
-
-
-def num_actions(rule: str, ntiles: int = 28) -> int:
-    """Size of the game's action space (``num_distinct_actions``)."""
-    if rule in CORE_RULES:
-        return int(np.prod(_core_shape(rule))) + 2  # + draw, pass
-    base = len(_CHAIN_WORDS) + 17 + ntiles
-    return len(_CHAIN_KINDS) * base**3
-
-
-def encode(rule: str, tiles: tuple, action, state=None) -> int:
-    """The integer id of one of the game's actions (stable: the same action in the same
-    position, the same id). Tower rules need ``state`` (the parent's pose)."""
-    if rule in CORE_RULES:
-        shape = _core_shape(rule)
-        size = int(np.prod(shape))
-        if action.kind != "place":
-            return size + (0 if action.kind == "draw" else 1)
-        if (action.mode == "tower") != (action.level > 0):
-            raise ValueError(f"{action}: the mode does not follow from the level")
-        if rule == "traditional":
-            if action.y or action.level or action.motion != "drop":
-                raise ValueError(f"{action} is not a traditional placement")
-            digits = [tiles.index(action.tile), action.x + SPAN, action.d]
-        else:
-            if action.parent is None:
-                parent, base = PARENTS - 1, (0, 0, 0)
-            else:
-                q = state.placed[action.parent]
-                parent, base = action.parent, (q.level, q.x, q.y)
-            dl = action.level - base[0] + (1 if action.parent is not None else 0)
-            motion = 0 if action.motion == "drop" else 1 + int(action.slide)
-            digits = [tiles.index(action.tile), parent, dl, action.x - base[1] + REACH, action.y - base[2] + REACH,
-                      action.d, motion]
-        code = 0
-        for v, r in zip(digits, shape):
-            if not 0 <= v < r:
-                raise ValueError(f"{action} is outside the game's action enumeration")
-            code = code * r + v
-        return code
-    base = len(_CHAIN_WORDS) + 17 + len(tiles)
-    if len(action) > 4:
-        raise ValueError(f"{action!r} has more than three fields")
-    code = _CHAIN_KINDS.index(action[0])
-    fields = list(action[1:]) + [None] * (4 - len(action))
-    for f in fields:
-        if f is None:
-            v = 0
-        elif isinstance(f, str):
-            v = 1 + _CHAIN_WORDS.index(f)
-        elif isinstance(f, tuple):
-            v = 1 + len(_CHAIN_WORDS) + 16 + tiles.index(f)
-        elif 0 <= int(f) < 16:
-            v = 1 + len(_CHAIN_WORDS) + int(f)
-        else:
-            raise ValueError(f"{action!r} is outside the game's action enumeration")
-        code = code * base + v
-    return code
-
-
-# -- the pyspiel game ---------------------------------------------------------------------------
-
-
-def _game_type(pyspiel, rule: str):
+def game_type(rule: str, params: dict, long_name: str = ""):
+    """The ``pyspiel.GameType`` of ``magdomino_<rule>``."""
     lo, hi = _player_range(rule)
     return pyspiel.GameType(
         short_name=f"magdomino_{rule}",
-        long_name=f"Magdomino {rule}",
+        long_name=long_name or f"Magdomino {rule}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -216,216 +127,269 @@ def _game_type(pyspiel, rule: str):
         max_num_players=hi,
         min_num_players=lo,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=False,
-        provides_observation_tensor=False,
-        parameter_specification=parameters(rule),
+        provides_observation_tensor=True,
+        parameter_specification=params,
     )
 
 
-def _make_classes(pyspiel):
-    """The Game, State and observer classes (built once pyspiel is importable)."""
+GAME_TYPES = {rule: game_type(rule, parameters(rule)) for rule in CORE_RULES + CHAIN_RULES}
+"""Each tower and chain rule's ``pyspiel.GameType``."""
 
-    class MagdominoGame(pyspiel.Game):
-        """``magdomino_<rule>``: one of the package's games (module docstring)."""
 
-        RULE = ""
+# -- the pyspiel game ---------------------------------------------------------------------------
 
-        def __init__(self, params=None, _rule=None, _package=None):
-            params = dict(params or {})
-            rule = _rule or self.RULE
-            self.rule = rule
-            self.package = _package if _package is not None else package_game(rule, params)
-            self.tiles = _tiles_of(self.package)
-            deals = getattr(self.package, "deals", 1)
-            info = pyspiel.GameInfo(
-                num_distinct_actions=num_actions(rule, len(self.tiles)),
-                max_chance_outcomes=len(self.tiles),
-                num_players=self.package.players,
-                min_utility=-1.0,
-                max_utility=1.0,
-                utility_sum=None,
-                max_game_length=1000 * deals,
-            )
-            super().__init__(_registration.types[rule], info, params)
 
-        def new_initial_state(self):
-            return MagdominoState(self, self.package.new_initial_state())
+class MagdominoGame(pyspiel.Game):
+    """``magdomino_<rule>``: one of the package's games (module docstring); a subclass per
+    rule names it (:data:`GAME_CLASSES`)."""
 
-        def make_py_observer(self, iig_obs_type=None, params=None):
-            return Observer()
+    RULE = ""
 
-    class MagdominoState(pyspiel.State):
-        """A pyspiel state shadowing a package state (``self.inner``)."""
+    def __init__(self, params=None, _rule=None, _package=None):
+        params = dict(params or {})
+        rule = _rule or self.RULE
+        self.rule = rule
+        self.family = family_of(rule)
+        self.package = _package if _package is not None else self._package_game(rule, params)
+        self.tiles = self.family.tiles(self.package)
+        deals = getattr(self.package, "deals", 1)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.family.action_size(self.package),
+            max_chance_outcomes=len(self.tiles),
+            num_players=self.package.players,
+            min_utility=self._utility_range()[0],
+            max_utility=self._utility_range()[1],
+            utility_sum=None,
+            max_game_length=self._max_length(deals),
+        )
+        super().__init__(self._game_type(), info, params)
 
-        def __init__(self, game, inner, public=None):
-            super().__init__(game)
-            self.inner = inner
-            self.rule = game.rule
-            self.tiles = game.tiles
-            self.dealt: list = []  # tile indices dealt so far in a deal under way
-            self.public: list = list(public or [])
+    def _package_game(self, rule, params):
+        return package_game(rule, params)
 
-        # what the package state is waiting for
-        def _chance_kind(self):
-            s = self.inner
-            if s.current_player() != -1:
-                return None
-            if self.rule in CORE_RULES or s.due == "deal":
-                return "deal"
-            return "draw"
+    def _game_type(self):
+        return GAME_TYPES[self.rule]
 
-        def _deal_size(self) -> int:
-            if self.rule in CORE_RULES:
-                return len(self.tiles)
-            return self.inner.game.players * self.inner._hand_size()
+    def _utility_range(self) -> tuple[float, float]:
+        return -1.0, 1.0
 
-        def current_player(self):
-            if self.inner.is_terminal():
-                return pyspiel.PlayerId.TERMINAL
-            if self._chance_kind() is not None:
-                return pyspiel.PlayerId.CHANCE
-            return self.inner.current_player()
+    def _max_length(self, deals: int) -> int:
+        return 1000 * deals
 
-        def is_terminal(self):
-            return self.inner.is_terminal()
+    def new_initial_state(self):
+        return self.state_class(self, self.package.new_initial_state())
 
-        def chance_outcomes(self):
-            if self._chance_kind() == "deal":
-                left = [i for i in range(len(self.tiles)) if i not in self.dealt]
-            else:
-                left = sorted(self.tiles.index(t) for t in self.inner.stock)
-            p = 1.0 / len(left)
-            return [(i, p) for i in left]
+    @property
+    def state_class(self):
+        return MagdominoState
 
-        def _legal_actions(self, player):
-            if player != self.inner.current_player():
-                return []
-            return sorted(encode(self.rule, self.tiles, a, self.inner) for a in self.inner.legal_actions())
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return Observer(self)
 
-        def decode(self, action: int):
-            """The package action with id ``action`` among the legal ones."""
-            for a in self.inner.legal_actions():
-                if encode(self.rule, self.tiles, a, self.inner) == action:
-                    return a
+
+class MagdominoState(pyspiel.State):
+    """A pyspiel state shadowing a package state (``self.inner``); the seat to move chooses
+    through ``turn`` (:meth:`magdomino.games.family.Family.turn`)."""
+
+    def __init__(self, game, inner, public=None):
+        super().__init__(game)
+        self.inner = inner
+        self.rule = game.rule
+        self.family = game.family
+        self.tiles = game.tiles
+        self.dealt: list = []  # tile indices dealt so far in a deal under way
+        self.public: list = list(public or [])
+        self._turn = None
+
+    @property
+    def turn(self):
+        """The choice of the seat to move (None at a chance node or the end)."""
+        if self._turn is None and self.inner.current_player() >= 0 and self._chance_kind() is None:
+            self._turn = self.family.turn(self.inner)
+        return self._turn
+
+    # what the package state is waiting for
+    def _chance_kind(self):
+        s = self.inner
+        if s.current_player() != -1:
+            return None
+        if self.rule in CORE_RULES or s.due == "deal":
+            return "deal"
+        return "draw"
+
+    def _deal_size(self) -> int:
+        if self.rule in CORE_RULES:
+            return len(self.tiles)
+        return self.inner.game.players * self.inner._hand_size()
+
+    def current_player(self):
+        if self.inner.is_terminal():
+            return pyspiel.PlayerId.TERMINAL
+        if self._chance_kind() is not None:
+            return pyspiel.PlayerId.CHANCE
+        return self.inner.current_player()
+
+    def is_terminal(self):
+        return self.inner.is_terminal()
+
+    def chance_outcomes(self):
+        if self._chance_kind() == "deal":
+            left = [i for i in range(len(self.tiles)) if i not in self.dealt]
+        else:
+            left = sorted(self.tiles.index(t) for t in self.inner.stock)
+        p = 1.0 / len(left)
+        return [(i, p) for i in left]
+
+    def _legal_actions(self, player):
+        if player != self.inner.current_player() or self.turn is None:
+            return []
+        return sorted(self.turn.ids)
+
+    def decode(self, action: int):
+        """The package move that id ``action`` chooses here: a whole move, or None for a
+        sub-step of a 20 sur 20 move (ValueError: not legal)."""
+        if self.turn is None:
             raise ValueError(f"action id {action} is not legal here")
+        return self.turn.copy().choose(int(action))
 
-        def _apply_action(self, action):
-            kind = self._chance_kind()
-            if kind == "deal":
-                self.dealt.append(int(action))
-                self.public.append("?")
-                if len(self.dealt) == self._deal_size():
-                    self._finish_deal()
+    def _apply_action(self, action):
+        kind = self._chance_kind()
+        if kind == "deal":
+            self.dealt.append(int(action))
+            self.public.append("?")
+            if len(self.dealt) == self._deal_size():
+                self._finish_deal()
+            return
+        if kind == "draw":
+            self.public.append("?")
+            self.inner.apply_action(("draw", self.tiles[int(action)]))
+            return
+        seat = self.inner.current_player()
+        move = self.turn.choose(int(action))
+        if move is None:  # a sub-step: the same seat chooses on
+            self.public.append(f"{seat}:#{int(action)}")
+            return
+        self.public.append(f"{seat}:{self.action_text(move)}")
+        self.inner.apply_action(move)
+        self._turn = None
+
+    def _finish_deal(self):
+        order = [self.tiles[i] for i in self.dealt]
+        self.dealt = []
+        if self.rule in CORE_RULES:
+            g = self.inner.game
+            k = g.hand_size
+            hands = [order[i * k : (i + 1) * k] for i in range(g.players)]
+            if len(set(g.colours)) > 1 and any(len({g.colour[t] for t in h}) == 1 for h in hands):
+                self.public.append("redeal")  # the package deals again: so does this
                 return
-            if kind == "draw":
-                self.public.append("?")
-                self.inner.apply_action(("draw", self.tiles[int(action)]))
-                return
-            a = self.decode(int(action))
-            self.public.append(f"{self.inner.current_player()}:{self.action_text(a)}")
-            self.inner.apply_action(a)
+            self.inner.apply_action(Deal(tuple(order)))
+            return
+        rest = sorted(set(self.tiles) - set(order))
+        self.inner.apply_action(("deal", tuple(order) + tuple(rest)))
 
-        def _finish_deal(self):
-            order = [self.tiles[i] for i in self.dealt]
-            self.dealt = []
-            if self.rule in CORE_RULES:
-                g = self.inner.game
-                k = g.hand_size
-                hands = [order[i * k : (i + 1) * k] for i in range(g.players)]
-                if len(set(g.colours)) > 1 and any(len({g.colour[t] for t in h}) == 1 for h in hands):
-                    self.public.append("redeal")  # the package deals again: so does this
-                    return
-                self.inner.apply_action(Deal(tuple(order)))
-                return
-            rest = sorted(set(self.tiles) - set(order))
-            self.inner.apply_action(("deal", tuple(order) + tuple(rest)))
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"tile {self.tiles[action]}"
+        move = self.decode(action)
+        return f"#{action}" if move is None else self.action_text(move)
 
-        def _action_to_string(self, player, action):
-            if player == pyspiel.PlayerId.CHANCE:
-                return f"tile {self.tiles[action]}"
-            return self.action_text(self.decode(action))
+    @staticmethod
+    def action_text(a) -> str:
+        """A package action as the public history shows it."""
+        return str(a) if not isinstance(a, tuple) else " ".join(str(x) for x in a)
 
-        @staticmethod
-        def action_text(a) -> str:
-            """A package action as the public history shows it."""
-            return _action_text(a)
+    def returns(self):
+        if not self.inner.is_terminal():
+            return [0.0] * self.inner.game.players
+        return [float(r) for r in self.inner.returns()]
 
-        def returns(self):
-            if not self.inner.is_terminal():
-                return [0.0] * self.inner.game.players
-            return [float(r) for r in self.inner.returns()]
+    def rewards(self):
+        return self.returns()
 
-        def rewards(self):
-            return self.returns()
+    def info_string(self, player: int) -> str:
+        hand = self.inner.hands[player] if self.inner.hands else []
+        return f"seat {player} hand {sorted(hand)} | " + " ".join(self.public)
 
-        def info_string(self, player: int) -> str:
-            hand = self.inner.hands[player] if self.inner.hands else []
-            return f"seat {player} hand {sorted(hand)} | " + " ".join(self.public)
+    def clone(self):
+        c = type(self)(self.get_game(), self.inner.clone(), self.public)
+        c.dealt = list(self.dealt)
+        c._turn = None if self._turn is None else self._turn.copy()
+        # the pyspiel history is not carried by a Python clone: replay the ids
+        return c
 
-        def clone(self):
-            c = type(self)(self.get_game(), self.inner.clone(), self.public)
-            c.dealt = list(self.dealt)
-            # the pyspiel history is not carried by a Python clone: replay the ids
-            return c
+    def resample_from_infostate(self, player_id, probability_sampler):
+        return self.resample(player_id, np.random.RandomState(int(probability_sampler() * 2**31)))
 
-        def resample_from_infostate(self, player_id, probability_sampler):
-            return self.resample(player_id, np.random.RandomState(int(probability_sampler() * 2**31)))
+    def resample(self, player: int, rng: np.random.RandomState):
+        """A copy with the hidden tiles dealt again (:func:`resample`)."""
+        return _resample_hands(self, player, rng)
 
-        def resample(self, player: int, rng: np.random.RandomState):
-            """A copy with the hidden tiles dealt again (:func:`resample`)."""
-            return resample(self, player, rng)
-
-        def __str__(self):
-            if self._chance_kind() == "deal":  # a chain state cannot print itself before its deal
-                return f"dealing: {[self.tiles[i] for i in self.dealt]}"
-            return str(self.inner)
-
-    return MagdominoGame, MagdominoState
+    def __str__(self):
+        if self._chance_kind() == "deal":  # a chain state cannot print itself before its deal
+            return f"dealing: {[self.tiles[i] for i in self.dealt]}"
+        return str(self.inner)
 
 
 class Observer:
-    """Strings only (no tensors): the information state of a seat (every game here)."""
+    """The observation and information-state tensors (:mod:`magdomino.games.family`'s
+    observation of the seat) and the information state string, for every game here."""
 
-    def __init__(self):
-        self.tensor = np.zeros(0, np.float32)
-        self.dict = {}
+    def __init__(self, game):
+        self.family = game.family
+        obs = Observation(self.family.pieces(game.package))
+        self.tensor, self.dict = obs.tensor, obs.dict
 
     def set_from(self, state, player):
-        pass
+        self.tensor.fill(0)
+        mine = state.inner.current_player() == player and state._chance_kind() is None
+        self.family.observe(state.inner, player, state.turn if mine else None, self.dict)
 
     def string_from(self, state, player):
         return state.info_string(player)
 
 
-class Registration(NamedTuple):
-    """What :func:`register_all` gave pyspiel: each rule's ``pyspiel.GameType``, the game and
-    state classes of the tower and chain rules, and 20 sur 20's classes
-    (:func:`magdomino.games.openspiel.vingt.make_classes`)."""
-
-    types: Mapping[str, object]
-    game_class: type
-    state_class: type
-    vingt_classes: tuple
+class TraditionalGame(MagdominoGame):
+    RULE = "traditional"
 
 
-_registration: Registration | None = None
+class DefiGame(MagdominoGame):
+    RULE = "defi"
+
+
+class QuinconceGame(MagdominoGame):
+    RULE = "quinconce"
+
+
+class MatadorGame(MagdominoGame):
+    RULE = "matador"
+
+
+class EchangesGame(MagdominoGame):
+    RULE = "echanges"
+
+
+GAME_CLASSES = {c.RULE: c for c in (TraditionalGame, DefiGame, QuinconceGame, MatadorGame, EchangesGame)}
+"""The pyspiel game class of each tower and chain rule (20 sur 20's: :mod:`magdomino.games.openspiel.vingt`)."""
+_registered = False
 """Set once by :func:`register_all`: pyspiel's registry of games is the process's and keeps
-what it is given until the interpreter ends, so the record of it lives as long."""
-
-
-def _action_text(a) -> str:
-    return str(a) if not isinstance(a, tuple) else " ".join(str(x) for x in a)
+what it is given until the interpreter ends."""
 
 
 def resample(state, player: int, rng: np.random.RandomState):
     """A copy of ``state`` with the tiles ``player`` cannot see dealt again (module docstring).
 
     The hands of the other seats and the stock keep their sizes; a forced start (the
-    holder of the highest double) keeps its tile where it is.
+    holder of the highest double) keeps its tile where it is. 20 sur 20:
+    :func:`magdomino.games.openspiel.vingt.resample`.
     """
-    if state.rule == "vingt":
-        return openspiel_vingt.resample(state, player, rng)
+    return state.resample(player, rng)
+
+
+def _resample_hands(state, player: int, rng: np.random.RandomState):
+    """:func:`resample` of a tower or chain game."""
     c = state.clone()
     inner = c.inner
     if not inner.hands or state.dealt:
@@ -449,29 +413,27 @@ def resample(state, player: int, rng: np.random.RandomState):
     stock_keep = [t for t in inner.stock if t in keep]
     inner.stock = stock_keep + order[i:]
     inner._legal = None
+    if inner.current_player() != player:
+        c._turn = None  # another seat's choice depends on the hand dealt to it
     return c
 
 
 def register_all(*, key: str = "register_all") -> None:
     """Register every ``magdomino_<rule>`` with pyspiel (once; later calls do nothing).
-    ``key``: the argument or function that asked for OpenSpiel, named by the error when it is
-    not installed."""
-    global _registration
-    pyspiel = _pyspiel(key)
-    if _registration is not None:
+    ``key`` is kept for the callers that name what asked for OpenSpiel."""
+    global _registered
+    if _registered:
         return
-    game_class, state_class = _make_classes(pyspiel)
-    types = {rule: _game_type(pyspiel, rule) for rule in CORE_RULES + CHAIN_RULES}
-    types["vingt"], *vingt_classes = openspiel_vingt.make_classes(pyspiel, state_class, Observer)
-    _registration = Registration(MappingProxyType(types), game_class, state_class, tuple(vingt_classes))
-    for rule in CORE_RULES + CHAIN_RULES:  # a class per rule
-        pyspiel.register_game(types[rule], type(f"Magdomino_{rule}", (game_class,), {"RULE": rule}))
-    pyspiel.register_game(types["vingt"], vingt_classes[0])
+    from magdomino.games.openspiel import vingt  # the same face's 20 sur 20
+
+    for rule, cls in GAME_CLASSES.items():
+        pyspiel.register_game(GAME_TYPES[rule], cls)
+    pyspiel.register_game(vingt.GAME_TYPE, vingt.VingtSpielGame)
+    _registered = True
 
 
 def load_game(rule: str, params: dict | None = None):
     """``pyspiel.load_game("magdomino_<rule>", params)`` after :func:`register_all`."""
-    pyspiel = _pyspiel("load_game")
     register_all()
     return pyspiel.load_game(f"magdomino_{rule}", dict(params or {}))
 
@@ -483,20 +445,21 @@ def from_package_state(state, physics: bool = False):
     the statics adjudicator (stateless: clones may share it; pybullet is never searched).
     """
     register_all(key="from_package_state")
-    game_class, state_class = _registration.game_class, _registration.state_class
     g = state.game
     if g.rule == "vingt":
-        return openspiel_vingt.from_package_state(state, *_registration.vingt_classes)
+        from magdomino.games.openspiel import vingt
+
+        return vingt.from_package_state(state)
     doc = state.to_json()
     inner = state.clone()
     keep = physics and getattr(g.adjudicator, "name", "") == "statics"
     if g.rule in CORE_RULES and not g.trivial and not keep:  # search rules-only
         g = Game.from_json(g.to_json())
         inner = State.from_json(doc, g)
-    pgame = game_class(_params_of(g), _rule=g.rule, _package=g)
+    pgame = GAME_CLASSES[g.rule](_params_of(g), _package=g)
     snapshot = json.dumps({k: v for k, v in doc.items() if k not in _HIDDEN_KEYS}, sort_keys=True, default=str)
     sizes = [len(h) for h in state.hands]
-    return state_class(pgame, inner, [f"from {snapshot} hands {sizes} stock {len(state.stock)}"])
+    return MagdominoState(pgame, inner, [f"from {snapshot} hands {sizes} stock {len(state.stock)}"])
 
 
 def _params_of(g) -> dict:
@@ -526,7 +489,8 @@ class ISMCTSPlayer:
 
     Each ``choose(state)`` builds a pyspiel state from the package state
     (:func:`from_package_state`), searches ``max_simulations`` worlds resampled with
-    :func:`resample`, and maps the chosen id back to the package's action. Deterministic
+    :func:`resample`, and maps the chosen id back to the package's action (a 20 sur 20
+    move: one search per sub-step, each from the sub-steps chosen so far). Deterministic
     for a ``seed`` (one ``numpy.random.RandomState`` drives the bot, the rollouts and the
     resampling). Tower games played with physics are searched rules-only by default (the
     search does not ask the adjudicator: nothing collapses in its plans);
@@ -537,7 +501,6 @@ class ISMCTSPlayer:
     kind = "ismcts"
 
     def __init__(self, seed=0, max_simulations: int = MAX_SIMULATIONS, uct_c: float = 2.0, search_physics: bool = False):
-        _pyspiel("ISMCTSPlayer")
         self.search_physics = bool(search_physics)
         if isinstance(seed, np.random.SeedSequence):
             seed = int(seed.generate_state(1)[0])
@@ -553,6 +516,16 @@ class ISMCTSPlayer:
 
         root = from_package_state(state, self.search_physics)
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=self.rng)
-        bot = ismcts.ISMCTSBot(root.get_game(), evaluator, self.uct_c, self.max_simulations, random_state=self.rng)
-        bot.set_resampler(lambda s, player: resample(s, player, self.rng))
-        return root.decode(int(bot.step(root)))
+        while True:
+            ids = root.legal_actions()
+            if len(ids) == 1:
+                action = ids[0]
+            else:
+                bot = ismcts.ISMCTSBot(root.get_game(), evaluator, self.uct_c, self.max_simulations,
+                                       random_state=self.rng)
+                bot.set_resampler(lambda s, player: resample(s, player, self.rng))
+                action = int(bot.step(root))
+            move = root.decode(action)
+            if move is not None:
+                return move
+            root.apply_action(action)
