@@ -28,7 +28,8 @@ Numbers are written with ten significant digits, so a pose read from a file come
 
 :func:`parse_placement` turns a text into the table a scenario file would hold (so a text goes
 through exactly the checks of a file); :func:`format_placement` writes a
-:class:`~magdomino.studies.scenario.Placement` back.
+:class:`~magdomino.studies.scenario.Placement` back, from the two heads every placement text
+starts with (:func:`tied_text`, :func:`free_text`), which the games' grid placements use too.
 """
 
 from __future__ import annotations
@@ -195,6 +196,21 @@ def expand_place(entry: dict, source: str, key: str, shown: list, allowed) -> di
     return {**{k: v for k, v in entry.items() if k != "place"}, **parsed}
 
 
+def tied_text(pips, relation: str, parent: int, half: int, parent_pips=None) -> str:
+    """The head of a placement tied to tile ``parent`` of the construction: ``3-1 on #2 (3-3)
+    half 1``; ``relation``: ``on``, ``beneath`` or ``after``; ``parent_pips``: the lower tile's
+    pips as shown, written in brackets when given. The clauses follow it, each after a comma."""
+    shown = "" if parent_pips is None else f" ({tile_text(parent_pips)})"
+    return f"{tile_text(pips)} {relation} #{parent}{shown} half {half}"
+
+
+def free_text(pips, pos_mm, yaw_deg: float = 0.0) -> str:
+    """A placement at a free pose: ``3-1 at (36, -12) mm, yaw 90``; ``pos_mm``: its centre's
+    x, y (or x, y, z), mm; ``yaw_deg``: degrees, written only when not zero."""
+    text = f"{tile_text(pips)} at (" + ", ".join(_num(v) for v in pos_mm) + ") mm"
+    return text + (f", yaw {_num(yaw_deg)}" if yaw_deg else "")
+
+
 def format_placement(placement, shown=None) -> str:
     """``placement`` (:class:`~magdomino.studies.scenario.Placement`) in the placement language.
 
@@ -202,20 +218,16 @@ def format_placement(placement, shown=None) -> str:
     ``half`` refers to). ``shown``: the pips as shown of the construction's tiles (index =
     tile number), to write the lower tile's pips too.
     """
-    a, b = placement.pips
     if placement.on is not None:
         t, h = placement.on
-        parent = f" ({tile_text(shown[t])})" if shown is not None and t < len(shown) else ""
-        text = f"{tile_text((a, b))} {placement.relation} #{t}{parent} half {h}"
+        text = tied_text(placement.pips, placement.relation, t, h, shown[t] if shown is not None and t < len(shown) else None)
         direction = direction_of(placement.yaw_deg, h)
         if direction is None:
             text += f", turned {_num(placement.yaw_deg)} deg"
         elif direction != "outward":
             text += f", {direction}"
     else:
-        text = f"{tile_text((a, b))} at (" + ", ".join(_num(v) for v in placement.pos_mm) + ") mm"
-        if placement.yaw_deg:
-            text += f", yaw {_num(placement.yaw_deg)}"
+        text = free_text(placement.pips, placement.pos_mm, placement.yaw_deg)
     if placement.slide_mm is not None:
         text += f", slid from ({_num(placement.slide_mm[0])}, {_num(placement.slide_mm[1])}) mm"
     if placement.drop_mm != DEFAULT_DROP_MM:

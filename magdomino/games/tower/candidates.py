@@ -76,6 +76,7 @@ from magdomino.maths.geometry import (
 )
 from magdomino.maths.poses import quaternion_yaw, tilt_angles, wrap_angle
 from magdomino.studies.aiming import target_pose
+from magdomino.studies.placement_language import tied_text
 from magdomino.studies.scenario import Placement, Scenario
 from magdomino.studies.whatif import check_tile
 from magdomino.wording import tile_text
@@ -419,7 +420,7 @@ def placement_words(tile, grid: GridPose, parent: int, parent_pips, kind: str, s
     half, matched, direction = relation or relation_of(grid, tile, parent_pose, parent_pips, kind)
     other = tile[1] if tile[0] == matched else tile[0]
     first, second = tile if as_shown else (matched, other)
-    text = f"{tile_text((first, second))} {WORDS[kind]} #{parent} ({tile_text(parent_pips)}) half {half}"
+    text = tied_text((first, second), WORDS[kind], parent, half, parent_pips)
     if kind != "end to end" and direction != "outward":
         text += ", " + direction.replace("across, ", "across ")
     also = [f"#{n}" for n in supports if n != parent]

@@ -31,6 +31,7 @@ from magdomino.maths import geometry as geo
 from magdomino.maths.geometry import DIRS, SLIDE_START_MM
 from magdomino.model.tiles import ALL_TILES, TILE_INDEX, Tile
 from magdomino.physics.adjudicator import ConstructionInfo, PlacedTile, PlacementView
+from magdomino.studies.placement_language import free_text
 from magdomino.wording import tile_text
 
 _START_RANK = {t: ((1, t[0], 0) if t[0] == t[1] else (0, t[0] + t[1], t[1])) for t in ALL_TILES}
@@ -108,9 +109,7 @@ def placement_text(placed, grid: Grid | None, action: Action, number: int, tile_
     if action.parent is None or action.parent >= number:
         centre, yaw = geo.physical_pose(pose, tile_size)
         where = [centre[0] * 1000, centre[1] * 1000] + ([centre[2] * 1000] if action.level else [])
-        text = f"{tile_text(action.tile)} at (" + ", ".join(f"{v:g}" for v in np.round(where, 3) + 0.0) + ") mm"
-        turn = round(float(np.degrees(yaw)), 3) + 0.0
-        return text + (f", yaw {turn:g}" if turn else "")
+        return free_text(action.tile, np.round(where, 3) + 0.0, round(float(np.degrees(yaw)), 3) + 0.0)
     below = placed[action.parent]
     ppose = geo.GridPose(below.x, below.y, below.level, below.d)
     kind = _kind(action.level, below.level)
