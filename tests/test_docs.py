@@ -2,8 +2,10 @@
 and every code cell of every notebook under ``docs/``, runs here against the installed
 package, as a reader would run them; a page with a broken link or reference fails the
 build (``scripts/docs``'s strictness, tried on tiny pages); the built site has no broken
-internal link (slow: it builds the site); the console runs of the pages that hold no clock
-(the presets, games judged by the statics or with no physics) print what the pages show.
+internal link (slow: it builds the site); every console run of ``magdomino`` on the pages
+prints what the page shows, its clock figures matched loosely (a block marked
+``<!-- console: not run -->`` says in the page why it cannot run; ``slow`` ones run with the
+slow tests; ``after CMD; CMD`` runs the commands that write the files a block reads).
 
 A page's blocks run in order in one fresh interpreter (a plain script: no ``__main__``
 guard), from a scratch copy of the repository's ``scenarios/`` and ``docs/`` (they open
@@ -319,25 +321,37 @@ def test_the_readme_fits_on_a_screen_and_its_links_lead_into_the_docs():
 def console_runs(markdown: str) -> list[tuple[str, list[str]]]:
     """(command, lines shown after it) of every ```console block of a Markdown text that holds
     one command and its output (a line ``...`` stands for lines left out)."""
+    return [(command, shown) for command, shown, _ in marked_console_runs(markdown)]
+
+
+def marked_console_runs(markdown: str) -> list[tuple[str, list[str], str]]:
+    """:func:`console_runs` with each block's mark: the comment on the line above it,
+    ``<!-- console: MARK -->`` ("" without one). ``slow``: it takes more than seconds (run
+    with the slow tests); ``after CMD; CMD``: the commands that write the files it reads,
+    run first (``slow, after ...``: both); ``not run``: it cannot run here, and the page
+    says why."""
     runs = []
-    for m in re.finditer(r"```console\n(.*?)```", markdown, re.S):
-        lines = m.group(1).rstrip("\n").split("\n")
+    for m in re.finditer(r"(?:<!-- console: (.*?) -->\n)?```console\n(.*?)```", markdown, re.S):
+        lines = m.group(2).rstrip("\n").split("\n")
         commands = [line for line in lines if line.startswith("$ ")]
         if len(commands) == 1 and lines[0].startswith("$ ") and len(lines) > 1:
-            runs.append((lines[0][2:], lines[1:]))
+            runs.append((lines[0][2:], lines[1:], m.group(1) or ""))
     return runs
 
 
-def reproducible(command: str) -> bool:
-    """Commands whose output holds no clock and costs seconds at most: the presets, and games
-    judged by the statics or with no physics (a person's seat answers as the page shows)."""
-    words = command.split()
-    if words[:2] == ["magdomino", "presets"]:
-        return True
-    if words[:2] != ["magdomino", "play"]:
-        return False
-    rule = words[words.index("--rule") + 1]
-    return rule not in ("defi", "quinconce") or "--physics statics" in command
+def reproducible(command: str, mark: str = "") -> bool:
+    """Every console run of ``magdomino`` the pages show, but those marked ``not run`` (which
+    say why in the page): its clock figures are matched loosely (:func:`without_clock`), any
+    other difference fails. A person's seat answers as the page shows."""
+    return command.startswith("magdomino ") and mark != "not run"
+
+
+_CLOCK = re.compile(r" *\b\d+(?:\.\d+)? ?(?:ms|µs|s)\b")
+
+
+def without_clock(line: str) -> str:
+    """``line`` with its times (``0.09 s wall``, ``12.4 ms``, ``total 2.46 s``) as ``<time>``."""
+    return _CLOCK.sub(" <time>", line)
 
 
 def seat_answers(shown: list) -> str:
@@ -346,32 +360,52 @@ def seat_answers(shown: list) -> str:
     return "".join(m.group(1) + "\n" for line in shown if (m := re.match(r"^seat \d+> (.*)$", line)))
 
 
-CONSOLE_RUNS = [(page.relative_to(DOCS).as_posix(), command, shown) for page in PAGES
-                for command, shown in console_runs(page.read_text(encoding="utf-8")) if reproducible(command)]
+CONSOLE_RUNS = [pytest.param(page.relative_to(DOCS).as_posix(), command, shown, mark,
+                             marks=[pytest.mark.slow] if mark.startswith("slow") else [],
+                             id=f"{page.relative_to(DOCS).as_posix()}:{command.removeprefix('magdomino ')}")
+                for page in PAGES for command, shown, mark in marked_console_runs(page.read_text(encoding="utf-8"))
+                if reproducible(command, mark)]
 
 
 def test_console_runs_are_found():
-    commands = {(page, command.split()[1]) for page, command, _ in CONSOLE_RUNS}
-    assert {("howto/presets.md", "presets"), ("howto/play.md", "play")} <= commands
+    found = {(p.values[0], p.values[1].split()[1]) for p in CONSOLE_RUNS}
+    assert {("howto/presets.md", "presets"), ("howto/play.md", "play"), ("howto/simulate.md", "simulate"),
+            ("howto/report.md", "report"), ("howto/terminal.md", "play")} <= found
     assert console_runs("```console\n$ magdomino presets\ntoy  x\n...\n```\n") == [("magdomino presets", ["toy  x", "..."])]
     assert console_runs("```console\n$ a\n$ b\n```\n") == []  # several commands, no output shown
+    marked = "<!-- console: slow, after magdomino x --json a.json -->\n```console\n$ magdomino y a.json\nwrote\n```\n"
+    assert marked_console_runs(marked) == [("magdomino y a.json", ["wrote"], "slow, after magdomino x --json a.json")]
+    assert without_clock("  total 2.46 s") == without_clock("  total 10.02 s") == "  total <time>"
+    assert without_clock("3 contacts, 1894.6 ms") == without_clock("3 contacts,   3.9 ms")
+    assert without_clock("max shift   0.04 mm") == "max shift   0.04 mm"
 
 
-@pytest.mark.parametrize(("page", "command", "shown"), CONSOLE_RUNS,
-                         ids=[f"{p}:{c.removeprefix('magdomino ')}" for p, c, _ in CONSOLE_RUNS])
-def test_a_console_run_of_the_docs_prints_what_the_page_shows(page, command, shown, tmp_path):
-    # The page's lines appear in the output in order; "..." stands for any lines between.
-    r = subprocess.run([sys.executable, "-m", "magdomino", *command.split()[1:]], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=300, input=seat_answers(shown))
-    assert r.returncode == 0, r.stderr[-2000:]
-    printed = r.stdout.rstrip("\n").split("\n")
+def _run(command: str, cwd: Path, shown: list) -> list[str]:
+    r = subprocess.run([sys.executable, "-m", "magdomino", *command.split()[1:]], cwd=cwd, capture_output=True, text=True,
+                       timeout=600, input=seat_answers(shown))
+    assert r.returncode == 0, f"`{command}`: {r.stderr[-2000:]}"
+    return r.stdout.rstrip("\n").split("\n")
+
+
+@pytest.mark.parametrize(("page", "command", "shown", "mark"), CONSOLE_RUNS)
+def test_a_console_run_of_the_docs_prints_what_the_page_shows(page, command, shown, mark, tmp_path):
+    # The page's lines appear in the output in order; "..." stands for any lines between. The
+    # run starts where a reader stands: beside the repository's scenarios/ and docs/.
+    for folder in ("scenarios", "docs"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    if "after " in mark:
+        for before in mark.split("after ", 1)[1].split(";"):
+            _run(before.strip(), tmp_path, [])
+    printed = [without_clock(line).rstrip() for line in _run(command, tmp_path, shown)]
     at, skipping = 0, False
     for line in shown:
         if line == "...":
             skipping = True
             continue
+        line = without_clock(line).rstrip()
         if skipping:
             while at < len(printed) and printed[at] != line:
                 at += 1
-        assert at < len(printed) and printed[at] == line, f"{page}: `{command}` does not print {line!r} there"
+        assert at < len(printed) and printed[at] == line, (f"{page}: `{command}` does not print {line!r} there",
+                                                            printed[max(at - 2, 0):at + 3])
         at, skipping = at + 1, False
