@@ -108,6 +108,8 @@ class Family:
     rules: tuple = ()
     judged = False
     """Its games can be judged by physics."""
+    guard = None
+    """``max_placements`` of its games when judged by physics (the runaway guard), else None."""
 
     def tiles(self, game) -> tuple:
         """The tiles of ``game``'s set, in the order of the observations' rows."""
@@ -134,6 +136,10 @@ class Family:
         """The seat to move's choice as ids: a :class:`WholeTurn` or a
         :class:`~magdomino.games.vingt_codec.VingtTurn`."""
         raise NotImplementedError
+
+    def id_texts(self, state, turn) -> dict:
+        """``{id: text}`` of the legal ids of ``turn``, the choice at ``state``."""
+        return {i: self.text(state, move) for i, move in sorted(turn.ids.items())}
 
     def text(self, state, move) -> str:
         """A legal move of ``state`` as the game's log writes it."""
@@ -179,6 +185,7 @@ class TowerFamily(Family):
     name = "tower"
     rules = ("traditional", "defi", "quinconce")
     judged = True
+    guard = PLACEMENT_GUARD
 
     def tiles(self, game) -> tuple:
         return ALL_TILES
@@ -301,6 +308,10 @@ class VingtFamily(Family):
 
     def turn(self, state) -> vingt_codec.VingtTurn:
         return vingt_codec.VingtTurn(state)
+
+    def id_texts(self, state, turn) -> dict:
+        """What each legal id of a sub-step chooses (:func:`~magdomino.games.vingt_codec.id_text`)."""
+        return {i: vingt_codec.id_text(i) for i in turn.ids}
 
     def pieces(self, game) -> list:
         return super().pieces(game) + [("table", (VINGT_CELLS, 4)), ("markers_left", (game.players,)),

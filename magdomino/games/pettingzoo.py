@@ -82,7 +82,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper  # noqa: E402
 from magdomino.checks import check_choice, check_seed  # noqa: E402
 from magdomino.errors import ARGUMENTS, InputError  # noqa: E402
 from magdomino.games.core import CHANCE, TERMINAL, make_game  # noqa: E402
-from magdomino.games.family import PLACEMENT_GUARD, RULES, Observation, chain_set_size, family_of  # noqa: E402
+from magdomino.games.family import RULES, Observation, chain_set_size, family_of  # noqa: E402
 
 PHYSICS = ("none", "statics", "dynamics")
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -114,7 +114,7 @@ def _new_game(rule: str, players, seed: int, options: dict, adjudicator):
     opts = dict(options)
     if adjudicator is not None:
         opts["adjudicator"] = adjudicator
-        opts.setdefault("max_placements", PLACEMENT_GUARD)
+        opts.setdefault("max_placements", family_of(rule).guard)
     return make_game(rule, players, seed, opts)
 
 
@@ -216,12 +216,7 @@ class raw_env(pettingzoo.AECEnv, EzPickle):
         self._tell_moves()
 
     def _tell_moves(self) -> None:
-        s, turn = self.position, self.turn
-        if self.family.name == "vingt":
-            moves = {i: _substep_text(i) for i in turn.ids}
-        else:
-            moves = {i: self.family.text(s, a) for i, a in sorted(turn.ids.items())}
-        self.infos[self.agent_selection] = {"moves": moves}
+        self.infos[self.agent_selection] = {"moves": self.family.id_texts(self.position, self.turn)}
 
     def observe(self, agent):
         if self.position is None:
@@ -278,21 +273,6 @@ class raw_env(pettingzoo.AECEnv, EzPickle):
         adj = self.adjudicator
         if adj is not None and hasattr(adj, "close"):
             adj.close()
-
-
-def _substep_text(action_id: int) -> str:
-    from magdomino.games import vingt_codec as vc
-
-    if action_id == vc.PASS_ID:
-        return "pass"
-    if action_id == vc.STOP_ID:
-        return "stop"
-    if action_id >= vc.FRAMES:
-        slot, high = divmod(action_id - vc.FRAMES, 2)
-        return f"rack slot {slot}{', high pips first' if high else ''}"
-    rank, d, k, b = vc.frame_of_id(action_id)
-    where = "on the empty table" if rank == vc.FIRST else f"from half {rank} of the table"
-    return f"{k} tile{'s' * (k > 1)} along {'xy'[d]} {where}, {b} before it"
 
 
 def env(rule: str = "defi", players: int = 2, physics: str = "none", seed: int = 0, *,

@@ -94,6 +94,20 @@ def frame_of_id(action_id: int) -> tuple[int, int, int, int]:
     return rank, d, k, shape - (k - 1) * (k + 2) // 2
 
 
+def id_text(action_id: int) -> str:
+    """What an id chooses, in words: a frame, a rack slot, pass or stop."""
+    if action_id == PASS_ID:
+        return "pass"
+    if action_id == STOP_ID:
+        return "stop"
+    if action_id >= FRAMES:
+        slot, high = divmod(action_id - FRAMES, 2)
+        return f"rack slot {slot}{', high pips first' if high else ''}"
+    rank, d, k, b = frame_of_id(action_id)
+    where = "on the empty table" if rank == FIRST else f"from half {rank} of the table"
+    return f"{k} tile{'s' * (k > 1)} along {'xy'[d]} {where}, {b} before it"
+
+
 def parts(inner, move, table_halves: dict | None = None) -> tuple[int, ...]:
     """The ids that choose ``move`` (a legal placement of the package state ``inner``): its
     frame, then one tile id per slot in line order (module docstring)."""

@@ -2,21 +2,19 @@
 
 Optional: needs the ``openspiel`` extra (``pip install 'magdomino[openspiel]'``), which this
 module imports (:func:`magdomino.games.players.optional_player` says how to install it when
-it is missing). The games are module-level classes, as OpenSpiel's own Python games are:
-:class:`MagdominoGame` and :class:`MagdominoState` (one game class per rule,
-:data:`GAME_CLASSES`; 20 sur 20's in :mod:`magdomino.games.openspiel.vingt`).
-:func:`register_all` registers, once, ``magdomino_<rule>`` for ``traditional``, ``defi``,
-``quinconce``, ``matador``, ``echanges`` and ``vingt``.
+it is missing). The games are module-level classes, as OpenSpiel's own Python games are,
+one module per family of games (:mod:`magdomino.games.family`):
+:mod:`~magdomino.games.openspiel.tower` (traditional, defi, quinconce),
+:mod:`~magdomino.games.openspiel.chain` (matador, echanges) and
+:mod:`~magdomino.games.openspiel.vingt`; this module holds what they share
+(:class:`MagdominoGame`, :class:`MagdominoState`, :class:`Observer`) and registers them all
+as ``magdomino_<rule>`` (:func:`register_all`, :func:`load_game`).
 
 Mapping (why: OpenSpiel wants explicit chance with probabilities and integer actions):
 
 - **Chance.** A deal is dealt tile by tile: each chance outcome is the index of a tile of
-  the set (uniform over the tiles not yet dealt). Magnetic Domino rules deal all 28 (the
-  hands in seat order, then the stock in drawing order, since their draws take the next
-  stock tile), and a deal with a one-colour hand is dealt again, as the package's own
-  deal does (rejection keeps the distribution uniform over the allowed deals). The chain
-  games deal the hands only: each of their draws is a chance node of its own (uniform over
-  the stock).
+  the set (uniform over the tiles not yet dealt); what is dealt, and which draws are
+  chance nodes of their own, is the family module's.
 - **Actions.** The compact ids every program face shares (:mod:`magdomino.games.codec`:
   18,846 for the tower rules, 11 T + 12 for the chain games;
   :mod:`magdomino.games.vingt_codec`: 4,372 for 20 sur 20, whose moves are chosen in
@@ -29,11 +27,6 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
   every seat's count of tiles, scores, the modes owed in En quinconce, a 20 sur 20 move
   chosen so far), the same vector as the PettingZoo face's ``observation``; so
   ``open_spiel.python.rl_environment.Environment`` plays the games.
-- **Physics.** Tower games take ``physics`` = ``"none"`` (rules only, nothing collapses) or
-  ``"statics"`` (:class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, default
-  preset, magnets on, a placement it is unsure of counted as a fall: a risk the searches
-  learn to avoid; ``max_placements`` 0 means the placement limit of every face,
-  :data:`~magdomino.games.family.PLACEMENT_GUARD`).
 - **Resampling** (for information-set MCTS): the tiles a seat cannot see (the other hands
   and the stock) are dealt again at random, hand sizes kept. It ignores what a draw or a
   pass revealed about a hand (a common determinisation shortcut).
@@ -41,6 +34,7 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -50,72 +44,40 @@ from magdomino.optional import require
 pyspiel = require("pyspiel", "OpenSpiel's games", key="openspiel")
 
 from magdomino.errors import InputError  # noqa: E402 (after the check that says how to install it)
-from magdomino.games.actions import Deal  # noqa: E402
-from magdomino.games.core import Game, make_game  # noqa: E402
-from magdomino.games.family import PLACEMENT_GUARD, Observation, family_of  # noqa: E402
-from magdomino.games.tower.state import State  # noqa: E402
-from magdomino.model.presets import DEFAULT_PRESET  # noqa: E402
+from magdomino.games.family import CHAIN, TOWER, Observation, family_of  # noqa: E402
 
-CORE_RULES = ("traditional", "defi", "quinconce")
-CHAIN_RULES = ("matador", "echanges")
-_HIDDEN_KEYS = ("hands", "stock", "rng", "log", "events", "format", "game", "racks")
+CORE_RULES = TOWER.rules
+CHAIN_RULES = CHAIN.rules
+FAMILY_MODULES = {"tower": "magdomino.games.openspiel.tower", "chain": "magdomino.games.openspiel.chain",
+                  "vingt": "magdomino.games.openspiel.vingt"}
+"""The module of each family's pyspiel games (each has ``GAME_CLASSES``, ``from_package_state``)."""
+HIDDEN_KEYS = ("hands", "stock", "rng", "log", "events", "format", "game", "racks")
+"""A package state's JSON keys that a public snapshot leaves out."""
 
 
-# -- parameters ---------------------------------------------------------------------------------
+def _family_module(rule: str):
+    return importlib.import_module(FAMILY_MODULES[family_of(rule).name])
+
+
+def game_classes() -> dict:
+    """``{rule: pyspiel game class}`` of every game."""
+    out = {}
+    for name in FAMILY_MODULES.values():
+        out.update(importlib.import_module(name).GAME_CLASSES)
+    return out
 
 
 def parameters(rule: str) -> dict:
     """The pyspiel parameters of ``magdomino_<rule>`` and their defaults."""
-    if rule == "traditional":
-        return {"players": 2, "kids": False, "deals": 1}
-    if rule in ("defi", "quinconce"):
-        extra = {"variant": ""} if rule == "defi" else {}
-        return {"players": 2, **extra, "kids": False, "deals": 1, "physics": "none", "max_placements": 0}
-    if rule == "matador":
-        return {"players": 2, "set": 6, "variant": "", "deals": 1, "target": 0}
-    if rule == "echanges":
-        return {"players": 3, "set": 6, "variant": ""}
-    raise InputError("openspiel", "rule", f"one of {', '.join(CORE_RULES + CHAIN_RULES)}, got {rule!r}")
-
-
-def package_game(rule: str, params: dict):
-    """The package's :class:`~magdomino.games.core.Game` for pyspiel parameters ``params``."""
-    p = {**parameters(rule), **params}
-    if rule in CORE_RULES:
-        physics = p.pop("physics", "none")
-        if physics not in ("none", "statics"):
-            raise InputError("openspiel", "physics", f"'none' (rules only) or 'statics', got {physics!r}")
-        opts = {"kids": p["kids"], "deals": p["deals"]}
-        if p.get("variant"):
-            opts["variant"] = p["variant"]
-        if p.get("max_placements"):
-            opts["max_placements"] = p["max_placements"]
-        if physics == "statics":
-            from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: scipy's solvers
-
-            # a placement the statics is unsure of counts as a fall: a risk the search avoids
-            opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET, on_unsure="collapse")
-            # collapses can go on for ever: the runaway guard ends such a deal, not scored
-            opts.setdefault("max_placements", PLACEMENT_GUARD)
-        return make_game(rule, p["players"], 0, opts)
-    opts = {"set": p["set"]}
-    if p.get("variant"):
-        opts["variant"] = p["variant"]
-    if rule == "matador":
-        opts["deals"] = p["deals"]
-        if p.get("target"):
-            opts["target"] = p["target"]
-    return make_game(rule, p["players"], 0, opts)
-
-
-def _player_range(rule: str) -> tuple[int, int]:
-    """Fewest and most players over the sets the game allows (matador 7-9: up to 6)."""
-    return {"matador": (2, 6), "echanges": (3, 6)}.get(rule, (2, 4))
+    try:
+        return dict(game_classes()[rule].PARAMETERS)
+    except KeyError:
+        raise InputError("openspiel", "rule", f"one of {', '.join(game_classes())}, got {rule!r}") from None
 
 
 def game_type(rule: str, params: dict, long_name: str = ""):
-    """The ``pyspiel.GameType`` of ``magdomino_<rule>``."""
-    lo, hi = _player_range(rule)
+    """The ``pyspiel.GameType`` of ``magdomino_<rule>`` with parameters ``params``."""
+    lo, hi = {"matador": (2, 6), "echanges": (3, 6)}.get(rule, (2, 4))  # matador 7-9: up to 6
     return pyspiel.GameType(
         short_name=f"magdomino_{rule}",
         long_name=long_name or f"Magdomino {rule}",
@@ -134,56 +96,45 @@ def game_type(rule: str, params: dict, long_name: str = ""):
     )
 
 
-GAME_TYPES = {rule: game_type(rule, parameters(rule)) for rule in CORE_RULES + CHAIN_RULES}
-"""Each tower and chain rule's ``pyspiel.GameType``."""
-
-
 # -- the pyspiel game ---------------------------------------------------------------------------
 
 
 class MagdominoGame(pyspiel.Game):
-    """``magdomino_<rule>``: one of the package's games (module docstring); a subclass per
-    rule names it (:data:`GAME_CLASSES`)."""
+    """``magdomino_<rule>``: one of the package's games (module docstring). A subclass per rule
+    (in its family's module) sets ``RULE``, ``PARAMETERS``, ``GAME_TYPE`` and ``STATE``."""
 
     RULE = ""
+    PARAMETERS: dict = {}
+    GAME_TYPE = None
+    STATE: type = None
+    UTILITY = (-1.0, 1.0)
 
-    def __init__(self, params=None, _rule=None, _package=None):
+    def __init__(self, params=None, _package=None):
         params = dict(params or {})
-        rule = _rule or self.RULE
-        self.rule = rule
-        self.family = family_of(rule)
-        self.package = _package if _package is not None else self._package_game(rule, params)
+        self.rule = self.RULE
+        self.family = family_of(self.rule)
+        self.package = _package if _package is not None else self.package_game({**self.PARAMETERS, **params})
         self.tiles = self.family.tiles(self.package)
-        deals = getattr(self.package, "deals", 1)
         info = pyspiel.GameInfo(
             num_distinct_actions=self.family.action_size(self.package),
             max_chance_outcomes=len(self.tiles),
             num_players=self.package.players,
-            min_utility=self._utility_range()[0],
-            max_utility=self._utility_range()[1],
+            min_utility=self.UTILITY[0],
+            max_utility=self.UTILITY[1],
             utility_sum=None,
-            max_game_length=self._max_length(deals),
+            max_game_length=self.max_length(),
         )
-        super().__init__(self._game_type(), info, params)
+        super().__init__(self.GAME_TYPE, info, params)
 
-    def _package_game(self, rule, params):
-        return package_game(rule, params)
+    def package_game(self, params: dict):
+        """The package's game for the pyspiel parameters ``params`` (defaults filled in)."""
+        raise NotImplementedError
 
-    def _game_type(self):
-        return GAME_TYPES[self.rule]
-
-    def _utility_range(self) -> tuple[float, float]:
-        return -1.0, 1.0
-
-    def _max_length(self, deals: int) -> int:
-        return 1000 * deals
+    def max_length(self) -> int:
+        return 1000 * getattr(self.package, "deals", 1)
 
     def new_initial_state(self):
-        return self.state_class(self, self.package.new_initial_state())
-
-    @property
-    def state_class(self):
-        return MagdominoState
+        return self.STATE(self, self.package.new_initial_state())
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         return Observer(self)
@@ -191,7 +142,8 @@ class MagdominoGame(pyspiel.Game):
 
 class MagdominoState(pyspiel.State):
     """A pyspiel state shadowing a package state (``self.inner``); the seat to move chooses
-    through ``turn`` (:meth:`magdomino.games.family.Family.turn`)."""
+    through ``turn`` (:meth:`magdomino.games.family.Family.turn`). A family's subclass says
+    what chance deals (``_chance_kind``, ``_deal_size``, ``_finish_deal``) and resamples."""
 
     def __init__(self, game, inner, public=None):
         super().__init__(game)
@@ -210,19 +162,15 @@ class MagdominoState(pyspiel.State):
             self._turn = self.family.turn(self.inner)
         return self._turn
 
-    # what the package state is waiting for
     def _chance_kind(self):
-        s = self.inner
-        if s.current_player() != -1:
-            return None
-        if self.rule in CORE_RULES or s.due == "deal":
-            return "deal"
-        return "draw"
+        """What the package state waits for at a chance node: "deal", "draw" or None."""
+        raise NotImplementedError
 
     def _deal_size(self) -> int:
-        if self.rule in CORE_RULES:
-            return len(self.tiles)
-        return self.inner.game.players * self.inner._hand_size()
+        raise NotImplementedError
+
+    def _finish_deal(self):
+        raise NotImplementedError
 
     def current_player(self):
         if self.inner.is_terminal():
@@ -260,7 +208,9 @@ class MagdominoState(pyspiel.State):
             self.dealt.append(int(action))
             self.public.append("?")
             if len(self.dealt) == self._deal_size():
-                self._finish_deal()
+                order = [self.tiles[i] for i in self.dealt]
+                self.dealt = []
+                self._finish_deal(order)
             return
         if kind == "draw":
             self.public.append("?")
@@ -274,21 +224,6 @@ class MagdominoState(pyspiel.State):
         self.public.append(f"{seat}:{self.action_text(move)}")
         self.inner.apply_action(move)
         self._turn = None
-
-    def _finish_deal(self):
-        order = [self.tiles[i] for i in self.dealt]
-        self.dealt = []
-        if self.rule in CORE_RULES:
-            g = self.inner.game
-            k = g.hand_size
-            hands = [order[i * k : (i + 1) * k] for i in range(g.players)]
-            if len(set(g.colours)) > 1 and any(len({g.colour[t] for t in h}) == 1 for h in hands):
-                self.public.append("redeal")  # the package deals again: so does this
-                return
-            self.inner.apply_action(Deal(tuple(order)))
-            return
-        rest = sorted(set(self.tiles) - set(order))
-        self.inner.apply_action(("deal", tuple(order) + tuple(rest)))
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
@@ -310,8 +245,8 @@ class MagdominoState(pyspiel.State):
         return self.returns()
 
     def info_string(self, player: int) -> str:
-        hand = self.inner.hands[player] if self.inner.hands else []
-        return f"seat {player} hand {sorted(hand)} | " + " ".join(self.public)
+        hands = self.family.hands(self.inner) if self.family.has_deal(self.inner) else None
+        return f"seat {player} hand {sorted(hands[player]) if hands else []} | " + " ".join(self.public)
 
     def clone(self):
         c = type(self)(self.get_game(), self.inner.clone(), self.public)
@@ -324,8 +259,8 @@ class MagdominoState(pyspiel.State):
         return self.resample(player_id, np.random.RandomState(int(probability_sampler() * 2**31)))
 
     def resample(self, player: int, rng: np.random.RandomState):
-        """A copy with the hidden tiles dealt again (:func:`resample`)."""
-        return _resample_hands(self, player, rng)
+        """A copy with the tiles ``player`` cannot see dealt again (:func:`resample`)."""
+        return deal_hidden_again(self, player, rng)
 
     def __str__(self):
         if self._chance_kind() == "deal":  # a chain state cannot print itself before its deal
@@ -351,71 +286,49 @@ class Observer:
         return state.info_string(player)
 
 
-class TraditionalGame(MagdominoGame):
-    RULE = "traditional"
-
-
-class DefiGame(MagdominoGame):
-    RULE = "defi"
-
-
-class QuinconceGame(MagdominoGame):
-    RULE = "quinconce"
-
-
-class MatadorGame(MagdominoGame):
-    RULE = "matador"
-
-
-class EchangesGame(MagdominoGame):
-    RULE = "echanges"
-
-
-GAME_CLASSES = {c.RULE: c for c in (TraditionalGame, DefiGame, QuinconceGame, MatadorGame, EchangesGame)}
-"""The pyspiel game class of each tower and chain rule (20 sur 20's: :mod:`magdomino.games.openspiel.vingt`)."""
-_registered = False
-"""Set once by :func:`register_all`: pyspiel's registry of games is the process's and keeps
-what it is given until the interpreter ends."""
-
-
 def resample(state, player: int, rng: np.random.RandomState):
-    """A copy of ``state`` with the tiles ``player`` cannot see dealt again (module docstring).
-
-    The hands of the other seats and the stock keep their sizes; a forced start (the
-    holder of the highest double) keeps its tile where it is. 20 sur 20:
-    :func:`magdomino.games.openspiel.vingt.resample`.
-    """
+    """A copy of ``state`` with the tiles ``player`` cannot see (the other hands and the stock)
+    dealt again, sizes kept (module docstring; what stays put is the family's)."""
     return state.resample(player, rng)
 
 
-def _resample_hands(state, player: int, rng: np.random.RandomState):
-    """:func:`resample` of a tower or chain game."""
+def deal_hidden_again(state, player: int, rng: np.random.RandomState, keep=(), fixed_seats=()):
+    """:func:`resample` keeping the tiles ``keep`` where they are and the hands of
+    ``fixed_seats`` as they are."""
     c = state.clone()
     inner = c.inner
-    if not inner.hands or state.dealt:
+    if state.dealt or not c.family.has_deal(inner):
         return c
-    others = [s for s in range(len(inner.hands)) if s != player]
-    keep = set()
-    forced = getattr(inner, "forced", None)
-    if forced is not None and getattr(forced, "tile", None) is not None:
-        keep.add(tuple(forced.tile))
-    if state.rule == "matador" and not inner.table and inner.current_player() >= 0:
-        keep.update(inner.hands[inner.starter])  # the starter is known to hold the best tile
-        others = [s for s in others if s != inner.starter]
-    pool = [t for s in others for t in inner.hands[s] if t not in keep] + [t for t in inner.stock if t not in keep]
+    hands = c.family.hands(inner)
+    keep = set(keep)
+    others = [s for s in range(len(hands)) if s != player and s not in fixed_seats]
+    pool = [t for s in others for t in hands[s] if t not in keep] + [t for t in inner.stock if t not in keep]
     order = [pool[i] for i in rng.permutation(len(pool))]
     i = 0
     for s in others:
-        held = [t for t in inner.hands[s] if t in keep]
-        n = len(inner.hands[s]) - len(held)
-        inner.hands[s] = sorted(held + order[i : i + n])
+        held = [t for t in hands[s] if t in keep]
+        n = len(hands[s]) - len(held)
+        hands[s] = sorted(held + order[i : i + n])
         i += n
-    stock_keep = [t for t in inner.stock if t in keep]
-    inner.stock = stock_keep + order[i:]
+    inner.stock = [t for t in inner.stock if t in keep] + order[i:]
     inner._legal = None
     if inner.current_player() != player:
         c._turn = None  # another seat's choice depends on the hand dealt to it
     return c
+
+
+def public_snapshot(state, sizes_name: str = "hands") -> str:
+    """The first entry of the public history of a pyspiel state made from the package state
+    ``state``: its public part as JSON, then the hand sizes and the stock's."""
+    doc = state.to_json()
+    snapshot = json.dumps({k: v for k, v in doc.items() if k not in HIDDEN_KEYS}, sort_keys=True, default=str)
+    sizes = [len(h) for h in family_of(state.game.rule).hands(state)]
+    return f"from {snapshot} {sizes_name} {sizes} stock {len(state.stock)}"
+
+
+_registered = False
+"""Set once by :func:`register_all`: pyspiel's registry of games is the process's and keeps
+what it is given until the interpreter ends."""
 
 
 def register_all(*, key: str = "register_all") -> None:
@@ -424,11 +337,8 @@ def register_all(*, key: str = "register_all") -> None:
     global _registered
     if _registered:
         return
-    from magdomino.games.openspiel import vingt  # the same face's 20 sur 20
-
-    for rule, cls in GAME_CLASSES.items():
-        pyspiel.register_game(GAME_TYPES[rule], cls)
-    pyspiel.register_game(vingt.GAME_TYPE, vingt.VingtSpielGame)
+    for cls in game_classes().values():
+        pyspiel.register_game(cls.GAME_TYPE, cls)
     _registered = True
 
 
@@ -445,37 +355,7 @@ def from_package_state(state, physics: bool = False):
     the statics adjudicator (stateless: clones may share it; pybullet is never searched).
     """
     register_all(key="from_package_state")
-    g = state.game
-    if g.rule == "vingt":
-        from magdomino.games.openspiel import vingt
-
-        return vingt.from_package_state(state)
-    doc = state.to_json()
-    inner = state.clone()
-    keep = physics and getattr(g.adjudicator, "name", "") == "statics"
-    if g.rule in CORE_RULES and not g.trivial and not keep:  # search rules-only
-        g = Game.from_json(g.to_json())
-        inner = State.from_json(doc, g)
-    pgame = GAME_CLASSES[g.rule](_params_of(g), _package=g)
-    snapshot = json.dumps({k: v for k, v in doc.items() if k not in _HIDDEN_KEYS}, sort_keys=True, default=str)
-    sizes = [len(h) for h in state.hands]
-    return MagdominoState(pgame, inner, [f"from {snapshot} hands {sizes} stock {len(state.stock)}"])
-
-
-def _params_of(g) -> dict:
-    if g.rule in CORE_RULES:
-        out = {"players": g.players, "kids": g.kids, "deals": g.deals}
-        if g.rule != "traditional":
-            physics = "statics" if getattr(g.adjudicator, "name", "") == "statics" else "none"
-            out.update(physics=physics, max_placements=g.max_placements or 0)
-        if g.rule == "defi":
-            out["variant"] = g.variant or ""
-        return out
-    o = g.options()
-    out = {"players": g.players, "set": o["set"], "variant": o["variant"] or ""}
-    if g.rule == "matador":
-        out.update(deals=o["deals"], target=o["target"] or 0)
-    return out
+    return _family_module(state.game.rule).from_package_state(state, physics)
 
 
 # -- a player -----------------------------------------------------------------------------------

@@ -24,58 +24,15 @@ choice.
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
-
 from magdomino.errors import InputError
-from magdomino.games.openspiel.games import MagdominoGame, MagdominoState, game_type
+from magdomino.games.openspiel.games import MagdominoGame, MagdominoState, game_type, public_snapshot
 from magdomino.games.vingt.game import RACK, VingtGame
-
-
-def parameters() -> dict:
-    """The pyspiel parameters of ``magdomino_vingt`` and their defaults."""
-    return {"players": 2, "target": 0}
-
-
-def package_game(params: dict):
-    """The package's :class:`~magdomino.games.vingt.game.VingtGame` for pyspiel ``params``."""
-    p = {**parameters(), **params}
-    return VingtGame(p["players"], 0, target=p["target"] or None)
-
-
-GAME_TYPE = game_type("vingt", parameters(), "Magdomino 20 sur 20")
-"""``magdomino_vingt``'s ``pyspiel.GameType``."""
-
-
-class VingtSpielGame(MagdominoGame):
-    """``magdomino_vingt`` (module docstring)."""
-
-    RULE = "vingt"
-
-    def _package_game(self, rule, params):
-        return package_game(params)
-
-    def _game_type(self):
-        return GAME_TYPE
-
-    def _utility_range(self) -> tuple[float, float]:
-        return 0.0, 1.0
-
-    def _max_length(self, deals: int) -> int:
-        # a round is < 800 actions (54 tiles placed, each in two sub-steps or more, a stop or
-        # a draw after each, passes); a competition's length has no bound in the rules (rounds
-        # can score nothing): this is nominal, and OpenSpiel only reads it
-        return 2000 * (1 + (self.package.target or 0))
-
-    @property
-    def state_class(self):
-        return VingtSpielState
+from magdomino.wording import tile_text
 
 
 class VingtSpielState(MagdominoState):
     """A pyspiel state shadowing a :class:`~magdomino.games.vingt.game.VingtState` (``inner``):
-    the other games' state with 20 sur 20's own chance kinds, deal size, texts and resampling."""
+    the other games' state with 20 sur 20's own chance kinds, deal size and texts."""
 
     def _chance_kind(self):
         s = self.inner
@@ -86,16 +43,15 @@ class VingtSpielState(MagdominoState):
     def _deal_size(self) -> int:
         return self.inner.game.players * RACK
 
+    def _finish_deal(self, order: list) -> None:
+        rest = sorted(set(self.tiles) - set(order))
+        self.inner.apply_action(("deal", tuple(order) + tuple(rest)))
+
     @staticmethod
     def action_text(a) -> str:
-        return _text(a)
-
-    def info_string(self, player: int) -> str:
-        rack = self.inner.racks[player] if self.inner.round_no >= 0 else []
-        return f"seat {player} rack {sorted(rack)} | " + " ".join(self.public)
-
-    def resample(self, player: int, rng: np.random.RandomState):
-        return resample(self, player, rng)
+        if a[0] != "place":
+            return a[0]
+        return f"place {'xy'[a[1]]} " + " ".join(f"{x},{y}:{tile_text((p, q))}" for x, y, p, q in a[2])
 
     def __str__(self):
         if self._chance_kind() == "deal":
@@ -104,42 +60,38 @@ class VingtSpielState(MagdominoState):
         return f"round {s.round_no} seat {s.current} racks {s.racks} table {s.table()} markers {s.markers_placed}"
 
 
-def _text(a) -> str:
-    if a[0] != "place":
-        return a[0]
-    return f"place {'xy'[a[1]]} " + " ".join(f"{x},{y}:{p}-{q}" for x, y, p, q in a[2])
+class VingtSpielGame(MagdominoGame):
+    """``magdomino_vingt`` (module docstring)."""
+
+    RULE = "vingt"
+    PARAMETERS = {"players": 2, "target": 0}
+    GAME_TYPE = game_type(RULE, PARAMETERS, "Magdomino 20 sur 20")
+    STATE = VingtSpielState
+    UTILITY = (0.0, 1.0)
+
+    def package_game(self, params: dict) -> VingtGame:
+        return VingtGame(params["players"], 0, target=params["target"] or None)
+
+    def max_length(self) -> int:
+        # a round is < 800 actions (54 tiles placed, each in two sub-steps or more, a stop or
+        # a draw after each, passes); a competition's length has no bound in the rules (rounds
+        # can score nothing): this is nominal, and OpenSpiel only reads it
+        return 2000 * (1 + (self.package.target or 0))
 
 
-def resample(state, player: int, rng: np.random.RandomState):
-    """A copy of ``state`` with the racks of the other seats and the stock dealt again
-    (sizes kept; what a pass revealed about a rack is ignored, as for the other games)."""
-    c = state.clone()
-    inner = c.inner
-    if state.dealt or inner.round_no < 0:
-        return c
-    others = [s for s in range(len(inner.racks)) if s != player]
-    pool = [t for s in others for t in inner.racks[s]] + list(inner.stock)
-    order = [pool[i] for i in rng.permutation(len(pool))]
-    i = 0
-    for s in others:
-        n = len(inner.racks[s])
-        inner.racks[s] = sorted(order[i : i + n])
-        i += n
-    inner.stock = order[i:]
-    inner._legal = None
-    if inner.current != player:
-        c._turn = None  # another seat's choice depends on the rack dealt to it
-    return c
+GAME_CLASSES = {"vingt": VingtSpielGame}
 
 
-def from_package_state(state):
+def resample(state, player: int, rng):
+    """:func:`magdomino.games.openspiel.games.resample`: the other racks and the stock dealt
+    again (sizes kept; what a pass revealed about a rack is ignored, as for the other games)."""
+    return state.resample(player, rng)
+
+
+def from_package_state(state, physics: bool = False) -> VingtSpielState:
     """A pyspiel state for a package :class:`~magdomino.games.vingt.game.VingtState` at a seat's
     turn: its public part (the table, markers, scores, rack sizes) opens the public history."""
     if state.current < 0:
         raise InputError("openspiel", "state", f"a 20 sur 20 state at a seat's turn, got current={state.current}")
-    doc = state.to_json()
-    public = {k: v for k, v in doc.items() if k not in ("racks", "stock", "rng", "format", "game")}
-    snapshot = json.dumps(public, sort_keys=True, default=str)
-    sizes = [len(r) for r in state.racks]
     pgame = VingtSpielGame({"players": state.game.players, "target": state.game.target or 0}, _package=state.game)
-    return VingtSpielState(pgame, state.clone(), [f"from {snapshot} racks {sizes} stock {len(state.stock)}"])
+    return VingtSpielState(pgame, state.clone(), [public_snapshot(state, "racks")])
