@@ -1,11 +1,14 @@
 """The seat in a real pseudo-terminal of 80 x 24 (pexpect): no line wider than the terminal,
 a long move list shown a page at a time, ``board`` printing the table again, Ctrl-C saving
-the game where it says."""
+the game where it says; the terminal how-to's screens at 80 x 24 and 160 x 50 are what such
+terminals show."""
 
+import io
 import json
 import os
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +57,37 @@ def test_the_seat_at_80_by_24_pages_reprints_the_board_and_saves_on_ctrl_c(tmp_p
     saved = json.loads(path.read_text())
     assert saved["session"]["over"] is False and len([e for e in saved["events"] if e.get("player") == 0
                                                       and e["type"] == "place"]) == 1
+
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "howto" / "terminal.md"
+COMMAND = re.search(r"\(`magdomino (play [^`]*)`\)", " ".join(PAGE.read_text(encoding="utf-8").split())).group(1)
+SCREENS = re.findall(r"<!-- screen (\d+)x(\d+), answers: (.*?) -->\n```text\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+
+
+def screen_at(columns: int, lines: int, answers: list, cwd) -> str:
+    """What a terminal of ``columns`` x ``lines`` shows at the prompt after ``answers``
+    (Enter: an empty one): the last ``lines`` lines the seat wrote, as it writes whole lines
+    no wider than the terminal."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    log = io.StringIO()
+    child = pexpect.spawn(sys.executable, ["-m", "magdomino", *COMMAND.split()], cwd=str(cwd), env=env, encoding="utf-8",
+                          dimensions=(lines, columns), timeout=60)
+    child.logfile_read = log
+    try:
+        child.expect_exact("seat 0> ")
+        for answer in answers:
+            child.sendline("" if answer == "Enter" else answer)
+            child.expect_exact("seat 0> ")
+        shown = log.getvalue().replace("\r\n", "\n").split("\n")[-lines:]
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    return "\n".join(line.rstrip() for line in shown)
+
+
+def test_the_terminal_pages_screens_are_what_a_terminal_of_their_size_shows(tmp_path):
+    assert [(c, n) for c, n, _, _ in SCREENS] == [("80", "24"), ("160", "50")]
+    for columns, lines, answers, page in SCREENS:
+        shown = screen_at(int(columns), int(lines), [a.strip() for a in answers.split(",")], tmp_path)
+        assert shown == page.rstrip("\n"), f"the {columns}x{lines} screen of docs/howto/terminal.md is now:\n{shown}"
