@@ -3,8 +3,9 @@
 No simulation: each placement is judged by :class:`magdomino.physics.statics.Structure` on
 the construction as the grid lays it out (:func:`magdomino.maths.geometry.physical_pose` of
 every tile's grid pose, as :attr:`PlacementView.pose` gives it) plus the new tile at its
-nominal rest pose. Stateless: everything comes from the :class:`PlacementView` (its
-``construction``), so cloned game states can share one adjudicator.
+nominal rest pose. Everything comes from the :class:`PlacementView` (its ``construction``),
+so cloned game states can share one adjudicator; the one thing kept, the screens of the
+last assessment for the placement that follows it, is keyed by the construction and the pose.
 
 The answer has three values (:func:`magdomino.physics.statics_screen.sure_verdict_of`): **stands**
 (it stands at rest with a tilt margin and carries the tile's landing), **falls** (it cannot
@@ -102,7 +103,7 @@ in the order of the views: a player puts its preferred candidates first); the ot
 stand get :data:`STANDING_MAX` ("stands, margin not measured"). Margins cost 5-50 ms each."""
 
 
-def pose_risks(structure, poses, margins: int = MARGINS, enough: int | None = None) -> dict:
+def pose_risks(structure, poses, margins: int = MARGINS, enough: int | None = None, screens: dict | None = None) -> dict:
     """Risk of each distinct pose: ``poses`` is an ordered dict ``key -> (position (3,) m,
     quaternion (4,))``; the statics' three answers (:func:`magdomino.physics.statics_screen.sure_verdict`;
     a pose that does not stand at rest is 1 without its rest-fall tests, one that falls in an
@@ -111,7 +112,10 @@ def pose_risks(structure, poses, margins: int = MARGINS, enough: int | None = No
 
     With ``enough``, the poses are judged in order only until ``max(enough, margins)`` of
     them stand for sure; the dict holds the poses judged (a prefix of ``poses``). Every pose
-    left out would get at least :data:`STANDING_MAX`: the margins went to the ones before."""
+    left out would get at least :data:`STANDING_MAX`: the margins went to the ones before.
+
+    ``screens``, when given, receives ``key -> (screen results, contacts)`` of every pose
+    that stands at rest (its whole screen was run; the contacts counted with the tile)."""
     risks = {}
     measured = 0
     sure = 0
@@ -125,6 +129,8 @@ def pose_risks(structure, poses, margins: int = MARGINS, enough: int | None = No
             continue
         results = {AT_REST: stressed.stands(AT_REST)}
         answer = sure_verdict(run_screen(stressed, results)) if results[AT_REST] else "falls"
+        if screens is not None and results[AT_REST]:
+            screens[key] = (results, len(stressed.contacts))
         if answer != "stands":
             risks[key] = 1.0 if answer == "falls" else UNKNOWN_RISK
             continue
@@ -213,6 +219,7 @@ class StaticsAdjudicator:
         self.on_unsure = on_unsure
         self.fallback = fallback
         self.tile_size = tuple(float(v) for v in self.preset.tile.size)
+        self._screened: dict = {}  # (construction key, grid pose) -> (view pose, screen results, contacts) of the last assessment
 
     def start(self, construction: ConstructionInfo) -> None:
         """Nothing to do: the construction is read from each view."""
@@ -229,11 +236,8 @@ class StaticsAdjudicator:
 
 
         start = time.perf_counter()
-        centre, yaw = view.pose
         try:
-            structure = Structure(self.preset, *self._nominal(view.construction), magnets=self.magnets)
-            stressed = Stressed.on(structure, np.asarray(centre, float), yaw_quaternion(yaw))
-            results = run_screen(stressed)
+            results, contacts = self._screen(view)
         except InputError as exc:
             record = Verdict(collapsed=False, reason="error", settled=None, max_shift_mm=None, max_tilt_deg=None, sim_time_s=None,
                              wall_time_s=time.perf_counter() - start, moved_tiles=None, thresholds=None, shifted=None,
@@ -249,8 +253,25 @@ class StaticsAdjudicator:
             collapsed = answer == "falls"
         verdict = Verdict(collapsed=collapsed, reason="falls" if collapsed else "stood", settled=None, max_shift_mm=None,
                           max_tilt_deg=None, sim_time_s=None, wall_time_s=time.perf_counter() - start, moved_tiles=None,
-                          thresholds=None, shifted=None, contacts=len(stressed.contacts), engine="statics", unsure=unsure)
+                          thresholds=None, shifted=None, contacts=contacts, engine="statics", unsure=unsure)
         return Outcome(collapsed=collapsed, verdict=verdict.to_dict(), error=None, unsure=unsure)
+
+    def _screen(self, view: PlacementView) -> tuple[dict, int]:
+        """The screen's results of ``view``'s placement (:func:`~magdomino.physics.statics_screen.run_screen`)
+        and its contacts: those the last assessment ran when it was of this pose on this
+        construction (a seat places what it has just weighed), else run now."""
+        ran = self._screened.get((self._key(view.construction), view.grid))
+        if ran is not None and ran[0] == view.pose:
+            return dict(ran[1]), ran[2]
+        centre, yaw = view.pose
+        structure = Structure(self.preset, *self._nominal(view.construction), magnets=self.magnets)
+        stressed = Stressed.on(structure, np.asarray(centre, float), yaw_quaternion(yaw))
+        return run_screen(stressed), len(stressed.contacts)
+
+    @staticmethod
+    def _key(construction) -> tuple:
+        """What the statics sees of ``construction``: its tiles' grid poses (the pips do not matter)."""
+        return tuple(t.grid for t in construction)
 
     def _ask_fallback(self, view: PlacementView) -> Outcome:
         """The fallback's outcome of an unsure placement: its verdict of the placement, or of
@@ -335,13 +356,20 @@ class StaticsAdjudicator:
 
     def _pose_risks(self, views, todo: list, enough: int | None) -> dict:
         """:func:`pose_risks` of the grid poses of ``views[todo]`` on their construction."""
-        structure = self.structure(views[todo[0]].construction)
+        construction = views[todo[0]].construction
+        structure = self.structure(construction)
         poses: dict = {}  # the tile's pips do not matter to the statics: one check per grid pose
+        shown: dict = {}  # grid pose -> the view pose judged there
         for i in todo:
             if views[i].grid not in poses:
                 centre, yaw = views[i].pose
                 poses[views[i].grid] = (np.asarray(centre, float), yaw_quaternion(yaw))
-        return pose_risks(structure, poses, self.margins, enough)
+                shown[views[i].grid] = views[i].pose
+        screens: dict = {}
+        risks = pose_risks(structure, poses, self.margins, enough, screens)
+        key = self._key(construction)  # kept for the placement that follows (place), this construction's only
+        self._screened = {(key, grid): (shown[grid], *ran) for grid, ran in screens.items()}
+        return risks
 
     def close(self) -> None:
         if self.fallback is not None:
