@@ -99,11 +99,13 @@ class Screen:
         return cls(out, *(size or (None, None)))
 
     def wrapped(self, line: str) -> list[str]:
-        """``line`` wrapped to the width, continuation lines indented under its text."""
+        """``line`` wrapped to the width, continuation lines indented under its text; a word
+        wider than the screen (a long path) is kept whole, for the terminal to fold, so that it
+        can be copied."""
         if self.width is None or len(line) <= self.width:
             return [line]
         indent = " " * (len(line) - len(line.lstrip()) + 4)
-        return textwrap.wrap(line, self.width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+        return textwrap.wrap(line, self.width, subsequent_indent=indent, break_on_hyphens=False, break_long_words=False) or [""]
 
     def say(self, text: str = "") -> None:
         for line in str(text).split("\n"):

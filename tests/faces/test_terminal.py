@@ -193,3 +193,15 @@ def test_hints_show_risks_only_where_physics_judges(monkeypatch, capsys, tmp_pat
     assert all(("risk" in line) == (" on #" in line or " beneath #" in line) for line in moves)
     assert any(" on #" in line for line in moves) and any(" after #" in line for line in moves)
     assert any(re.search(r"risk \d\.\d{3} (safe|tight|unsure|falls)$", line) for line in moves)
+
+
+def test_lines_wrap_at_word_boundaries_and_keep_a_long_path_whole():
+    from magdomino.faces.terminal import Screen
+
+    screen = Screen(io.StringIO(), width=30)
+    line = "  P1 places 2-6 on #0 (6-6) half 1, across right, drop verdict: stands (stood)"
+    parts = screen.wrapped(line)
+    assert len(parts) > 1 and all(len(p) <= 30 for p in parts) and parts[1].startswith("      ")
+    assert " ".join(p.strip() for p in parts) == line.strip()
+    path = "/tmp/a/long/directory/of/saved/games/game.json"
+    assert path in screen.wrapped(f"saved the game so far to {path} (resume it)")
