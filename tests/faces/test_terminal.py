@@ -204,4 +204,4 @@ def test_lines_wrap_at_word_boundaries_and_keep_a_long_path_whole():
     assert len(parts) > 1 and all(len(p) <= 30 for p in parts) and parts[1].startswith("      ")
     assert " ".join(p.strip() for p in parts) == line.strip()
     path = "/tmp/a/long/directory/of/saved/games/game.json"
-    assert path in screen.wrapped(f"saved the game so far to {path} (resume it)")
+    assert f"    {path}" in screen.wrapped(f"saved the game so far to {path} (resume it)")  # its own line, whole
