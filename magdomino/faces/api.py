@@ -308,7 +308,8 @@ class Simulation(Result):
             if v is None:
                 rows.append([label, where, "not tried", "the structure did not stand", None, None, None, self.result.engine])
             else:
-                word = "error" if v.error else "COLLAPSED" if v.collapsed else ("stood, SHIFTED" if v.shifted else "stood")
+                word = ("error" if v.error else "COLLAPSED" if v.collapsed else "stood, SHIFTED" if v.shifted
+                        else "unsure" if v.unsure else "stood")  # unsure: the statics cannot tell (the one risk scale)
                 rows.append([label, where, word, v.error or v.reason, _round(v.max_shift_mm, 2), _round(v.max_tilt_deg, 1),
                              _round(v.margin_deg, 1), v.engine])
         return rows

@@ -4,6 +4,7 @@ engine runs ``simulate``, and the table line of any engine's verdict."""
 from __future__ import annotations
 
 from magdomino.errors import InputError
+from magdomino.studies.risk_scale import risk_class
 
 
 def add_engine(p, statics: str, study: bool = False) -> None:
@@ -41,11 +42,13 @@ def verdict_line(v, what_width: int = 28) -> str:
         return "not tried (the structure did not stand or settle)"
     if v.error:
         return f"ERROR     {v.error}"
-    if v.sim_time_s is None:  # judged at rest: a margin, no motion
-        what = "stands" if v.stands else "FALLS"
+    if v.sim_time_s is None:  # judged at rest: a margin, no motion; its class on the one risk scale
+        answer = "unsure" if v.unsure else "stands" if v.stands else "falls"
+        what = answer.upper() if answer == "falls" else answer
         load = "" if v.load_factor is None else f"  load factor {v.load_factor:6.2f}"
         margin = "" if v.margin_deg is None else f" tilt margin {round(v.margin_deg, 1) + 0.0:+6.1f} deg"
-        return f"{what:<8}{margin}{load}  {v.contacts} contacts, {v.wall_time_s * 1000:5.1f} ms"
+        cls = risk_class(answer, v.margin_deg)
+        return f"{what:<8}{margin}{load}  risk {cls:<6}  {v.contacts} contacts, {v.wall_time_s * 1000:5.1f} ms"
     return (
         f"{verdict_what(v):<{what_width}} max shift {v.max_shift_mm:6.2f} mm  tilt {v.max_tilt_deg:5.1f} deg  "
         f"{v.sim_time_s:5.2f} s simulated, {v.wall_time_s:5.2f} s wall"

@@ -128,8 +128,8 @@ class BuildLab:
                 ui.button("copy", on_click=self.copy).props("dense data-testid=copy")
                 ui.button("save", on_click=self.save).props("dense data-testid=save")
             with ui.row().classes("gap-2 items-start"):
-                self.scenario_upload = drop_zone("open a scenario (.toml)", self._on_scenario_upload, "scenario-upload")
-                self.preset_upload = drop_zone("a preset file (.toml)", self._on_preset_upload, "preset-upload")
+                self.scenario_upload = drop_zone("open a scenario (.toml)", self._on_scenario_upload, "scenario-upload", self.note)
+                self.preset_upload = drop_zone("a preset file (.toml)", self._on_preset_upload, "preset-upload", self.note)
             self.text = ui.code("", language="toml").classes("w-full text-xs").props("data-testid=placements-text")
 
     def _preset_value(self) -> str:
@@ -319,6 +319,7 @@ class BuildLab:
             for g in self.ghost_views:
                 g.delete()
             self.ghost_views = []
+            self.spot_list.clear()
             verdict = f"{ghost.text}: not placed (the tower is as it was)"
             try:
                 live: list = []

@@ -242,11 +242,11 @@ class PlayLab:
             self.moves.clear()
             self._drop_ghost()
             self.status.text = f"you play {move}; the others think..."
-            before = len(g.events)
+            before, placed = len(g.events), g.placements()  # read before the worker changes the game
             replying = asyncio.ensure_future(run.io_bound(g.play, k))
             if move not in ("draw", "pass"):
                 try:
-                    self.draw(g.placements() + [move])
+                    self.draw(placed + [move])
                     await self.arrive(move)
                 except InputError:  # drawn from the game's own events below
                     pass

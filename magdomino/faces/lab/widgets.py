@@ -155,12 +155,14 @@ def view_controls(tower_scene: TowerScene, slow_label: str | None = None):
     return slow
 
 
-def drop_zone(label: str, handler, testid: str):
+def drop_zone(label: str, handler, testid: str, note):
     """One upload box: a file dropped or picked is handed to ``handler`` (which says in a note
-    what it took or refused) and the box is cleared."""
+    what it took or refused) and the box is cleared; a file that is not a ``.toml`` is refused
+    with a note (``note(text, kind)``)."""
     from nicegui import ui
 
-    return ui.upload(label=label, on_upload=handler, auto_upload=True, max_files=1).props(
+    return ui.upload(label=label, on_upload=handler, auto_upload=True, max_files=1,
+                     on_rejected=lambda _: note(f"{label}: refused, expected a .toml file", "negative")).props(
         f"flat bordered accept=.toml data-testid={testid}").classes("w-52 lab-drop")
 
 
