@@ -36,8 +36,9 @@ of the game's set (tower rules 28, matador and echanges their set's, 20 sur 20 5
   play, exchange, draw, swapped);
 - 20 sur 20: ``table`` ``(160, 4)`` (the occupied cells sorted by position: present, x, y,
   value: a half's pips, −1 − seat for a seat's marker); ``markers_left`` ``(N,)``;
-  ``pending`` ``(10,)`` (the move being chosen in sub-steps, :mod:`magdomino.games.vingt_codec`:
-  a frame chosen (0/1), d, k, b, tiles chosen, and which of the five rack slots they use).
+  ``pending`` ``(5,)`` (the move being chosen in sub-steps, :mod:`magdomino.games.vingt_codec`:
+  a frame chosen (0/1), d, k, b, tiles chosen so far) and ``pending_tiles`` ``(T,)`` (1 for
+  each tile chosen so far).
 """
 
 from __future__ import annotations
@@ -315,7 +316,7 @@ class VingtFamily(Family):
 
     def pieces(self, game) -> list:
         return super().pieces(game) + [("table", (VINGT_CELLS, 4)), ("markers_left", (game.players,)),
-                                       ("pending", (10,))]
+                                       ("pending", (5,)), ("pending_tiles", (len(self.tiles(game)),))]
 
     def _observe(self, state, order, index, turn, views) -> None:
         from magdomino.games.vingt.moves import cell
@@ -328,9 +329,9 @@ class VingtFamily(Family):
         pending = turn.pending() if turn is not None else ()
         if pending:
             (_, d, k, b), tiles = pending
-            views["pending"][:5] = (1, d, k, b, len(tiles))
+            views["pending"][:] = (1, d, k, b, len(tiles))
             for t in tiles:
-                views["pending"][5 + (t - vingt_codec.FRAMES) // 2] = 1
+                views["pending_tiles"][(t - vingt_codec.FRAMES) // 2] = 1
 
     def _tiles_seen(self, state) -> list:
         from magdomino.games.vingt.moves import cell

@@ -40,7 +40,7 @@ games take ``physics="none"`` only.
 
 **Actions.** ``Discrete(n)``, the compact ids of :mod:`magdomino.games.codec` (the tower
 rules: 18,846; matador and echanges 11 T + 12, 320 with the double six) and
-:mod:`magdomino.games.vingt_codec` (20 sur 20: 4,372, a move of several tiles chosen in
+:mod:`magdomino.games.vingt_codec` (20 sur 20: 4,470, a move of several tiles chosen in
 one-tile sub-steps by the same agent), the same ids as the OpenSpiel face's. The legal ids
 are ``observation["action_mask"] == 1`` (``int8``, a ``MultiBinary(n)`` space, all zero for
 an agent whose turn it is not). A step with an id that is not legal raises

@@ -6,18 +6,22 @@ millions of ids (every arrangement of rack tiles), so a program face
 (:mod:`magdomino.games.pettingzoo`, :mod:`magdomino.games.openspiel.vingt`) lets the same
 seat choose a move in sub-steps, one id each (:class:`VingtTurn`): first its *frame*, then
 its tiles one by one in line order. The move is played once its last tile is chosen; no
-chance event and no other seat comes between the sub-steps.
+chance event and no other seat comes between the sub-steps. Like the tower rules' ids
+(:mod:`magdomino.games.codec`), an id names tiles by their pips, so it means the same in
+every state.
 
 **The frame** names where the move lies:
 
-- its *anchor*: the first old half (line order) of the alignment it makes, given as its
-  rank among the table's half cells sorted by key (a table holds at most 108 halves);
-  rank :data:`FIRST` on the empty table, where the first move always lies along row 0
-  from (0, 0) (:func:`~magdomino.games.vingt.moves.first_moves`);
+- its *anchor*: the first old half (line order) of the alignment it makes, named by the
+  tile of the table it belongs to and which of its halves (the one at the tile's first cell,
+  0, or the other, 1): ``anchor = tile * 2 + half`` with ``tile`` an index in
+  :data:`~magdomino.games.vingt.game.TILES` (54 tiles); :data:`FIRST` (108) on the empty
+  table, where the first move always lies along row 0 from (0, 0)
+  (:func:`~magdomino.games.vingt.moves.first_moves`);
 - ``d`` (0 along x, 1 along y), the number ``k`` of tiles (1..5) and the number ``b`` of
   them before the anchor::
 
-    frame id = (rank * 2 + d) * 20 + (k - 1) * (k + 2) / 2 + b        (0 .. 4,359)
+    frame id = (anchor * 2 + d) * 20 + (k - 1) * (k + 2) / 2 + b        (0 .. 4,359)
 
   Why this is enough: a later move's alignment is one unbroken run through the new tiles
   and at least one old stretch (:func:`~magdomino.games.vingt.moves.legal_moves`), so the b
@@ -25,39 +29,47 @@ chance event and no other seat comes between the sub-steps.
   each, the first empty cells met walking on from the anchor: :func:`layout` rebuilds the
   k slots from the frame and the public table.
 
-**A tile** for the next slot: the rack slot (its index in the mover's sorted rack) and
-whether the tile lies high pips first (a double never does)::
+**A tile** for the next slot: the tile (its index in ``TILES``) and whether it lies high
+pips first (a double never does)::
 
-    tile id = 4,360 + slot * 2 + high_first                          (4,360 .. 4,369)
+    tile id = 4,360 + tile * 2 + high_first                          (4,360 .. 4,467)
 
-then :data:`PASS_ID` 4,370 and :data:`STOP_ID` 4,371 (whole moves): :data:`NUM_ACTIONS` =
-4,372. The anchor and the slots are public; the tiles are named by the mover's rack, which
-the mover sees: within a position an id means one choice, and a whole move one sequence of
-ids (:func:`parts` refuses a move that is not the layout its frame gives).
+then :data:`PASS_ID` 4,468 and :data:`STOP_ID` 4,469 (whole moves): :data:`NUM_ACTIONS` =
+4,470. A whole move is one sequence of ids (:func:`parts` refuses a move that is not the
+layout its frame gives), and no move's sequence starts another's (the frame says how many
+tiles follow).
 """
 
 from __future__ import annotations
 
+from magdomino.games.vingt.game import TILES
 from magdomino.games.vingt.moves import MAX_TILES, STEPS, key
+from magdomino.wording import tile_text
 
-FIRST = 108
-"""Anchor rank of the first move (empty table); ranks 0..107 are the table's halves."""
+_TILE_INDEX = {t: i for i, t in enumerate(TILES)}
+FIRST = 2 * len(TILES)
+"""The anchor of the first move (empty table); anchors 0..107 are the halves of the 54 tiles."""
 ANCHORS = FIRST + 1
 SHAPES = MAX_TILES * (MAX_TILES + 3) // 2
 """(k, b) pairs of a frame: k tiles (1..5), b of them before the anchor (0..k): 20."""
 FRAMES = ANCHORS * 2 * SHAPES
 """Frame ids (4,360)."""
-TILE_IDS = MAX_TILES * 2
+TILE_IDS = 2 * len(TILES)
 PASS_ID = FRAMES + TILE_IDS
 STOP_ID = PASS_ID + 1
 NUM_ACTIONS = STOP_ID + 1
-"""Size of 20 sur 20's action space (4,372)."""
+"""Size of 20 sur 20's action space (4,470)."""
 _WALK = 256  # cells walked from an anchor at most (an alignment is < 40 cells long)
 
 
 def halves(inner) -> dict:
-    """``{key: rank}`` of the table's half cells sorted by key (markers excluded)."""
-    return {k: i for i, k in enumerate(sorted(k for k, v in inner.occ.items() if v >= 0))}
+    """``{key: anchor}`` of the table's half cells: ``tile * 2 + half`` (module docstring)."""
+    out = {}
+    for t, x, y, d, _, _, _ in inner.tiles:
+        first = key(x, y)
+        out[first] = 2 * _TILE_INDEX[t]
+        out[first + STEPS[d]] = 2 * _TILE_INDEX[t] + 1
+    return out
 
 
 def layout(occ: dict, anchor, d: int, b: int, k: int) -> list | None:
@@ -82,29 +94,31 @@ def layout(occ: dict, anchor, d: int, b: int, k: int) -> list | None:
     return None
 
 
-def frame_id(rank: int, d: int, k: int, b: int) -> int:
-    return (rank * 2 + d) * SHAPES + (k - 1) * (k + 2) // 2 + b
+def frame_id(anchor: int, d: int, k: int, b: int) -> int:
+    return (anchor * 2 + d) * SHAPES + (k - 1) * (k + 2) // 2 + b
 
 
 def frame_of_id(action_id: int) -> tuple[int, int, int, int]:
-    """``(rank, d, k, b)`` of a frame id."""
+    """``(anchor, d, k, b)`` of a frame id."""
     head, shape = divmod(int(action_id), SHAPES)
-    rank, d = divmod(head, 2)
+    anchor, d = divmod(head, 2)
     k = max(j for j in range(1, MAX_TILES + 1) if (j - 1) * (j + 2) // 2 <= shape)
-    return rank, d, k, shape - (k - 1) * (k + 2) // 2
+    return anchor, d, k, shape - (k - 1) * (k + 2) // 2
 
 
 def id_text(action_id: int) -> str:
-    """What an id chooses, in words: a frame, a rack slot, pass or stop."""
+    """What an id chooses, in words: a frame, a tile (pips in the order it lies), pass or stop."""
     if action_id == PASS_ID:
         return "pass"
     if action_id == STOP_ID:
         return "stop"
     if action_id >= FRAMES:
-        slot, high = divmod(action_id - FRAMES, 2)
-        return f"rack slot {slot}{', high pips first' if high else ''}"
-    rank, d, k, b = frame_of_id(action_id)
-    where = "on the empty table" if rank == FIRST else f"from half {rank} of the table"
+        tile, high = divmod(action_id - FRAMES, 2)
+        pips = TILES[tile][::-1] if high else TILES[tile]
+        return tile_text(pips)
+    anchor, d, k, b = frame_of_id(action_id)
+    tile, half = divmod(anchor, 2)
+    where = "on the empty table" if anchor == FIRST else f"from {tile_text(TILES[tile])}'s half {half}"
     return f"{k} tile{'s' * (k > 1)} along {'xy'[d]} {where}, {b} before it"
 
 
@@ -117,19 +131,18 @@ def parts(inner, move, table_halves: dict | None = None) -> tuple[int, ...]:
     step = STEPS[d]
     keys = [key(x, y) for x, y, _, _ in placed]
     if not occ:
-        anchor, rank, b = None, FIRST, 0
+        anchor, named, b = None, FIRST, 0
     else:
         table_halves = halves(inner) if table_halves is None else table_halves
         anchor = _anchor(occ, keys, step)
         if anchor is None:
             raise ValueError(f"{move}: no old half in its alignment")
-        rank = table_halves[anchor]
+        named = table_halves[anchor]
         b = sum(1 for c in keys if c < anchor)  # keys grow along the line (d's step is > 0)
     if layout(occ, anchor, d, b, k) != keys:
         raise ValueError(f"{move} is not the layout its anchor gives")
-    rack = inner.racks[inner.current]
-    tiles = [FRAMES + rack.index((p, q) if p <= q else (q, p)) * 2 + int(p > q) for _, _, p, q in placed]
-    return (frame_id(rank, d, k, b), *tiles)
+    tiles = [FRAMES + _TILE_INDEX[(p, q) if p <= q else (q, p)] * 2 + int(p > q) for _, _, p, q in placed]
+    return (frame_id(named, d, k, b), *tiles)
 
 
 def _anchor(occ: dict, keys: list, step: int):
@@ -200,7 +213,7 @@ class VingtTurn:
         return None
 
     def pending(self) -> tuple:
-        """The frame ``(rank, d, k, b)`` chosen and the tile ids taken since, or () before a frame."""
+        """The frame ``(anchor, d, k, b)`` chosen and the tile ids taken since, or () before a frame."""
         if not self.chosen:
             return ()
         return (frame_of_id(self.chosen[0]), self.chosen[1:])

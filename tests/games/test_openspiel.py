@@ -296,19 +296,27 @@ def _vingt_state(rack, players=2):
 
 def test_vingt_action_ids_follow_the_documented_enumeration():
     from magdomino.games import vingt_codec as vc
+    from magdomino.games.vingt.game import TILES
 
-    state = _vingt_state([(4, 9), (1, 2), (3, 7)])  # sorted rack: slot 0 = 1-2, 1 = 3-7, 2 = 4-9
+    state = _vingt_state([(4, 9), (1, 2), (3, 7)])
     legal = state.inner.legal_actions()
-    # by hand: anchor = the 3 on (0, 0), rank 0 of the two halves; d = 0; frame id =
-    # (rank * 2 + d) * 20 + (k - 1) * (k + 2) / 2 + b; then per tile 4,360 + slot * 2 + (high pips first)
+    # by hand: anchor = the 3 of 3-4, the half at its first cell (0, 0): 2 * index(3-4) + 0; d = 0;
+    # frame id = (anchor * 2 + d) * 20 + (k - 1) * (k + 2) / 2 + b; then per tile
+    # 4,360 + 2 * index(tile) + (high pips first)
+    anchor = 2 * TILES.index((3, 4))
+    frame = (anchor * 2 + 0) * 20
+
+    def tile(t, high=0):
+        return 4360 + 2 * TILES.index(t) + high
+
     hand = {
-        ("place", 0, ((2, 0, 4, 9),)): (0, 4360 + 2 * 2),
-        ("place", 0, ((2, 0, 9, 4),)): (0, 4360 + 2 * 2 + 1),
-        ("place", 0, ((-2, 0, 4, 9),)): (1, 4360 + 2 * 2),
-        ("place", 0, ((-2, 0, 9, 4),)): (1, 4360 + 2 * 2 + 1),
-        ("place", 0, ((2, 0, 1, 2), (4, 0, 3, 7))): (2, 4360, 4362),
-        ("place", 0, ((2, 0, 3, 7), (4, 0, 1, 2))): (2, 4362, 4360),
-        ("place", 0, ((2, 0, 7, 3), (4, 0, 2, 1))): (2, 4363, 4361),
+        ("place", 0, ((2, 0, 4, 9),)): (frame + 0, tile((4, 9))),
+        ("place", 0, ((2, 0, 9, 4),)): (frame + 0, tile((4, 9), 1)),
+        ("place", 0, ((-2, 0, 4, 9),)): (frame + 1, tile((4, 9))),
+        ("place", 0, ((-2, 0, 9, 4),)): (frame + 1, tile((4, 9), 1)),
+        ("place", 0, ((2, 0, 1, 2), (4, 0, 3, 7))): (frame + 2, tile((1, 2)), tile((3, 7))),
+        ("place", 0, ((2, 0, 3, 7), (4, 0, 1, 2))): (frame + 2, tile((3, 7)), tile((1, 2))),
+        ("place", 0, ((2, 0, 7, 3), (4, 0, 2, 1))): (frame + 2, tile((3, 7), 1), tile((1, 2), 1)),
     }
     for move, expected in hand.items():
         assert move in legal
@@ -318,7 +326,7 @@ def test_vingt_action_ids_follow_the_documented_enumeration():
             assert i in step.legal_actions() and step.decode(i) is None  # a sub-step
             step.apply_action(i)
         assert step.current_player() == 0 and step.decode(expected[-1]) == move
-    assert state.get_game().num_distinct_actions() == vc.NUM_ACTIONS == 4372
+    assert state.get_game().num_distinct_actions() == vc.NUM_ACTIONS == 4470
     assert vc.PASS_ID == vc.NUM_ACTIONS - 2
 
 

@@ -33,7 +33,7 @@ GAMES = [
     ("echanges", 3, "none"),
     ("vingt", 2, "none"),
 ]
-SIZES = {"traditional": 18_846, "defi": 18_846, "quinconce": 18_846, "matador": 320, "echanges": 320, "vingt": 4_372}
+SIZES = {"traditional": 18_846, "defi": 18_846, "quinconce": 18_846, "matador": 320, "echanges": 320, "vingt": 4_470}
 ID = [g[0] for g in GAMES]
 # api_test's advice about a {"observation", "action_mask"} dict, the classic games' observation,
 # which it excuses for them by name only (its env_obs_dicts and env_obs_space lists)

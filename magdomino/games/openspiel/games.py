@@ -17,7 +17,7 @@ Mapping (why: OpenSpiel wants explicit chance with probabilities and integer act
   chance nodes of their own, is the family module's.
 - **Actions.** The compact ids every program face shares (:mod:`magdomino.games.codec`:
   18,846 for the tower rules, 11 T + 12 for the chain games;
-  :mod:`magdomino.games.vingt_codec`: 4,372 for 20 sur 20, whose moves are chosen in
+  :mod:`magdomino.games.vingt_codec`: 4,470 for 20 sur 20, whose moves are chosen in
   one-tile sub-steps by the same player). An id means the same move in every state.
 - **Information.** ``information_state_string(p)``: p's own hand, then the public history
   (every move; chance outcomes shown as ``?``). A state built from a package state

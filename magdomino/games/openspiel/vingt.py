@@ -13,13 +13,11 @@ over the stock). ``information_state_string(p)`` is p's rack and the public hist
 move and sub-step; chance outcomes as ``?``). :func:`resample` deals the other racks and
 the stock again at random, sizes kept.
 
-**Action ids**: :mod:`magdomino.games.vingt_codec` (4,372 ids): a move of several tiles is
-chosen in sub-steps by the same player, its frame (anchor on the public table, direction,
-number of tiles, how many before the anchor) and then its tiles one by one (a slot of the
-mover's sorted rack, which way round). The anchor and the slots are public; the tiles are
-named by the mover's own rack, which is fixed within an information set of the mover (its
-information state string starts with that rack), so at every search node an id means one
-choice.
+**Action ids**: :mod:`magdomino.games.vingt_codec` (4,470 ids): a move of several tiles is
+chosen in sub-steps by the same player, its frame (anchor, a half of a tile on the public
+table; direction; number of tiles; how many before the anchor) and then its tiles one by one
+(each named by its pips and which way round it lies), so an id means the same in every
+state.
 """
 
 from __future__ import annotations
