@@ -130,7 +130,8 @@ class BuildLab:
             with ui.row().classes("gap-2 items-start"):
                 self.scenario_upload = drop_zone("open a scenario (.toml)", self._on_scenario_upload, "scenario-upload", self.note)
                 self.preset_upload = drop_zone("a preset file (.toml)", self._on_preset_upload, "preset-upload", self.note)
-            self.text = ui.code("", language="toml").classes("w-full text-xs").props("data-testid=placements-text")
+            self.text = ui.code("", language="toml").classes("w-full text-xs").props("data-testid=placements-text").mark(
+                "placements-text")
 
     def _preset_value(self) -> str:
         p = self.tower.preset
@@ -191,7 +192,7 @@ class BuildLab:
             self.ghost_views.append(view)
             with self.spot_list:
                 with ui.row().classes("items-center gap-1 no-wrap w-full").props(f"data-testid=spot-{k}") as row:
-                    ui.button("place", on_click=lambda k=k: self.place(k)).props(f"dense size=sm data-testid=place-{k}")
+                    ui.button("place", on_click=lambda k=k: self.place(k)).props(f"dense size=sm data-testid=place-{k}").mark(f"place-{k}")
                     icon = ui.icon("check_box_outline_blank").style(f"color: {g.colour}")
                     label = ui.label(g.label()).classes("text-xs cursor-pointer break-words min-w-0").props(
                         f"data-testid=pick-{k}").on("click", lambda _, k=k: self.select(k))

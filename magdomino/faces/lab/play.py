@@ -175,7 +175,8 @@ class PlayLab:
                 risk = risks[k] if risks else None
                 cls = None if risk is None or legal[k] in ("draw", "pass") else seat_risk_class(risk)
                 with ui.row().classes("items-center gap-1 no-wrap w-full").props(f"data-testid=move-row-{rank}") as row:
-                    ui.button("play", on_click=lambda k=k: self.play(k)).props(f"dense size=sm data-testid=move-{rank}")
+                    ui.button("play", on_click=lambda k=k: self.play(k)).props(
+                        f"dense size=sm data-testid=move-{rank}").mark(f"move-{rank}")
                     if cls is not None:
                         ui.icon("check_box_outline_blank").style(f"color: {RISK_COLOURS[cls]}")
                     ui.label(legal[k] + ("" if cls is None else f"  ({risk_words(cls)})")).classes("text-xs break-words min-w-0")

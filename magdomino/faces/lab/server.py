@@ -8,6 +8,7 @@ import itertools
 import logging
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,15 +56,35 @@ LAB_CSS = """
 note says what each file did)."""
 
 KEPT_S = 3600.0
-"""How long the server keeps a tab's tower and game after the tab last connected (s): a
+"""How long the server keeps a tab's tower and game after the tab last closed (s): a
 reload, or a tab restored by the browser, shows them again."""
+
+_KEPT: dict = {}
+"""Each tab's kept state by the tab's id (NiceGUI's ``client.tab_id``, which a reload keeps)."""
+
+
+def kept_for(tab_id) -> dict:
+    """The state the server keeps for a tab (``tower``, ``game``), made empty on its first
+    visit; tabs closed more than :data:`KEPT_S` ago are forgotten (their games closed)."""
+    now = time.monotonic()
+    for other, state in list(_KEPT.items()):
+        if other != tab_id and now - state.get("seen", now) > KEPT_S:
+            game = _KEPT.pop(other).get("game")
+            if game is not None:
+                try:
+                    game.close()
+                except Exception:  # already closed
+                    log.debug("lab: closing a forgotten game", exc_info=True)
+    state = _KEPT.setdefault(tab_id, {})
+    state.pop("seen", None)  # open again
+    return state
 
 
 async def page(settings: LabSettings) -> None:
     """Build one tab's page (called by NiceGUI for each new tab). The tab's tower and game are
-    kept by the server in the tab's storage (NiceGUI's ``app.storage.tab``, in memory): a
-    reload of the tab shows them again; another tab is another lab."""
-    from nicegui import app, ui
+    kept by the server under the tab's id (:func:`kept_for`): a reload of the tab shows them
+    again; another tab is another lab."""
+    from nicegui import ui
 
     note_label = None
 
@@ -88,7 +109,7 @@ async def page(settings: LabSettings) -> None:
         note_label = ui.label("").props("data-testid=note").classes("text-sm break-words min-w-0").style(
             "flex: 1 1 240px; min-height: 1.5em")
     await ui.context.client.connected(timeout=30)
-    kept = app.storage.tab.setdefault("lab", {})
+    kept = kept_for(ui.context.client.tab_id)
     with ui.tab_panels(tabs, value=build_tab).classes("w-full"):
         with ui.tab_panel(build_tab).classes("p-1"):
             build = BuildLab(settings, note, kept.get("tower"))
@@ -103,6 +124,7 @@ async def page(settings: LabSettings) -> None:
     def closed() -> None:  # a reload closes the client, not the tab: its tower and game stay kept
         build.stop_odds()
         play.stopped = True
+        kept["seen"] = time.monotonic()
 
     ui.context.client.on_delete(closed)
 
@@ -117,7 +139,6 @@ def serve(*, host: str, port: int, preset, out_dir: Path, open_browser: bool = F
     async def index() -> None:
         await page(settings)
 
-    app.storage.max_tab_storage_age = KEPT_S
     app.on_exception(lambda exc: log.error("lab: %s: %s", type(exc).__name__, exc))
     app.on_startup(_quiet_loop)
     threading.Thread(target=warm_up, args=(preset,), name="lab-warm-up", daemon=True).start()
