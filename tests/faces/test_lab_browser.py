@@ -352,16 +352,6 @@ def test_en_quinconce_against_bold_and_random_seats(lab, browser):
     assert proc.poll() is None
 
 
-@pytest.mark.slow
-def test_play_a_defi_game_judged_by_pybullet(lab, browser):
-    url, _, proc = lab
-    tab = Tab(browser, url)
-    status = play_to_the_end(tab, "pybullet")
-    assert "game over" in status and tab.errors == []
-    tab.close()
-    assert proc.poll() is None
-
-
 SCENE_POSES = """() => {
   const scene = getElement(document.querySelector('[data-testid=scene]'));
   const out = [];

@@ -6,6 +6,7 @@ in ``test_lab_browser.py``."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -155,7 +156,8 @@ async def test_magnets_off_uploads_and_a_reload_keep_the_tower(lab, tmp_path):
 
 
 @pytest.mark.anyio
-async def test_a_defi_game_played_to_its_end(lab, tmp_path, monkeypatch):
+@pytest.mark.parametrize("judge", ["statics (fast)", "PyBullet (slow)"])
+async def test_a_defi_game_played_to_its_end(lab, tmp_path, monkeypatch, judge):
     """Against one careful seat, the safest listed move each turn, the pauses of the show cut."""
     for name in ("STEP_S", "ARRIVE_S", "TAKE_BACK_S"):
         monkeypatch.setattr(play_module, name, 0.0)
@@ -164,6 +166,8 @@ async def test_a_defi_game_played_to_its_end(lab, tmp_path, monkeypatch):
         await user.should_see("Tiles (choose one", retries=WAIT)
         seat_2 = [s for s in user.find(kind=ui.select).elements if s.props.get("label") == "seat 2"][0]
         seat_2.set_value("none")
+        physics = [s for s in user.find(kind=ui.select).elements if s.props.get("label") == "judged by"][0]
+        physics.set_value({v: k for k, v in play_module.PHYSICS.items()}[judge])
         user.find(kind=ui.button, content="new game").click()
         for _ in range(60):
             for _ in range(WAIT):
@@ -183,4 +187,7 @@ async def test_a_defi_game_played_to_its_end(lab, tmp_path, monkeypatch):
                 await asyncio.sleep(0.1)
         await user.should_see("game over: winners", retries=WAIT)
         await user.should_see("the game is saved", retries=WAIT)
-        assert list(tmp_path.glob("defi-game-*.json"))
+        record = json.loads(next(tmp_path.glob("defi-game-*.json")).read_text())
+        mine = [e for e in record["events"] if e.get("player") == 0 and e.get("type") == "place"]
+        assert record["physics"] == {"statics (fast)": "statics", "PyBullet (slow)": "dynamics"}[judge]
+        assert len(mine) >= 5, record["events"][-3:]
