@@ -11,6 +11,8 @@ from magdomino.games import codec
 from magdomino.games import vingt_codec as vc
 from magdomino.games.actions import Action
 from magdomino.games.core import make_game
+from magdomino.games.family import CHAIN, WholeTurn
+from magdomino.games.move_texts import find_move
 from magdomino.model.tiles import ALL_TILES, TILE_INDEX, TILE_SETS
 
 
@@ -88,6 +90,10 @@ CHAIN_GAMES = [("matador", 2, {}), ("matador", 3, {"variant": "strategic"}), ("m
                ("echanges", 3, {}), ("echanges", 6, {})]
 
 
+def index_of(state) -> dict:
+    return {tile: i for i, tile in enumerate(state.game.tiles)}
+
+
 @pytest.mark.parametrize("rule, players, options", CHAIN_GAMES, ids=[f"{r}-{n}" for r, n, _ in CHAIN_GAMES])
 def test_chain_ids_are_one_to_one_within_the_documented_size(rule, players, options):
     size = codec.chain_actions(len(TILE_SETS[options.get("set", 6)].tiles))
@@ -97,6 +103,11 @@ def test_chain_ids_are_one_to_one_within_the_documented_size(rule, players, opti
         legal = state.legal_actions()
         assert len(ids) == len(legal) and set(ids.values()) == set(legal)
         assert all(0 <= i < size for i in ids)
+        texts = CHAIN.id_texts(state, WholeTurn(ids))  # as a face's info says them
+        said = [text for _, text in sorted(texts.items())]
+        moves = [ids[i] for i in sorted(texts)]
+        for i, text in texts.items():  # id -> text -> the move the terminal reads -> id
+            assert codec.chain_id(index_of(state), moves[find_move(moves, said, text)]) == i
         kinds |= {a[0] for a in legal}
     assert len(kinds) >= 3
     index = {t: i for i, t in enumerate(ALL_TILES)}

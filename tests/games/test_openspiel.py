@@ -169,6 +169,20 @@ def test_openspiels_rl_environment_plays_the_games_on_their_tensors(rule, params
     assert steps > 5 and sum(ts.rewards) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("rule", ["defi", "matador", "vingt"])
+def test_games_and_states_pickle_as_openspiels_own_python_games_do(rule):
+    import pickle
+
+    game = og.load_game(rule, {"players": 3})
+    assert pickle.loads(pickle.dumps(game)).num_players() == 3
+    state = game.new_initial_state()
+    _deal(state, np.random.default_rng(1))
+    state.apply_action(state.legal_actions()[-1])
+    twin = pickle.loads(pickle.dumps(state))
+    assert twin.history() == state.history() and str(twin) == str(state)
+    assert twin.legal_actions() == state.legal_actions()
+
+
 def test_the_tensor_holds_the_movers_hand_and_every_seats_count():
     from magdomino.games.family import TOWER, Observation
 
