@@ -16,7 +16,7 @@ render-only PyBullet client (a *scene*) that mirrors the tiles' poses:
 
 A GIF records a frame every ``frame_every_s`` of simulated time through the world's
 ``on_step`` hook, from the release of the placed tile to the verdict, then keeps stepping
-while anything moves, for at most ``tail_s``, so that a fall is seen to its end:
+until every tile lies still, for at most ``tail_s``, so that a fall is seen to its end:
 ``try_placement`` closes its world when the verdict is in, and the render runs this tail
 just before that close (it wraps the world's ``close``).
 
@@ -39,6 +39,7 @@ from magdomino.errors import ARGUMENTS, InputError
 from magdomino.maths.poses import box_corners, quaternion_matrices
 from magdomino.model.tiles import colour_of, colour_rgb, tile, tile_texture, tile_uv_mesh
 from magdomino.physics.connections import connect
+from magdomino.physics.settle import run_until_still
 from magdomino.studies.engines import check_structure_settled
 from magdomino.studies.simulation import settle_structure, try_placement
 
@@ -281,12 +282,11 @@ class _Recorder:
         world.on_close = self.run_tail
 
     def run_tail(self, world) -> None:
-        """Before the world closes: go on while something moves, at most ``tail_s``."""
+        """Before the world closes: the same run goes on until every tile lies still, at most
+        ``tail_s`` (:func:`~magdomino.physics.settle.run_until_still`)."""
         self.verdict_time = world.time - self.start
-        chunk = max(1, int(round(0.05 / world.time_step)))
-        end = world.time + self.tail_s - 1e-9
-        while world.time < end and tiles_moving(world):
-            world.step(min(chunk, max(1, int(round((end - world.time) / world.time_step)))))
+        if self.tail_s > 0:
+            run_until_still(world, self.tail_s)
         positions, quats = world.poses()
         self.final = ([t.pips for t in world.tiles], positions, quats)
 
@@ -307,16 +307,6 @@ def settled_for_what_if(scenario, settled):
     verdict, settled = settle_structure(scenario)
     check_structure_settled(scenario, verdict, before="a what-if is shown")
     return verdict, settled
-
-
-def tiles_moving(world) -> bool:
-    """Is some tile faster than the preset's settle thresholds?"""
-    limits = world.preset.collapse
-    lin, ang = world.velocities()
-    return bool(
-        np.any(np.linalg.norm(lin, axis=1) > limits.settle_speed)
-        or np.any(np.linalg.norm(ang, axis=1) > limits.settle_spin)
-    )
 
 
 def what_if_placement(scenario, what_if: int):
