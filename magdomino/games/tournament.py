@@ -41,7 +41,7 @@ from magdomino.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games.chain.record import play_chain
 from magdomino.games.core import make_game
-from magdomino.games.family import PLACEMENT_GUARD
+from magdomino.games.family import PLACEMENT_GUARD, family_of
 from magdomino.games.players import OPTIONAL_KINDS, players_of
 from magdomino.games.record import play_game
 from magdomino.games.session import CALLER_SEATS
@@ -52,7 +52,6 @@ from magdomino.version import __version__
 
 TOURNAMENT_VERSION = 1
 RULES = ("traditional", "defi", "quinconce", "matador", "echanges", "vingt")
-TOWER_RULES = ("defi", "quinconce")
 FLAT_RULES = ("traditional", "matador", "echanges", "vingt")
 PHYSICS = ("dynamics", "statics", "none")
 """The built-in ``physics`` names; :func:`physics_names` adds every registered engine."""
@@ -228,7 +227,7 @@ def check_tournament(rule: str, seats, deals: int, physics: str, objects: bool =
                              f"(the player protocol), got {type(s).__name__}")
     check_count(deals, "deals", minimum=1)
     check_choice(physics, "physics", physics_names())
-    if physics != "none" and rule not in ("traditional", *TOWER_RULES):
+    if physics != "none" and not family_of(rule).judged:
         raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
     make = players_of(rule)
     for kind in dict.fromkeys(s for s in seats if isinstance(s, str)):
@@ -322,7 +321,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
     check_seed(seed)
     if max_placements is not None:
         check_count(max_placements, "max_placements", minimum=1)
-    if max_placements is not None and rule in ("vingt", "matador", "echanges"):
+    if max_placements is not None and family_of(rule).guard is None:
         raise InputError(ARGUMENTS, "max_placements", f"only with traditional, defi or quinconce ({rule} deals end by its rules)")
     if jobs is not None:
         capped_jobs(jobs, 1)  # refused here, before any deal, when not a whole number > 0
