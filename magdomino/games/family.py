@@ -226,9 +226,8 @@ class TowerFamily(Family):
             row[:5] = (1, number, a.x, a.y, a.level)
             row[5 + a.d] = 1
             row[9] = number in ends
-        owed = state.owed if state.game.rule == "quinconce" else None
-        if owed:
-            views["modes"][:] = [owed[s] == "tower" for s in order]
+        owed = state.owed  # only En quinconce's modes change: the other rules' stay "flat"
+        views["modes"][:] = [owed[s] == "tower" for s in order]
         views["progress"][:] = (max(state.deal_no, 0), state.placements, state.collapses)
 
     def _tiles_seen(self, state) -> list:

@@ -131,6 +131,7 @@ def test_the_construction_rows_are_the_placed_tiles():
     for number, a in enumerate(placed):
         row = rows[family_of("defi").tiles(env.game).index(a.tile)]
         assert tuple(row[1:5]) == (number, a.x, a.y, a.level) and row[5 + a.d] == 1 and row[5:9].sum() == 1
+    assert not views["modes"].any()  # Défi owes no mode
 
 
 @needs_pettingzoo
