@@ -36,10 +36,11 @@ top: the first tile with a spot the statics calls safe), for the next tile:
   each judge: ``play_deal_s_*`` (``md.game`` itself: the deal and the seats' moves up to
   the person's first turn; median over the seeds after a warm-up game), ``play_hints_s_*``
   (the hints of a turn, timed apart: the lab lists them after the round),
-  ``play_seats_share_*`` (the careful seats' decisions over the rounds' whole time: the
-  rest is the physics' verdicts and the rules) and ``play_rounds_*`` (how many rounds the
-  medians are of). ``play_load_average_1min``: the machine's load before the games, for
-  context.
+  ``play_round_cpu_s_*`` (the median round's processor time: what the machine's other
+  work changes least), ``play_seats_share_*`` (the careful seats' decisions over the
+  rounds' whole time: the rest is the physics' verdicts and the rules) and
+  ``play_rounds_*`` (how many rounds the medians are of). ``play_load_average_1min``: the
+  machine's load before the games, for context.
 
 Each figure is the median of a few repeats, after a warm-up (the compiled kernels loaded).
 
@@ -154,13 +155,14 @@ def _hinted(g) -> int:
 
 def play_game(physics: str, seed: int, rounds: int) -> dict[str, list[float]]:
     """One lab Play game (Défi, you and two careful seats), its deal and up to ``rounds``
-    rounds timed: ``{"deal": [s], "round": [s, ...], "hints": [s, ...], "seats": [s, ...]}``
-    (``seats``: the careful seats' share of each round's seconds)."""
+    rounds timed: ``{"deal": [s], "round": [s, ...], "cpu": [s, ...], "hints": [s, ...],
+    "seats": [s, ...]}`` (``cpu``: each round's processor time; ``seats``: the careful
+    seats' seconds in each round)."""
     import magdomino as md
 
     start = time.perf_counter()
     g = md.game("defi", seats=["me", "careful", "careful"], physics=physics, seed=seed)
-    times = {"deal": [time.perf_counter() - start], "round": [], "hints": [], "seats": []}
+    times = {"deal": [time.perf_counter() - start], "round": [], "cpu": [], "hints": [], "seats": []}
     try:
         seats = [_Timed(a) if a is not None else None for a in g.agents]
         g.agents = seats
@@ -169,9 +171,10 @@ def play_game(physics: str, seed: int, rounds: int) -> dict[str, list[float]]:
             k = _hinted(g)
             times["hints"].append(time.perf_counter() - start)
             before = sum(a.seconds for a in seats if a is not None)
-            start = time.perf_counter()
+            cpu, start = time.process_time(), time.perf_counter()
             g.play(k)
             took = time.perf_counter() - start
+            times["cpu"].append(time.process_time() - cpu)
             times["round"].append(took)
             times["seats"].append(sum(a.seconds for a in seats if a is not None) - before)
     finally:
@@ -188,6 +191,7 @@ def play_figures(quick: bool = False) -> dict[str, float]:
         games = [play_game(physics, seed, PLAY_ROUNDS) for seed in seeds]
         rounds = [t for g in games for t in g["round"]]
         out[f"play_round_{name}_s"] = statistics.median(rounds)
+        out[f"play_round_cpu_s_{name}"] = statistics.median(t for g in games for t in g["cpu"])
         out[f"play_deal_s_{name}"] = statistics.median(g["deal"][0] for g in games)
         out[f"play_hints_s_{name}"] = statistics.median(t for g in games for t in g["hints"])
         out[f"play_seats_share_{name}"] = sum(t for g in games for t in g["seats"]) / sum(rounds)

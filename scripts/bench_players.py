@@ -1,9 +1,10 @@
 """Physics-aware players' cost: one ``careful`` decision against one dynamic verdict, side by side.
 
 ``careful_decision_over_verdict`` is the figure that counts (goal <= 2): the wall time of one
-:class:`magdomino.games.tower.players.CarefulPlayer` decision (the statics risk of every legal
-placement on the settled construction, then a dynamic preview of the safest in a copy of the
-world, :meth:`PybulletAdjudicator.assess`; then the trap share left by its 4 safest,
+:class:`magdomino.games.tower.players.CarefulPlayer` decision (the statics risk of the legal
+placements on the settled construction, heaviest first until enough stand for sure, then a
+dynamic preview of the safest in a copy of the world, :meth:`PybulletAdjudicator.assess_first`;
+then the trap share left by its 4 safest while one can still win,
 :func:`magdomino.games.tower.players.trap_share`) divided by the wall time of one dynamic verdict
 (:meth:`PybulletAdjudicator.place` of the chosen placement in the live world), on the same
 construction. The construction is a Défi game (2 players, magnets on, standard preset) played
