@@ -9,7 +9,7 @@ hybrid's trials that reached PyBullet; ``hybrid_p_equal`` is 1 when both engines
 same collapse counts.
 
 ``toy_games_*``: what users ask. Positions of seeded games of both tower rules on the
-default preset (``scripts/toy_positions.py``: every distinct position of the first games of
+default preset (``validation/toy_positions.py``: every distinct position of the first games of
 its seeds, random seats, nothing filtered), each what-if's odds (100 trials, seed 7, one
 process each, the structure's settle included) by the **dynamics at**
 :data:`BASE_COMMIT` (an export of that commit, run in a subprocess) and by the **default
@@ -23,7 +23,7 @@ what-ifs whose p lies inside the dynamics' 95 % interval.
 dynamics at :data:`BASE_COMMIT` against the default engine here (goal <= 0.25).
 
 Every trial's verdict of both runs is written to ``bench_hybrid_toy_games.json`` in the
-temporary directory (``scripts/hybrid_toy_games_table.py`` makes the validation table of
+temporary directory (``validation/hybrid_toy_games_table.py`` makes the validation table of
 it). ``*_load_average_1min``: the machine's load before and after, for context. A full run takes
 about 30 minutes (2 cores under load 1.0-1.5: the dynamics' 133 odds 21 min,
 the default engine's 7.5 min); ``--quick`` (about 75 s): one game of each rule, every sixth
@@ -68,8 +68,7 @@ def _python(tree: Path, args: list, **kw) -> subprocess.CompletedProcess:
 
 def toy_games(quick: bool, tmp: Path) -> dict[str, float]:
     """The ``toy_games_*`` figures (see the module docstring)."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import toy_positions
+    from validation import toy_positions  # the positions are the validation study's (imports the games)
 
     positions = toy_positions.position_set(toy_positions.QUICK if quick else toy_positions.GAMES)
     if quick:
@@ -77,7 +76,7 @@ def toy_games(quick: bool, tmp: Path) -> dict[str, float]:
     trials = 30 if quick else 100
     path = tmp / "positions.json"
     path.write_text(json.dumps(positions))
-    worker = str(ROOT / "scripts" / "toy_odds_run.py")
+    worker = str(ROOT / "validation" / "toy_odds_run.py")  # run by path: the older commit's tree has no validation package
     runs = {}
     for name, tree, engine in (("dynamics", base_tree(), ["--engine", "dynamics"]), ("default", ROOT, [])):
         out = tmp / f"{name}.json"

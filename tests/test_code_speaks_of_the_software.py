@@ -1,6 +1,6 @@
 """The code, tests and scripts speak of the software, never of how or when it was written.
 
-A reader of ``magdomino/``, ``tests/`` or ``scripts/`` cannot open the tracker or the work
+A reader of ``magdomino/``, ``tests/``, ``scripts/`` or ``validation/`` cannot open the tracker or the work
 log: a reference to a numbered issue, a numbered work session or a turn of one means nothing
 to them, and a dated measurement belongs on the validation pages (``docs/validation/``),
 cited from the docstring, where it is kept beside the commit it was made at. The documentation
@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCANNED = ("magdomino", "tests", "scripts")
+SCANNED = ("magdomino", "tests", "scripts", "validation")
 """The folders whose every text file is read."""
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache", "node_modules"}
 

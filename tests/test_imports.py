@@ -124,12 +124,13 @@ def test_no_module_over_600_lines():
 
 
 def test_every_name_the_scripts_and_tests_import_from_the_package_exists():
-    # a module moved or a name renamed must take its callers along (scripts/bench_* run only by hand)
+    # a module moved or a name renamed must take its callers along (scripts/bench_* and validation/ run only by hand)
     import importlib
     import importlib.util
 
     missing = []
-    for path in [*sorted((ROOT.parent / "scripts").glob("*.py")), *sorted((ROOT.parent / "tests").rglob("*.py"))]:
+    for path in [*sorted((ROOT.parent / "scripts").glob("*.py")), *sorted((ROOT.parent / "validation").glob("*.py")),
+                 *sorted((ROOT.parent / "tests").rglob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("magdomino"):
                 module = importlib.import_module(node.module)

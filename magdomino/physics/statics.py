@@ -84,7 +84,7 @@ stressed loads and grades the answer **stands**, **falls** or **unsure**: a tie 
 margin of exactly zero, which the grid's half-tile steps often make) falls; a margin within
 2° of zero either way, or a placed tile its structure does not carry at twice its weight (class
 1: the landing), is unsure. On positions of seeded games on the default toy preset its sure
-answers are PyBullet's (``scripts/statics_toy_validation.py``,
+answers are PyBullet's (``validation/statics_toy_validation.py``,
 ``docs/validation/statics_toy.md``); the games' statics adjudicator and the statics engine's
 ``simulate`` answer so.
 

@@ -14,7 +14,7 @@ needs (about ten by-parts checks on one equilibrium: tens of milliseconds on a g
 A test is a :class:`StressTest`; the tests both this screen and the hybrid engine's
 (:mod:`magdomino.studies.hybrid_engine`) ask are defined here once. The thresholds were
 chosen on the positions of
-``scripts/statics_toy_validation.py`` (seeded games on the default toy preset, each position
+``validation/statics_toy_validation.py`` (seeded games on the default toy preset, each position
 also judged by PyBullet; ``docs/validation/statics_toy.md``).
 
 Units: SI inside (m, N, N·m); angles in degrees in the tests.

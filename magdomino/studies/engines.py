@@ -170,7 +170,7 @@ def game_engine(name: str, *, source: str = ARGUMENTS, key: str = "physics") -> 
 
 STUDY_ENGINE = "hybrid"
 """Who judges odds trials (``odds``, ``sweep``, ``whatif``) unless told: the hybrid gives the
-dynamics' verdict on 99.5 % or more of trials (``scripts/hybrid_validation.py``) at a
+dynamics' verdict on 99.5 % or more of trials (``validation/hybrid_validation.py``) at a
 fraction of its cost. ``simulate`` (one nominal run, watched) is the dynamics'."""
 
 REGISTERED: dict[str, Callable[[], Engine]] = {}

@@ -68,7 +68,7 @@ from the dynamics' trial where it ends near that threshold.
 
 Every threshold here was chosen on the dynamics' own trials and checked on trials held out.
 The measurements that chose each one, with their commits, the full comparisons against the
-dynamics (``scripts/hybrid_validation.py``: how many trials the statics decides, how many
+dynamics (``validation/hybrid_validation.py``: how many trials the statics decides, how many
 verdicts differ, every what-if's p against the dynamics' interval) and the speed are on the
 validation page, ``docs/validation/hybrid.md``; ``tests/studies/test_hybrid_engine.py``
 re-checks the thresholds trial by trial on a sample, against the dynamics.
@@ -126,7 +126,7 @@ carry the tile either with the table tilted by :data:`HANG_TILT_DEG` towards +x,
 A tile whose magnets can snap it into line and hang it is near a balance, and one of the tilts
 carries it. The margin was chosen on the drops of toy game positions and checked on held-out
 games (``docs/validation/hybrid.md``, "What chose the tests": a hang fall with a margin;
-``scripts/hybrid_shortcut_choices.py hang`` re-runs it)."""
+``python -m validation.hybrid_shortcut_choices hang`` re-runs it)."""
 
 
 SNAP_REACH_MM = 10.0
@@ -329,7 +329,7 @@ it, on the bare table, is not stepped. At 1 mm a tile beside the path is 25 mm o
 from the slid tile's magnets (a few hundredths of a tile's weight), and the hand (0.5 N,
 ten times the table's friction) keeps the tile on its path. Chosen against the dynamics'
 own trials on the slides of toy game positions (``docs/validation/hybrid.md``, "Speed": a
-slide's bare approach skipped; ``scripts/hybrid_shortcut_choices.py slides --gaps 3,1``)."""
+slide's bare approach skipped; ``python -m validation.hybrid_shortcut_choices slides --gaps 3,1``)."""
 
 SLIDE_PUSH_ITERATIONS = 10
 """PyBullet's solver iterations while a slide's hand pushes
@@ -337,7 +337,7 @@ SLIDE_PUSH_ITERATIONS = 10
 50 mm/s and holds the slid tile with at most 0.5 N: a slow, forced motion, which the solver
 follows with fewer iterations than a free landing needs: no verdict changes, and fewer
 still would move whole positions' shift counts (``docs/validation/hybrid.md``, "Speed": a
-slide's push solved with 10 solver iterations; ``scripts/hybrid_shortcut_choices.py slides``)."""
+slide's push solved with 10 solver iterations; ``python -m validation.hybrid_shortcut_choices slides``)."""
 SLIDE_SHORTCUTS = SlideShortcuts(approach_gap=SLIDE_APPROACH_GAP_M, push_iterations=SLIDE_PUSH_ITERATIONS)
 """Both slide shortcuts, as a slide's PyBullet trial takes them."""
 
@@ -345,7 +345,7 @@ REST_TILT_DEG = 3.0
 """The tilt margin of :data:`REST_TESTS`. No trial whose settled poses the statics carried
 at rest, with any margin, fell afterwards in PyBullet; 3° certifies every trial a smaller
 margin did and still keeps one (``docs/validation/hybrid.md``, "Speed": the rest certified
-by the statics; ``scripts/hybrid_shortcut_choices.py rest``)."""
+by the statics; ``python -m validation.hybrid_shortcut_choices rest``)."""
 REST_TESTS = tuple(StressTest(tilt_deg=REST_TILT_DEG, direction_deg=d) for d in TILT_DIRECTIONS_DEG)
 """What the statics must say of a settle's poses to end it early (:func:`rest_check_for`):
 the tiles stand with the table tilted by :data:`REST_TILT_DEG` in each of four directions.

@@ -19,7 +19,7 @@ class       meaning
 Every face that shows a risk uses :func:`risk_class` and :func:`risk_words`: the lab's spot
 list and ghosts, its Play hints, the terminal's ``--hints`` and ``simulate --engine
 statics``'s table. A spot classed ``safe`` by the statics never collapsed in PyBullet on the
-statics' toy validation sets (``data/statics_toy_*.json``), and ``unsure`` is exactly the
+statics' toy validation sets (``assets/validation/statics_toy_*.json``), and ``unsure`` is exactly the
 statics' own unsure share there (``tests/studies/test_risk_scale.py`` checks both).
 """
 

@@ -1,4 +1,4 @@
-"""The statics adjudicator against PyBullet on game positions (``scripts/statics_toy_validation.py``).
+"""The statics adjudicator against PyBullet on game positions (``validation/statics_toy_validation.py``).
 
 A **position** is what an adjudicator sees of one placement in a game: the construction
 before it (every tile's grid pose) and the placement (a

@@ -3,7 +3,7 @@
 A case is data: a settled structure (every tile's pips, pose and whether it is fixed) and,
 usually, one placement on it (pips, rest pose and motion), with the preset and whether the
 magnets are on. Cases come from the bundled scenarios, the statics families of the tests,
-real physics games and random structures (``scripts/make_validation_set.py`` writes them;
+real physics games and random structures (``validation/make_validation_set.py`` writes them;
 ``tests/data/validation_set.json`` keeps them). Judging a case builds a fresh world, spawns
 the structure at rest and runs the one placement pipeline
 (:func:`magdomino.physics.motion.place`: every motion starts clear of every tile), so a

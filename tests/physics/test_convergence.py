@@ -1,7 +1,7 @@
 """The shipped solver settings give the verdicts of a time step half as large.
 
 The validation set (tests/data/validation_set.json, written by
-scripts/make_validation_set.py) holds the bundled scenarios, the statics families, every
+validation/make_validation_set.py) holds the bundled scenarios, the statics families, every
 placement of several physics games and random structures, magnets on and off. Each case is
 judged twice from the same inputs: at the shipped settings and with half the time step
 (everything else the same). A verdict that changed with the step would be the integrator's,

@@ -2,7 +2,7 @@
 against PyBullet (no noise) on the same position: the construction spawned at its grid poses
 and settled, then the tile placed on it as the PyBullet adjudicator places it in a game.
 
-The positions come from seeded toy games of ``scripts/statics_toy_validation.py`` (grid
+The positions come from seeded toy games of ``validation/statics_toy_validation.py`` (grid
 poses: half 0's square x, y, level and the direction d to half 1: 0 +x, 1 -x, 2 +y, 3 -y).
 """
 

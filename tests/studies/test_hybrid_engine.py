@@ -109,7 +109,7 @@ def test_a_heavier_top_tile_tips_a_staircase_exactly_where_its_moments_balance()
 @pytest.mark.slow
 def test_the_screen_agrees_with_the_dynamics_on_every_trial_it_decides():
     """The thresholds re-checked on a sample of what the validation measured (the full table:
-    ``scripts/hybrid_validation.py --compare``): a magnet-held tile half on half (the demo),
+    ``python -m validation.hybrid_validation --compare``): a magnet-held tile half on half (the demo),
     a tile on a magnet-held cantilever (which the impact tips though the statics carries 4x
     the tile's weight at rest), a Défi game's first placements, random stacks."""
     cases = load_cases(ROOT / "tests" / "data" / "validation_set.json")

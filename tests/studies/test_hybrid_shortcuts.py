@@ -1,6 +1,6 @@
 """The hybrid engine's PyBullet trials: a rest the statics certifies, a slide's bare approach
 not stepped. Reference: the dynamics' own trial, trial by trial (the same random numbers), on
-positions of seeded games of the default toy (``scripts/toy_positions.py``: Défi seed 9100,
+positions of seeded games of the default toy (``validation/toy_positions.py``: Défi seed 9100,
 En quinconce seeds 9200 and 9201, rebuilt as scenarios)."""
 
 from functools import partial

@@ -12,7 +12,7 @@ import pytest
 from magdomino.physics.statics_adjudicator import STANDING_MAX, UNKNOWN_RISK, statics_risk
 from magdomino.studies.risk_scale import RISK_CLASSES, RISK_COLOURS, risk_class, risk_words, seat_risk_class
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[2] / "assets" / "validation"
 
 
 @pytest.mark.parametrize("name", ["statics_toy_validation", "statics_toy_chosen"])

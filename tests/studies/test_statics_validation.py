@@ -1,4 +1,4 @@
-"""The statics against PyBullet on game positions (``scripts/statics_toy_validation.py``), and
+"""The statics against PyBullet on game positions (``validation/statics_toy_validation.py``), and
 the statics engine's graded verdicts."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("statics_toy_validation", ROOT / "scripts" / "statics_toy_validation.py")
+    spec = importlib.util.spec_from_file_location("statics_toy_validation", ROOT / "validation" / "statics_toy_validation.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

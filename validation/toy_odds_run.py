@@ -6,13 +6,13 @@ since the hybrid engine has: :func:`~magdomino.studies.scenario.scenario_from_di
 :func:`~magdomino.studies.odds.estimate_odds` with ``out_dir`` (every trial's record in a
 JSON-lines log).
 
-Each position (``scripts/toy_positions.py``: a structure and one what-if, placement texts)
+Each position (``validation/toy_positions.py``: a structure and one what-if, placement texts)
 is one odds run, in one process (``jobs=1``), timed whole (the structure's settle included).
 Writes a JSON document: ``magdomino`` (where the package came from), ``engine``, per
 position ``seconds``, ``collapses``, ``counted``, ``ci95``, ``judged_by`` and ``verdicts``
 (per trial: collapsed, shifted, error).
 
-    python scripts/toy_odds_run.py POSITIONS.json OUT.json --engine dynamics --trials 100 --seed 7
+    python validation/toy_odds_run.py POSITIONS.json OUT.json --engine dynamics --trials 100 --seed 7
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ dynamic trial that a second engine would replace (``docs/validation/hybrid.md``,
 MuJoCo is not a dependency of magdomino; this script needs it installed beside it::
 
     .venv/bin/pip install mujoco
-    .venv/bin/python scripts/second_engine_step_cost.py --levels 2,4,6 --steps 3000
+    .venv/bin/python -m validation.second_engine_step_cost --levels 2,4,6 --steps 3000
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Where the default engine's time goes on toy game positions: inside PyBullet's steps, in the
 rest of its PyBullet trials, or outside them (the statics screen, the structure's settle).
 
-The positions are the bench's (``scripts/toy_positions.py``); every slide and every
+The positions are the bench's (``validation/toy_positions.py``); every slide and every
 ``--every``-th drop is run once by the default engine, in one process (``jobs=1``), with
 three clocks: the whole odds run, the PyBullet trials
 (:func:`~magdomino.studies.trials.run_trial` as the hybrid calls it) and the
@@ -11,7 +11,7 @@ bench's seconds, slides position by position and drops by their sampled share, a
 against the dynamics' time: what is left of the default engine's time if everything but
 PyBullet's own steps cost nothing.
 
-    .venv/bin/python scripts/hybrid_time_split.py --every 3 --trials 20 --slide-trials 10 \\
+    .venv/bin/python -m validation.hybrid_time_split --every 3 --trials 20 --slide-trials 10 \\
         --bench /tmp/bench_hybrid_toy_games.json
 """
 
@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+from validation import toy_positions
 
 
 class Clocks:
@@ -74,7 +72,6 @@ def main(argv=None) -> int:
     parser.add_argument("--bench", type=Path, help="the bench's raw file (bench_hybrid_toy_games.json)")
     args = parser.parse_args(argv)
 
-    import toy_positions
 
     from magdomino.errors import InputError
     from magdomino.studies.odds import estimate_odds

@@ -15,7 +15,7 @@ PyBullet's.
 MuJoCo is not a dependency of magdomino; this script needs it installed beside it::
 
     .venv/bin/pip install mujoco
-    .venv/bin/python scripts/second_engine_drops.py --every 4 --trials 10
+    .venv/bin/python -m validation.second_engine_drops --every 4 --trials 10
 """
 
 from __future__ import annotations
@@ -29,17 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toy_positions  # noqa: E402  (a sibling script)
-from hybrid_time_split import Clocks  # noqa: E402  (a sibling script: PyBullet's step clock)
-
-from magdomino.errors import InputError  # noqa: E402
-from magdomino.maths.magnets import CachedWrenches, TileMagnets  # noqa: E402
-from magdomino.physics.motion import build, clear_motion, place  # noqa: E402
-from magdomino.studies.aiming import aim_placement  # noqa: E402
-from magdomino.studies.engines import get_engine  # noqa: E402
-from magdomino.studies.statics_engine import batch_magnets  # noqa: E402
-from magdomino.studies.trials import Job, resolve_noise, run_trial, trial_draws  # noqa: E402
+from magdomino.errors import InputError
+from magdomino.maths.magnets import CachedWrenches, TileMagnets
+from magdomino.physics.motion import build, clear_motion, place
+from magdomino.studies.aiming import aim_placement
+from magdomino.studies.engines import get_engine
+from magdomino.studies.statics_engine import batch_magnets
+from magdomino.studies.trials import Job, resolve_noise, run_trial, trial_draws
+from validation import toy_positions
+from validation.hybrid_time_split import Clocks  # PyBullet's step clock
 
 
 @dataclass

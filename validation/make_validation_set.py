@@ -22,7 +22,7 @@ placement moves by half a millimetre (:func:`magdomino.studies.validation.robust
 
 A structure is recorded as it settled at the reference settings used when the set was made
 (the settings are not part of a case: the cases are the inputs). Run:
-``.venv/bin/python scripts/make_validation_set.py [--seed S] [--random N] [--games N]``.
+``.venv/bin/python -m validation.make_validation_set [--seed S] [--random N] [--games N]``.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from magdomino.studies.aiming import aim_placement
 from magdomino.studies.scenario import load_scenario
 from magdomino.studies.simulation import settle_structure
 from magdomino.studies.validation import Case, robust, save_cases
+from validation import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 L, H = 0.048, 0.008
 
 

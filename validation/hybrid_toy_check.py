@@ -2,14 +2,13 @@
 drops rebuilt on ``toy`` (1.2 T), every trial the screen decides checked against the dynamics'
 own trial (the same random numbers).
 
-Run: ``.venv/bin/python scripts/hybrid_toy_check.py FIRST COUNT TRIALS`` (cases FIRST to
+Run: ``.venv/bin/python -m validation.hybrid_toy_check FIRST COUNT TRIALS`` (cases FIRST to
 FIRST + COUNT - 1; two halves on two cores: ``0 130 25`` and ``130 130 25``, about 2 min each).
 What it found, and when: ``docs/validation/hybrid.md`` ("What chose the tests").
 """
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 from magdomino.errors import InputError
 from magdomino.model.presets import load_preset
@@ -18,10 +17,11 @@ from magdomino.studies.engines import get_engine
 from magdomino.studies.hybrid_engine import decide, screen_trials
 from magdomino.studies.trials import Job, resolve_noise, run_trial
 from magdomino.studies.validation import case_scenario, load_cases
+from validation import ROOT
 
 
 def main(first, count, trials):
-    cases = load_cases(Path(__file__).resolve().parents[1] / "tests" / "data" / "validation_set.json")
+    cases = load_cases(ROOT / "tests" / "data" / "validation_set.json")
     toy = load_preset("toy")
     decided = wrong = items = 0
     falls = stood = 0

@@ -8,14 +8,14 @@ dropped) it keeps an evenly spread share, then judges every kept position twice,
 noise (:mod:`magdomino.studies.statics_validation`): the tower (the construction alone) and
 the next placement, by the statics (stands / falls / unsure) and by PyBullet.
 
-Writes the raw data to ``data/statics_toy_validation.json`` and prints the table of
+Writes the raw data to ``assets/validation/statics_toy_validation.json`` and prints the table of
 ``docs/validation/statics_toy.md``. One process, one worker; resumable: the judged positions
 are appended to ``<out>.partial.jsonl`` as they come and skipped when the run starts again
 (``--fresh`` starts over). About 6 minutes on one core.
 
-    .venv/bin/python scripts/statics_toy_validation.py                 # held-out games (340 positions)
-    .venv/bin/python scripts/statics_toy_validation.py --set chosen --out data/statics_toy_chosen.json
-    .venv/bin/python scripts/statics_toy_validation.py --quick         # a slice: one game per kind, 3 positions each
+    .venv/bin/python -m validation.statics_toy_validation                 # held-out games (340 positions)
+    .venv/bin/python -m validation.statics_toy_validation --set chosen --out assets/validation/statics_toy_chosen.json
+    .venv/bin/python -m validation.statics_toy_validation --quick         # a slice: one game per kind, 3 positions each
 """
 
 from __future__ import annotations
@@ -28,24 +28,21 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-# E402: magdomino is imported from this checkout, after the line above puts it on sys.path.
-import magdomino.games  # noqa: F401, E402  (registers the rules' players)
-from magdomino.games.actions import DEAL  # noqa: E402
-from magdomino.games.core import CHANCE, TERMINAL, Game  # noqa: E402
-from magdomino.games.players import players_of  # noqa: E402
-from magdomino.model.presets import load_preset  # noqa: E402
-from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator  # noqa: E402
-from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # noqa: E402
-from magdomino.studies.statics_validation import (  # noqa: E402
+import magdomino.games  # noqa: F401  (registers the rules' players)
+from magdomino.games.actions import DEAL
+from magdomino.games.core import CHANCE, TERMINAL, Game
+from magdomino.games.players import players_of
+from magdomino.model.presets import load_preset
+from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator
+from magdomino.physics.statics_adjudicator import StaticsAdjudicator
+from magdomino.studies.statics_validation import (
     agreement,
     judge_pybullet,
     judge_statics,
     position_key,
     view_to_dict,
 )
+from validation import ASSETS
 
 PRESET = "toy"
 MAX_PLACEMENTS = 60
@@ -146,7 +143,7 @@ def table(rows, wall_s) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "data" / "statics_toy_validation.json"))
+    parser.add_argument("--out", default=str(ASSETS / "statics_toy_validation.json"))
     parser.add_argument("--set", choices=sorted(SETS), default="held-out",
                         help="the games: held-out (default) or chosen (those the thresholds were chosen on)")
     parser.add_argument("--quick", action="store_true", help="one game of each kind, 3 positions each")
@@ -189,7 +186,7 @@ def main(argv=None) -> int:
                       f"{len(rows)} so far, {time.perf_counter() - start:.0f} s", flush=True)
     wall = time.perf_counter() - start
     text = table(rows, wall)
-    command = "python scripts/statics_toy_validation.py" + (" --quick" if args.quick else f" --set {args.set}")
+    command = "python -m validation.statics_toy_validation" + (" --quick" if args.quick else f" --set {args.set}")
     head = {"version": 1, "preset": PRESET, "tile_size_mm": [round(v * 1000, 6) for v in preset.tile.size], "command": command,
             "set": "quick" if args.quick else args.set, "max_placements": MAX_PLACEMENTS, "seed": None,
             "games": [[r, s, p, list(seeds), keep] for r, s, p, seeds, keep in games], "summary": agreement(rows),

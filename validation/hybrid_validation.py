@@ -6,7 +6,7 @@ random placements (``tests/data/hybrid_cases.json``, written on first use from
 Each gets ``--trials`` noisy trials (seed ``--seed``), drawn exactly as ``magdomino odds``
 draws them, by both engines; the dynamics' trials are kept in ``--cache`` (JSON lines, resumed).
 
-Run: ``.venv/bin/python scripts/hybrid_validation.py [--trials 200]`` (the dynamics' trials,
+Run: ``.venv/bin/python -m validation.hybrid_validation [--trials 200]`` (the dynamics' trials,
 about an hour on two cores), then ``... --compare [--json OUT]``: for each trial the hybrid's
 screen (:func:`magdomino.studies.hybrid_engine.screen_trials`, :func:`~magdomino.studies.hybrid_engine.decide`);
 a trial it decides is compared with the dynamics' record of the same trial; a trial it sends
@@ -20,14 +20,14 @@ preset (give it its own ``--cache``): the hybrid on the default toy's magnets.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import time
 from multiprocessing import get_context
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from validation import ROOT, make_validation_set
+
 EXTRA = ROOT / "tests" / "data" / "hybrid_cases.json"
 
 
@@ -35,10 +35,7 @@ def extra_cases():
     from magdomino.studies.validation import load_cases, save_cases
 
     if not EXTRA.is_file():
-        spec = importlib.util.spec_from_file_location("mvs", ROOT / "scripts" / "make_validation_set.py")
-        mvs = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mvs)
-        cases = [c for c in mvs.random_cases(150, 2027) if mvs.starts_clear(c)]
+        cases = [c for c in make_validation_set.random_cases(150, 2027) if make_validation_set.starts_clear(c)]
         save_cases(EXTRA, cases)
     return load_cases(EXTRA)
 

@@ -3,7 +3,7 @@
 A **position** is a tower of a seeded game and the next placement a seat made on it, rebuilt
 as a scenario in the placement language (:mod:`magdomino.studies.placements`): the
 construction's tiles as its ``structure``, the placement as its one ``what_if``. The games
-are those of ``scripts/statics_toy_validation.py`` (its :func:`game_positions`, every
+are those of ``validation/statics_toy_validation.py`` (its :func:`game_positions`, every
 distinct position kept): 2-player Défi and En quinconce, random seats, judged by the
 statics while they are played, on the default preset (``toy``). Every placement on a
 construction of at least one tile is a position; none is filtered out.
@@ -12,20 +12,17 @@ construction of at least one tile is a position; none is filtered out.
 ``structure`` and ``what_if`` texts), so that another checkout of the code can rebuild the
 same scenarios (:func:`scenario_of`).
 
-    .venv/bin/python scripts/toy_positions.py --out /tmp/positions.json   # the bench's set
+    .venv/bin/python -m validation.toy_positions --out /tmp/positions.json   # the bench's set
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from validation import statics_toy_validation
 
 PRESET = "toy"
 GAMES = (("defi", range(9100, 9102)), ("quinconce", range(9200, 9202)))
@@ -35,13 +32,6 @@ HELD_OUT = (("defi", range(9300, 9302)), ("quinconce", range(9400, 9402)))
 QUICK = (("defi", range(9100, 9101)), ("quinconce", range(9200, 9201)))
 ALL_POSITIONS = 10_000
 """Positions kept per game: more than a game has (every distinct position is kept)."""
-
-
-def _validation_script():
-    spec = importlib.util.spec_from_file_location("statics_toy_validation", ROOT / "scripts" / "statics_toy_validation.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def placement_texts(view) -> tuple[list[str], str]:
@@ -65,12 +55,11 @@ def position_set(games=GAMES, seats: str = "random") -> list[dict]:
     """Every distinct position of the seeded games ``games`` ((rule, seeds) pairs), in order."""
     from magdomino.model.presets import load_preset
 
-    script = _validation_script()
     preset = load_preset(PRESET)
     out = []
     for rule, seeds in games:
         for seed in seeds:
-            for k, view in enumerate(script.game_positions(preset, rule, seats, "statics", seed, ALL_POSITIONS)):
+            for k, view in enumerate(statics_toy_validation.game_positions(preset, rule, seats, "statics", seed, ALL_POSITIONS)):
                 structure, what_if = placement_texts(view)
                 out.append({"id": f"{rule}/{seats}/{seed}/{k}", "rule": rule, "seed": seed, "structure": structure,
                             "what_if": what_if})

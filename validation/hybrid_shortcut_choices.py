@@ -1,7 +1,7 @@
 """The measurements that chose two of the hybrid engine's shortcuts, on toy game positions.
 
 ``rest``: the rest certificate's tilt margin (``REST_TILT_DEG``). Every drop what-if of
-``scripts/toy_positions.py``'s positions, ``--trials`` PyBullet trials each, settled to the
+``validation/toy_positions.py``'s positions, ``--trials`` PyBullet trials each, settled to the
 end (the certificate never ends one) while the statics is asked at every quiet check
 (``QUIET_CHECKS``) for the largest of :data:`MARGINS` the poses stand with. Prints, per
 margin, how many trials it would have certified and how many of those fell all the same.
@@ -18,9 +18,9 @@ of each.
 tile with the table tilted by each of :data:`HANG_MARGINS` in some direction, and snapped.
 Prints, per margin, the falls it decides and how many of those stood in the dynamics.
 
-    .venv/bin/python scripts/hybrid_shortcut_choices.py rest --trials 20      # about 5 min
-    .venv/bin/python scripts/hybrid_shortcut_choices.py slides --trials 30    # about 12 min
-    .venv/bin/python scripts/hybrid_shortcut_choices.py hang --trials 100     # about 5 min
+    .venv/bin/python -m validation.hybrid_shortcut_choices rest --trials 20      # about 5 min
+    .venv/bin/python -m validation.hybrid_shortcut_choices slides --trials 30    # about 12 min
+    .venv/bin/python -m validation.hybrid_shortcut_choices hang --trials 100     # about 5 min
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import argparse
 import sys
 import time
 from functools import partial
-from pathlib import Path
 
 import magdomino.physics.settle as settle_module
 from magdomino.errors import InputError
@@ -50,9 +49,7 @@ from magdomino.studies.hybrid_engine import (
 from magdomino.studies.scenario import scenario_from_dict
 from magdomino.studies.statics_engine import TrialBatch, fixed_tiles, with_placement
 from magdomino.studies.trials import Job, resolve_noise, run_trial, trial_draws
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toy_positions  # noqa: E402  (a sibling script)
+from validation import toy_positions
 
 MARGINS = (10.0, 5.0, 3.0, 2.0, 1.0, 0.0)
 """Tilt margins (degrees) tried by ``rest``, largest first."""

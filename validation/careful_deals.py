@@ -2,12 +2,12 @@
 default preset, the runaway guard at 300 placements: how many are abandoned, and the collapses
 a deal. The bulk judged by the statics, a share by PyBullet.
 
-    .venv/bin/python scripts/careful_deals.py                       # 40 statics deals, 10 PyBullet, each rule and seat count
-    .venv/bin/python scripts/careful_deals.py --deals 5 --pybullet 0
-    .venv/bin/python scripts/careful_deals.py --part 2/2 &            # a second process beside the first (--part 1/2)
-    .venv/bin/python scripts/careful_deals.py --table
+    .venv/bin/python -m validation.careful_deals                       # 40 statics deals, 10 PyBullet, each rule and seat count
+    .venv/bin/python -m validation.careful_deals --deals 5 --pybullet 0
+    .venv/bin/python -m validation.careful_deals --part 2/2 &            # a second process beside the first (--part 1/2)
+    .venv/bin/python -m validation.careful_deals --table
 
-Each deal's result is appended to ``data/careful_deals.jsonl`` as it finishes (rule, seats,
+Each deal's result is appended to ``assets/validation/careful_deals.jsonl`` as it finishes (rule, seats,
 physics, seed, abandoned, collapses, placements, seconds); a second run skips the deals
 already there, so an interrupted run resumes. The table is printed at the end.
 """
@@ -21,8 +21,9 @@ from pathlib import Path
 
 from magdomino.games import play_game
 from magdomino.model.presets import DEFAULT_PRESET
+from validation import ASSETS
 
-OUT = Path(__file__).resolve().parents[1] / "data" / "careful_deals.jsonl"
+OUT = ASSETS / "careful_deals.jsonl"
 
 
 def adjudicator(physics: str):

@@ -8,7 +8,7 @@ the statics, trials whose verdict differs, what-ifs whose p lies outside the dyn
 interval, and the time of each engine. ``--json OUT`` writes the table's rows and every
 position's figures.
 
-    .venv/bin/python scripts/hybrid_toy_games_table.py /tmp/bench_hybrid_toy_games.json --json data/validation/hybrid_toy_games.json
+    .venv/bin/python -m validation.hybrid_toy_games_table /tmp/bench_hybrid_toy_games.json --json assets/validation/hybrid_toy_games.json
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import toy_positions  # noqa: E402  (a sibling script)
+from validation import toy_positions
 
 
 def rows_of(doc: dict) -> list[dict]:
