@@ -173,6 +173,20 @@ def test_render_modes_and_a_warning_without_one():
 
 
 @needs_pettingzoo
+def test_each_family_is_a_module_with_its_raw_env_and_env_as_pettingzoos_games_are():
+    from magdomino.games.family import FAMILIES
+    from magdomino.games.pettingzoo import chain, tower, vingt
+
+    for module in (tower, chain, vingt):
+        family = FAMILIES[module.__name__.rsplit(".", 1)[1]]
+        assert module.raw_env.FAMILY is family
+        for rule in family.rules:
+            assert type(module.env(rule, players=3).unwrapped) is module.raw_env is type(pz.env(rule, players=3).unwrapped)
+    with pytest.raises(InputError, match="one of matador, echanges, got 'defi'"):
+        chain.env("defi")
+
+
+@needs_pettingzoo
 @pytest.mark.parametrize("rule", ["defi", "echanges", "vingt"])
 def test_an_environment_pickles_and_plays_the_same(rule):
     env = pz.env(rule, players=3, seed=5)

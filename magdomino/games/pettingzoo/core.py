@@ -1,69 +1,7 @@
-"""The package's six games as PettingZoo AEC environments, written as PettingZoo's classic games are.
-
-Optional: needs the ``pettingzoo`` extra (``pip install 'magdomino[pettingzoo]'``), which
-this module imports; ``md.env`` without it raises an :class:`~magdomino.errors.InputError`
-saying how to install it (``import magdomino`` never imports PettingZoo).
-
-Example
--------
->>> from magdomino.games.pettingzoo import env
->>> e = env("defi", players=3, physics="statics", seed=1)
->>> e.reset(seed=1)
->>> for agent in e.agent_iter():
-...     obs, reward, terminated, truncated, info = e.last()
-...     if terminated or truncated:
-...         action = None
-...     else:
-...         action = e.action_space(agent).sample(obs["action_mask"])
-...     e.step(action)
-
-:func:`env` is :class:`raw_env` in PettingZoo's ``OrderEnforcingWrapper``; :class:`raw_env`
-is a module-level class (``EzPickle``: a pickled environment is made again from its
-arguments, so vectorised and subprocess wrappers can copy it).
-
-**Agents.** ``player_0`` … ``player_{n-1}``, the game's seats; ``agent_selection`` is the
-seat to move. Chance events (the deal, draws) are played by the environment between two
-agents' steps, from the game's own seeded stream.
-
-**Seeds.** ``reset(seed=s)`` plays the game with seed ``s`` (the same deal as
-``magdomino play --seed s``); ``reset()`` without a seed plays the seed given at creation
-the first time, then the previous game's seed + 1. Sampling from an action space is seeded
-by the caller (``env.action_space(agent).seed(...)``), as in Gymnasium.
-
-**Physics.** The tower rules (``traditional``, ``defi``, ``quinconce``) are judged by the
-physics chosen at creation: ``"none"`` (rules only: nothing collapses, the default),
-``"statics"`` or ``"dynamics"`` (the engines of :mod:`magdomino.studies.engines`, with the
-preset ``preset``, magnets on unless ``magnets=False``). Judged games get the runaway guard
-``max_placements`` = :data:`~magdomino.games.family.PLACEMENT_GUARD` (300, as in every face)
-unless the option is given: a deal that reaches it is abandoned (not scored). The other
-games take ``physics="none"`` only.
-
-**Actions.** ``Discrete(n)``, the compact ids of :mod:`magdomino.games.codec` (the tower
-rules: 18,846; matador and echanges 11 T + 12, 320 with the double six) and
-:mod:`magdomino.games.vingt_codec` (20 sur 20: 4,470, a move of several tiles chosen in
-one-tile sub-steps by the same agent), the same ids as the OpenSpiel face's. The legal ids
-are ``observation["action_mask"] == 1`` (``int8``, a ``MultiBinary(n)`` space, all zero for
-an agent whose turn it is not). A step with an id that is not legal raises
-:class:`~magdomino.errors.InputError` and leaves the game unchanged. ``info["moves"]`` (the
-agent to move's) maps each legal id to the move as the game's log writes it: the tower
-rules in the placement language (:mod:`magdomino.studies.placement_language`, ``"3-1 on
-#2 (3-3) half 1, across left"``); a 20 sur 20 sub-step's id to the frame or tile it
-chooses.
-
-**Observations.** ``{"observation": ndarray, "action_mask": ndarray}`` as PettingZoo's
-classic games give them: ``observation`` a ``float32`` ``Box`` vector, the observing
-agent's view laid out by :mod:`magdomino.games.family` (hand, construction or table, stock,
-hand sizes, scores, modes owed …; the same tensor as the OpenSpiel face's
-``observation_tensor``). :meth:`raw_env.observation_pieces` gives its named views.
-
-**Rendering.** ``render_mode="ansi"`` (``render()`` returns the position as text),
-``"human"`` (prints it after every step) or ``"rgb_array"`` (the board seen from above,
-:mod:`magdomino.games.picture`); ``render()`` without a render mode warns, as PettingZoo's
-games do, and returns None.
-
-**Rewards** are 0 until the end, then the game's returns (``state.returns()``: each winner
-``1/len(winners)``, the others 0; echanges: +1 or −1 for everyone). The match ends with
-every agent terminated, or truncated when the runaway guard abandoned its last deal.
+"""What the PettingZoo face's families share (:mod:`magdomino.games.pettingzoo` says how the
+environments behave): :class:`MagdominoEnv`, the AEC environment every family's ``raw_env``
+is, reading the game's family (:mod:`magdomino.games.family`) for its actions, observations,
+texts and pictures.
 """
 
 from __future__ import annotations
@@ -77,7 +15,6 @@ pettingzoo = require("pettingzoo", "a PettingZoo environment", key="env")
 
 from gymnasium import spaces  # noqa: E402 (after the check that says how to install it)
 from gymnasium.utils import EzPickle  # noqa: E402
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper  # noqa: E402
 
 from magdomino.checks import check_choice, check_seed  # noqa: E402
 from magdomino.errors import ARGUMENTS, InputError  # noqa: E402
@@ -128,9 +65,12 @@ def action_size(rule: str, **options) -> int:
     return family.action_size(None)
 
 
-class raw_env(pettingzoo.AECEnv, EzPickle):
-    """One of the package's games as a PettingZoo AEC environment (module docstring); the
-    arguments are :func:`env`'s."""
+class MagdominoEnv(pettingzoo.AECEnv, EzPickle):
+    """One of the package's games as a PettingZoo AEC environment (:mod:`magdomino.games.pettingzoo`);
+    the arguments are :func:`magdomino.games.pettingzoo.env`'s. A family's ``raw_env`` sets
+    ``FAMILY``: its games only."""
+
+    FAMILY = None
 
     metadata = {"name": "magdomino_v1", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
                 "render_fps": 1}
@@ -140,6 +80,8 @@ class raw_env(pettingzoo.AECEnv, EzPickle):
         EzPickle.__init__(self, rule, players, physics, seed, render_mode, preset, magnets, **options)
         super().__init__()
         _check(rule, physics)
+        if self.FAMILY is not None and family_of(rule) is not self.FAMILY:
+            raise InputError(ARGUMENTS, "rule", f"one of {', '.join(self.FAMILY.rules)}, got {rule!r}")
         if render_mode is not None:
             check_choice(render_mode, "render_mode", RENDER_MODES)
         self.rule = rule
@@ -273,37 +215,3 @@ class raw_env(pettingzoo.AECEnv, EzPickle):
         adj = self.adjudicator
         if adj is not None and hasattr(adj, "close"):
             adj.close()
-
-
-def env(rule: str = "defi", players: int = 2, physics: str = "none", seed: int = 0, *,
-        render_mode: str | None = None, preset=None, magnets: bool = True, **options):
-    """One of the games as a PettingZoo AEC environment (module docstring).
-
-    Parameters
-    ----------
-    rule : "traditional" | "defi" | "quinconce" | "matador" | "echanges" | "vingt"
-    players : int
-        The seats (``player_0`` …): 2-4 (matador with a larger set: 2-6; echanges: 3-6).
-    physics : "none" | "statics" | "dynamics" (``"pybullet"``: its deprecated spelling)
-        Who judges the tower rules' placements; the other games take ``"none"`` only.
-    seed : int
-        The seed of the first ``reset()`` without one.
-    render_mode : None | "ansi" | "human" | "rgb_array"
-        ``render()`` returns the position as text (``"ansi"``), prints it after every step
-        (``"human"``) or returns the board as an RGB array (``"rgb_array"``).
-    preset : str or Preset, optional
-        The preset physics judges with (default :data:`magdomino.model.presets.DEFAULT_PRESET`).
-    magnets : bool
-        Magnets on in physics.
-    **options
-        The game's options (:class:`magdomino.games.core.Game`: ``variant``, ``kids``,
-        ``deals``, ``max_placements`` …; matador: ``set``, ``variant``, ``deals``,
-        ``target``; vingt: ``target``).
-
-    Returns
-    -------
-    pettingzoo.AECEnv
-        :class:`raw_env` in PettingZoo's ``OrderEnforcingWrapper``; call ``reset()`` before
-        the first step.
-    """
-    return OrderEnforcingWrapper(raw_env(rule, players, physics, seed, render_mode, preset, magnets, **options))
