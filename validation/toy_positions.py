@@ -1,7 +1,7 @@
 """Game positions of the default preset as scenarios: what users of the odds ask.
 
 A **position** is a tower of a seeded game and the next placement a seat made on it, rebuilt
-as a scenario in the placement language (:mod:`magdomino.studies.placements`): the
+as a scenario in the placement language (:mod:`magdomino.studies.placement_language`): the
 construction's tiles as its ``structure``, the placement as its one ``what_if``. The games
 are those of ``validation/statics_toy_validation.py`` (its :func:`game_positions`, every
 distinct position kept): 2-player Défi and En quinconce, random seats, judged by the

@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from magdomino.deprecated import forward_to
-
 FALL_REASONS = ("tilt", "drop", "table contact", "placed tile fell")
 """The reasons of a fall (see :mod:`magdomino.physics.settle` for each criterion)."""
 
@@ -98,12 +96,3 @@ class Verdict:
                 d[k] = round(float(d[k]), 6) if math.isfinite(d[k]) else None
         return d
 
-
-MOVED_TO_SETTLE = {
-    "settle", "ABSURD_SPEED_M_S", "ABSURD_DISTANCE_M", "GROWTH", "NOISE_SHIFT_M", "NOISE_TURN_RAD", "SUNK_FRACTION",
-    "REPORT_SHIFT_FRACTION",
-}
-"""Names this module had before the settle loop moved to :mod:`magdomino.physics.settle`."""
-
-
-__getattr__ = forward_to("magdomino.physics.settle", __name__, MOVED_TO_SETTLE)  # the settle module imports this one

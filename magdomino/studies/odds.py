@@ -50,7 +50,6 @@ import math
 import sys
 import threading
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -186,12 +185,6 @@ class OddsResult:
     wall_time_s: float = 0.0
     log_path: str | None = None
     engine: str = "dynamics"
-
-    @property
-    def scenario(self) -> str:
-        """Deprecated: the scenario's name is :attr:`name` (``scenario`` is a Scenario elsewhere)."""
-        warnings.warn("OddsResult.scenario is OddsResult.name now", DeprecationWarning, stacklevel=2)
-        return self.name
 
     def to_dict(self) -> dict:
         """JSON document; identical for any worker count or executor (no timings)."""
