@@ -146,6 +146,7 @@ def add_calibrate(sub) -> None:
 
 
 def setup_figure(kind: str, path, preset="standard") -> Path:
+    # long: one picture per set-up, each branch drawing its own with the shared tile and note helpers, read top to bottom
     """Draw one measurement set-up (side view, to scale) as a PNG.
 
     Parameters

@@ -138,6 +138,7 @@ def _pick(n: int, k: int) -> list[int]:
 
 
 def replay_construction(record: dict, width: int, height: int, rep, source: str):
+    # long: one pass over the record's moves, whose game state, camera, scene and frames each step updates together
     """Fill ``rep`` (a :class:`~magdomino.faces.replay.Replay`) with the frames of a tower
     rule's record; see :mod:`magdomino.faces.replay`."""
     events = record["events"]

@@ -222,6 +222,7 @@ def run_study(rule: str, seats, deals: int, vary: dict, seed: int = 0, physics: 
               preset_overrides: dict | None = None, magnets: bool = True, max_placements: int | None = None,
               skilled: str = "careful", jobs: int | None = None, scheduler: str | None = None, executor=None, out_dir=None,
               resume: bool = False, progress: bool = False) -> dict:
+    # long: its NumPy parameter list (15 options), then the checks, the play and the JSON document, key by key, in order
     """Play the study and return its JSON document.
 
     Parameters

@@ -275,6 +275,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
                    magnets: bool = True, max_placements: int | None = None, jobs: int | None = None,
                    scheduler: str | None = None, executor=None, out_dir=None, resume: bool = False,
                    progress: bool = False, preset_overrides: dict | None = None) -> dict:
+    # long: its NumPy parameter list (14 options, shared by the CLI and md.tournament), then the checks, the play and the JSON document
     """Play a tournament and return its JSON document.
 
     Parameters

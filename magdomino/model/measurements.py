@@ -155,6 +155,38 @@ def _readings(c: FileChecks, table: dict, path: str, key: str, *, maximum: float
     return np.array(out, float)
 
 
+def _reading(c: FileChecks, kind: str, path: str, t: dict[str, Any], uncertainty: dict[str, float], size_mm: np.ndarray) -> Reading:
+    """One ``[[slide]]``, ``[[overhang]]``, ``[[load]]`` or ``[[bounce]]`` table (``kind``), checked, as a :class:`Reading`."""
+    if kind == "slide":
+        c.keys(t, path, required={"on", "angle_deg"}, optional=set())
+        on = c.choice(t, f"{path}.on", "on", ("table", "tile"), None)
+        values = _readings(c, t, path, "angle_deg", below=90.0)
+        return Reading("slide", path, values, uncertainty["angle_deg"], on)
+    elif kind == "overhang":
+        c.keys(t, path, required={"overhang_mm"}, optional={"direction"})
+        on = c.choice(t, f"{path}.direction", "direction", ("along", "across"), "along")
+        values = _readings(c, t, path, "overhang_mm", positive=False)
+        _within_tile(c, path, values, size_mm)
+        return Reading("overhang", path, values, uncertainty["length_mm"], on)
+    elif kind == "load":
+        c.keys(t, path, required={"overhang_mm", "load_g"}, optional=set())
+        at = _readings(c, t, path, "overhang_mm", positive=False)
+        if len(at) != 1:
+            c.fail(f"{path}.overhang_mm", "one overhang (the load's readings repeat, the overhang is set)")
+        _within_tile(c, path, at, size_mm)
+        values = _readings(c, t, path, "load_g", maximum=LIMITS["mass_g"][1])
+        return Reading("load", path, values, uncertainty["mass_g"], "along", float(at[0]))
+    else:
+        c.keys(t, path, required={"height_mm", "rebound_mm"}, optional=set())
+        height = _readings(c, t, path, "height_mm", maximum=2000.0)
+        if len(height) != 1:
+            c.fail(f"{path}.height_mm", "one drop height (the rebound's readings repeat, the height is set)")
+        values = _readings(c, t, path, "rebound_mm", positive=False)
+        if np.any(values > height[0]):
+            c.fail(f"{path}.rebound_mm", f"rebounds below the drop height ({height[0]:g} mm), got {values.max():g}")
+        return Reading("bounce", path, values, uncertainty["length_mm"], "table", float(height[0]))
+
+
 def measurements_from_dict(data: dict[str, Any], source: str = "<measurements>", relative_to: Path | None = None) -> Measurements:
     """Check measurement data (as read from the TOML file) and return :class:`Measurements`."""
     c = FileChecks(source)
@@ -199,34 +231,7 @@ def measurements_from_dict(data: dict[str, Any], source: str = "<measurements>",
             c.fail(kind, f"an array of tables ([[{kind}]])")
         for i, t in enumerate(items):
             path = f"{kind}[{i}]"
-            if kind == "slide":
-                c.keys(t, path, required={"on", "angle_deg"}, optional=set())
-                on = c.choice(t, f"{path}.on", "on", ("table", "tile"), None)
-                values = _readings(c, t, path, "angle_deg", below=90.0)
-                readings.append(Reading("slide", path, values, uncertainty["angle_deg"], on))
-            elif kind == "overhang":
-                c.keys(t, path, required={"overhang_mm"}, optional={"direction"})
-                on = c.choice(t, f"{path}.direction", "direction", ("along", "across"), "along")
-                values = _readings(c, t, path, "overhang_mm", positive=False)
-                _within_tile(c, path, values, size_mm)
-                readings.append(Reading("overhang", path, values, uncertainty["length_mm"], on))
-            elif kind == "load":
-                c.keys(t, path, required={"overhang_mm", "load_g"}, optional=set())
-                at = _readings(c, t, path, "overhang_mm", positive=False)
-                if len(at) != 1:
-                    c.fail(f"{path}.overhang_mm", "one overhang (the load's readings repeat, the overhang is set)")
-                _within_tile(c, path, at, size_mm)
-                values = _readings(c, t, path, "load_g", maximum=LIMITS["mass_g"][1])
-                readings.append(Reading("load", path, values, uncertainty["mass_g"], "along", float(at[0])))
-            else:
-                c.keys(t, path, required={"height_mm", "rebound_mm"}, optional=set())
-                height = _readings(c, t, path, "height_mm", maximum=2000.0)
-                if len(height) != 1:
-                    c.fail(f"{path}.height_mm", "one drop height (the rebound's readings repeat, the height is set)")
-                values = _readings(c, t, path, "rebound_mm", positive=False)
-                if np.any(values > height[0]):
-                    c.fail(f"{path}.rebound_mm", f"rebounds below the drop height ({height[0]:g} mm), got {values.max():g}")
-                readings.append(Reading("bounce", path, values, uncertainty["length_mm"], "table", float(height[0])))
+            readings.append(_reading(c, kind, path, t, uncertainty, size_mm))
     if not any(r.kind == "slide" and r.on == "tile" for r in readings):
         c.fail("slide", 'at least one [[slide]] with on = "tile" (the tiles\' friction)')
     if not any(r.kind == "overhang" for r in readings):

@@ -319,6 +319,92 @@ def read_toml(path: Path, what: str) -> dict[str, Any]:
         raise InputError(str(path), "", f"cannot read ({exc.strerror})") from None
 
 
+def _tile_colours(c: FileChecks, tile: dict[str, Any]) -> tuple[str, ...]:
+    """``tile.colours`` checked (colour names or '#rrggbb'), or the default colours."""
+    colours = tuple(DEFAULT_COLOURS)
+    if "colours" in tile:
+        value = tile["colours"]
+        if not isinstance(value, list) or not value:
+            c.fail("tile.colours", "a non-empty list of colour names or '#rrggbb' strings")
+        for i, colour in enumerate(value):
+            if colour_rgb(colour) is None:
+                c.fail(
+                    f"tile.colours[{i}]",
+                    f"a colour name ({', '.join(COLOUR_RGB)}) or a '#rrggbb' string, got {colour!r}",
+                )
+        colours = tuple(value)
+    return colours
+
+
+def _tile_magnets(c: FileChecks, tile: dict[str, Any], size: np.ndarray) -> list[MagnetSpec]:
+    """``tile.magnets`` checked and in SI: each magnet wholly inside the tile (``size``, m) and none overlapping another."""
+    magnets_raw = tile.get("magnets", [])
+    if not isinstance(magnets_raw, list):
+        c.fail("tile.magnets", "an array of tables ([[tile.magnets]])")
+    magnets = []
+    for i, m in enumerate(magnets_raw):
+        key = f"tile.magnets[{i}]"
+        if not isinstance(m, dict):
+            c.fail(key, "a table with pos_mm, shape, size_mm, polarization_T, axis")
+        c.keys(m, key, required={"pos_mm", "shape", "size_mm", "polarization_T"}, optional={"axis", "free"})
+        pos = np.array(c.vector(m, f"{key}.pos_mm", "pos_mm", 3)) / 1000
+        shape = c.choice(m, f"{key}.shape", "shape", tuple(SHAPES), None)
+        dims = tuple(
+            v / 1000 for v in c.vector(m, f"{key}.size_mm", "size_mm", SHAPES[shape], positive=True, maximum=LIMITS["size_mm"][1])
+        )
+        polarization = c.number(m, f"{key}.polarization_T", "polarization_T", minimum=0.0, maximum=LIMITS["polarization_T"][1])
+        axis = np.array(c.vector(m, f"{key}.axis", "axis", 3, default=[0.0, 0.0, 1.0]))
+        norm = math.hypot(*axis)  # never overflows (a 1e300 component is refused, not warned about)
+        if not np.isfinite(norm) or norm < 1e-9:
+            c.fail(f"{key}.axis", "a non-zero direction [x, y, z]")
+        free = c.boolean(m, f"{key}.free", "free", default=False)
+        magnets.append(MagnetSpec(pos, shape, dims, polarization, axis / norm, free))
+    for i, m in enumerate(magnets):
+        reach = _magnet_half_extent(m)
+        if np.any(np.abs(m.position) > size / 2 + 1e-12):
+            c.fail(f"tile.magnets[{i}].pos_mm", "a position inside the tile (|x|, |y|, |z| at most half the tile's size)")
+        if np.any(np.abs(m.position) + reach > size / 2 + 1e-9):
+            c.fail(f"tile.magnets[{i}]", "a magnet wholly inside the tile (centre +- its half size within half the tile's size)")
+        for j in range(i):
+            if np.all(np.abs(m.position - magnets[j].position) < reach + _magnet_half_extent(magnets[j]) - 1e-9):
+                c.fail(f"tile.magnets[{i}]", f"magnets that do not overlap; it overlaps tile.magnets[{j}]")
+    return magnets
+
+
+def _solver_table(c: FileChecks, data: dict[str, Any]) -> dict[str, Any]:
+    """The ``[solver]`` table checked, over :data:`SOLVER_DEFAULTS` (file keys and units)."""
+    solver = dict(SOLVER_DEFAULTS)
+    if "solver" in data:
+        table = c.table(data, "solver")
+        c.keys(table, "solver", required=set(), optional=set(SOLVER_DEFAULTS))
+        for k in table:
+            if k == "magnet_model":
+                solver[k] = c.choice(table, "solver.magnet_model", k, ("finite", "dipole"), None)
+            elif k == "friction_anchor":
+                solver[k] = c.boolean(table, f"solver.{k}", k, default=True)
+            else:
+                solver[k] = c.bounded(table, f"solver.{k}", k, *LIMITS[f"solver.{k}"], integer=f"solver.{k}" in _INTEGER_KEYS,
+                                      zero=k == "gravity_m_s2")
+    return solver
+
+
+def _collapse_table(c: FileChecks, data: dict[str, Any]) -> dict[str, Any]:
+    """The ``[collapse]`` table checked, over :data:`COLLAPSE_DEFAULTS` (file keys and units); the hold shorter than the time limit."""
+    collapse = dict(COLLAPSE_DEFAULTS)
+    if "collapse" in data:
+        table = c.table(data, "collapse")
+        c.keys(table, "collapse", required=set(), optional=set(COLLAPSE_DEFAULTS))
+        for k in table:
+            if k == "count_shifts":
+                collapse[k] = c.boolean(table, f"collapse.{k}", k, default=False)
+            else:
+                collapse[k] = c.bounded(table, f"collapse.{k}", k, *LIMITS[f"collapse.{k}"], integer=f"collapse.{k}" in _INTEGER_KEYS)
+        if collapse["settle_hold_s"] >= collapse["time_limit_s"]:
+            c.fail("collapse.settle_hold_s",
+                   f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
+    return collapse
+
+
 def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
     """Check TOML-shaped preset data and convert it to SI.
 
@@ -357,79 +443,16 @@ def preset_from_dict(data: dict[str, Any], source: str = "<preset>") -> Preset:
         tile, "tile.restitution", "restitution", minimum=0.0, maximum=1.0, default=TILE_DEFAULTS["restitution"]
     )
     collision = c.choice(tile, "tile.collision", "collision", ("box", "mesh"), TILE_DEFAULTS["collision"])
-    colours = tuple(DEFAULT_COLOURS)
-    if "colours" in tile:
-        value = tile["colours"]
-        if not isinstance(value, list) or not value:
-            c.fail("tile.colours", "a non-empty list of colour names or '#rrggbb' strings")
-        for i, colour in enumerate(value):
-            if colour_rgb(colour) is None:
-                c.fail(
-                    f"tile.colours[{i}]",
-                    f"a colour name ({', '.join(COLOUR_RGB)}) or a '#rrggbb' string, got {colour!r}",
-                )
-        colours = tuple(value)
-
-    magnets_raw = tile.get("magnets", [])
-    if not isinstance(magnets_raw, list):
-        c.fail("tile.magnets", "an array of tables ([[tile.magnets]])")
-    magnets = []
-    for i, m in enumerate(magnets_raw):
-        key = f"tile.magnets[{i}]"
-        if not isinstance(m, dict):
-            c.fail(key, "a table with pos_mm, shape, size_mm, polarization_T, axis")
-        c.keys(m, key, required={"pos_mm", "shape", "size_mm", "polarization_T"}, optional={"axis", "free"})
-        pos = np.array(c.vector(m, f"{key}.pos_mm", "pos_mm", 3)) / 1000
-        shape = c.choice(m, f"{key}.shape", "shape", tuple(SHAPES), None)
-        dims = tuple(
-            v / 1000 for v in c.vector(m, f"{key}.size_mm", "size_mm", SHAPES[shape], positive=True, maximum=LIMITS["size_mm"][1])
-        )
-        polarization = c.number(m, f"{key}.polarization_T", "polarization_T", minimum=0.0, maximum=LIMITS["polarization_T"][1])
-        axis = np.array(c.vector(m, f"{key}.axis", "axis", 3, default=[0.0, 0.0, 1.0]))
-        norm = math.hypot(*axis)  # never overflows (a 1e300 component is refused, not warned about)
-        if not np.isfinite(norm) or norm < 1e-9:
-            c.fail(f"{key}.axis", "a non-zero direction [x, y, z]")
-        free = c.boolean(m, f"{key}.free", "free", default=False)
-        magnets.append(MagnetSpec(pos, shape, dims, polarization, axis / norm, free))
-    for i, m in enumerate(magnets):
-        reach = _magnet_half_extent(m)
-        if np.any(np.abs(m.position) > size / 2 + 1e-12):
-            c.fail(f"tile.magnets[{i}].pos_mm", "a position inside the tile (|x|, |y|, |z| at most half the tile's size)")
-        if np.any(np.abs(m.position) + reach > size / 2 + 1e-9):
-            c.fail(f"tile.magnets[{i}]", "a magnet wholly inside the tile (centre +- its half size within half the tile's size)")
-        for j in range(i):
-            if np.all(np.abs(m.position - magnets[j].position) < reach + _magnet_half_extent(magnets[j]) - 1e-9):
-                c.fail(f"tile.magnets[{i}]", f"magnets that do not overlap; it overlaps tile.magnets[{j}]")
+    colours = _tile_colours(c, tile)
+    magnets = _tile_magnets(c, tile, size)
 
     spread = {}
     if "spread" in data:
         table = c.table(data, "spread")
         c.keys(table, "spread", required=set(), optional=set(SPREAD_KEYS))
         spread = {k: c.number(table, f"spread.{k}", k, minimum=0.0, maximum=1.0) for k in SPREAD_KEYS if k in table}
-    solver = dict(SOLVER_DEFAULTS)
-    if "solver" in data:
-        table = c.table(data, "solver")
-        c.keys(table, "solver", required=set(), optional=set(SOLVER_DEFAULTS))
-        for k in table:
-            if k == "magnet_model":
-                solver[k] = c.choice(table, "solver.magnet_model", k, ("finite", "dipole"), None)
-            elif k == "friction_anchor":
-                solver[k] = c.boolean(table, f"solver.{k}", k, default=True)
-            else:
-                solver[k] = c.bounded(table, f"solver.{k}", k, *LIMITS[f"solver.{k}"], integer=f"solver.{k}" in _INTEGER_KEYS,
-                                      zero=k == "gravity_m_s2")
-    collapse = dict(COLLAPSE_DEFAULTS)
-    if "collapse" in data:
-        table = c.table(data, "collapse")
-        c.keys(table, "collapse", required=set(), optional=set(COLLAPSE_DEFAULTS))
-        for k in table:
-            if k == "count_shifts":
-                collapse[k] = c.boolean(table, f"collapse.{k}", k, default=False)
-            else:
-                collapse[k] = c.bounded(table, f"collapse.{k}", k, *LIMITS[f"collapse.{k}"], integer=f"collapse.{k}" in _INTEGER_KEYS)
-        if collapse["settle_hold_s"] >= collapse["time_limit_s"]:
-            c.fail("collapse.settle_hold_s",
-                   f"a hold shorter than collapse.time_limit_s ({collapse['time_limit_s']:g} s), or nothing could ever settle")
+    solver = _solver_table(c, data)
+    collapse = _collapse_table(c, data)
     steps = collapse["time_limit_s"] / solver["time_step_s"]
     if steps > MAX_STEPS:
         key = "collapse.time_limit_s" if "time_limit_s" in data.get("collapse", {}) else "solver.time_step_s"

@@ -187,6 +187,7 @@ class Equilibrium:
         return stands
 
     def _topology(self):
+        # long: one depth-first search from the ground (discovery order, low links, bridges, groups) whose arrays each phase reads
         """The contact graph's parts (independent of the loads, built once): the depth-first
         tree from the ground, the subtree sums, the bridges with their cones, the groups."""
         if self._topo is not None:

@@ -96,6 +96,7 @@ def settle(
     table_contacts=None,
     rest_check=None,
 ) -> Verdict:
+    # long: the step loop and its criteria share one state (the shifts, tilts, hold windows, rest asks); its parameters documented
     """Step ``world`` until the answer is known and return the verdict.
 
     Parameters

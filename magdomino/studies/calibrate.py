@@ -358,6 +358,7 @@ class _Fitter:
 
 
 def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) -> CalibrationResult:
+    # long: the fit in its order (frictions, magnets, restitution, then the Monte Carlo intervals), each step using the ones before
     """Fit a preset to ``measurements``: frictions, the magnets' strength, restitution.
 
     Parameters

@@ -197,6 +197,7 @@ _FASTMATH = {"reassoc", "contract"}  # sums may be reordered and vectorised; no 
       "float64[:, ::1], float64[:, :, :, ::1], float64[:, :, ::1], intp[::1], float64[:, ::1], float64[:, ::1])",
       cache=True, nogil=True, fastmath=_FASTMATH)
 def rules_wrench(level, ka, kb, Ra, Rb, r, ua, ub, offsets, moments, counts, force, torque):
+    # long: one numba kernel (direct sums over the cell pairs) with its NumPy parameter list
     """Finite-model force on magnet b and torque on b about its centre, for P magnet pairs
     whose cells are rules of their tiles (direct sums over the cell pairs).
 
