@@ -54,7 +54,8 @@ QUINCONCE_STEPS = 7
 
 def outcome(construction: md.Construction, placement: str | None):
     """(pips, positions (n, 3) m, quaternions (n, 4)) of the structure settled, or of the
-    structure after ``placement`` was made as a what-if; and the verdict's words."""
+    structure after ``placement`` was made as a what-if; and the verdict's words (of a second
+    run of the same what-if: a run is deterministic)."""
     if placement is None:
         scenario = construction.scenario
         verdict, (positions, quaternions) = settle_structure(scenario)
