@@ -37,6 +37,7 @@ from magdomino.physics.settle import settle
 from magdomino.physics.statics_adjudicator import pose_risks, prepare, view_risks
 from magdomino.physics.verdict import Verdict
 from magdomino.physics.world import World
+from magdomino.wording import tile_text
 
 COMFORTABLE_RISK = 0.2
 """A candidate whose statics risk is at most this (a tilt margin of at least 11° and a load
@@ -117,7 +118,7 @@ class PybulletAdjudicator:
         unplayable, the world untouched (nothing was added to it)."""
         number = {b: n for n, b in enumerate(self._bodies)}.get(exc.tile, exc.tile)
         a, b = self.world.tiles[exc.tile].pips
-        error = f"no clear motion: {exc.phrase(f'tile {number} ({a}-{b})')}"
+        error = f"no clear motion: {exc.phrase(f'tile {number} ({tile_text((a, b))})')}"
         verdict = Verdict(collapsed=False, reason="error", settled=False, max_shift_mm=float("nan"), max_tilt_deg=float("nan"),
                           sim_time_s=0.0, wall_time_s=0.0, error=error)
         return Outcome(collapsed=False, verdict=verdict.to_dict(), error=error, unplayable=True)
