@@ -11,10 +11,15 @@ runs again when it or the code it calls changes, and never otherwise.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 import os
+import subprocess
 import sys
 from pathlib import Path
+
+from sphinx.ext.napoleon import docstring
+from sphinx.util.nodes import make_refnode
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
@@ -68,8 +73,6 @@ nb_output_stderr = "remove"     # progress bars and warnings on stderr are not p
 
 
 def _commits() -> None:
-    import subprocess
-
     out = ROOT / "build" / "changelog_commits.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -129,8 +132,6 @@ nitpick_ignore_regex = [
 
 def _lookup(path: str):
     """The object a dotted path names in the code (a module, then attributes), or None."""
-    import importlib
-
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
         try:
@@ -191,8 +192,6 @@ def _short_names(app, env, node, contnode):
     target = node.get("reftarget", "").lstrip(".~")
     if not target:
         return None
-    from sphinx.util.nodes import make_refnode
-
     domain = env.get_domain("py")
 
     def link(name):
@@ -230,8 +229,6 @@ def _short_names(app, env, node, contnode):
 def _prose_attribute_docstrings():
     """A constant's or an attribute's docstring is prose: napoleon would read the words
     before its first colon as a type ("Tilt margins (degrees) under which...: ...")."""
-    from sphinx.ext.napoleon import docstring
-
     docstring.GoogleDocstring._parse_attribute_docstring = lambda self: self._consume_to_end()
 
 

@@ -124,9 +124,9 @@ def _cmd_calibrate(args) -> int:
     check_outputs(args, "--json")
     check_count(args.draws, "--draws", minimum=10, source="command line")
     result = calibrate(args.measurements, draws=args.draws, seed=args.seed)
-    print(repr(result))
+    print(repr(result))  # noqa: T201 - the calibrate command's answer
     result.save(args.out)
-    print(f"\nwrote {args.out} (preset {result.preset.name!r}; use it as preset = \"{args.out}\" or --preset {args.out})")
+    print(f"\nwrote {args.out} (preset {result.preset.name!r}; use it as preset = \"{args.out}\" or --preset {args.out})")  # noqa: T201 - the calibrate command's answer
     if args.json:
         write_json(args, result.to_dict())
     return 0
@@ -145,7 +145,7 @@ def add_calibrate(sub) -> None:
 # -- pictures of the set-ups --------------------------------------------------------------------
 
 
-def setup_figure(kind: str, path, preset="standard") -> Path:
+def setup_figure(kind: str, path, preset="standard") -> Path:  # noqa: PLR0915 - long: see the reason below
     # long: one picture per set-up, each branch drawing its own with the shared tile and note helpers, read top to bottom
     """Draw one measurement set-up (side view, to scale) as a PNG.
 

@@ -137,7 +137,7 @@ def _pick(n: int, k: int) -> list[int]:
     return sorted({int(round(v)) for v in np.linspace(0, n - 1, k)})
 
 
-def replay_construction(record: dict, width: int, height: int, rep, source: str):
+def replay_construction(record: dict, width: int, height: int, rep, source: str):  # noqa: PLR0915 - long: see the reason below
     # long: one pass over the record's moves, whose game state, camera, scene and frames each step updates together
     """Fill ``rep`` (a :class:`~magdomino.faces.replay.Replay`) with the frames of a tower
     rule's record; see :mod:`magdomino.faces.replay`."""
@@ -217,7 +217,7 @@ def replay_construction(record: dict, width: int, height: int, rep, source: str)
                            f"{said.get((replayed, rep_error), 'an error')}")
                     rep.mismatches.append({"deal": e["deal"], "placement": placement_in_deal, "tile": list(e["tile"]),
                                            "recorded": recorded, "replayed": replayed, "message": msg})
-                    print(f"replay: verdict differs from the record: {msg}", file=sys.stderr)
+                    print(f"replay: verdict differs from the record: {msg}", file=sys.stderr)  # noqa: T201 - the replay command's warning, on stderr
                     lines[1] += f"   REPLAY DIFFERS: physics says {said.get((replayed, rep_error), 'an error')}"
                     alert = True
                 hands = list(e["hand_sizes"])

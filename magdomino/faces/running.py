@@ -127,4 +127,4 @@ def write_json(args, document: dict) -> None:
         Path(path).write_text(text)
     except OSError as exc:
         raise InputError("command line", "--json", f"cannot write {path}: {exc.strerror}") from None
-    print(f"wrote {path}")
+    print(f"wrote {path}")  # noqa: T201 - the one 'wrote PATH' line every command prints

@@ -129,7 +129,7 @@ def share_interval(k: float, n: int) -> list:
     """The exact binomial 95 % interval of ``k`` successes in ``n`` (``k`` rounded to a whole number)."""
     if n == 0:
         return [None, None]
-    from scipy import stats  # imported on use: ~1 s, for the intervals only
+    from scipy import stats  # noqa: PLC0415 - imported on use: ~1 s, for the intervals only
 
     low, high = stats.binomtest(min(n, max(0, int(round(k)))), n).proportion_ci(0.95)
     return [float(low), float(high)]
@@ -144,7 +144,7 @@ def mean_interval(values) -> dict:
     mean = float(x.mean())
     if x.size < 2:
         return {"value": mean, "ci": [None, None], "n": 1}
-    from scipy import stats  # imported on use: ~1 s, for the intervals only
+    from scipy import stats  # noqa: PLC0415 - imported on use: ~1 s, for the intervals only
 
     sem = float(stats.sem(x))
     if sem == 0:

@@ -65,14 +65,14 @@ def physics_names(*, deprecated: bool = True) -> tuple:
     that judges games (:func:`magdomino.studies.engines.game_engine_names`: not the hybrid,
     which judges odds trials; an engine registered later comes by itself), and with
     ``deprecated`` the old spellings still accepted (``pybullet``)."""
-    from magdomino.studies.engines import ALIASES, game_engine_names  # on use: the engines bring physics (~0.1 s more)
+    from magdomino.studies.engines import ALIASES, game_engine_names  # noqa: PLC0415 - on use: the engines bring physics (~0.1 s more)
 
     return tuple(dict.fromkeys(["none", *game_engine_names(), *(ALIASES if deprecated else ())]))
 
 
 def physics_name(physics: str) -> str:
     """The one name of ``physics`` (``"none"`` or an engine's name: ``pybullet`` is ``dynamics``)."""
-    from magdomino.studies.engines import engine_name  # on use: the engines bring physics (~0.1 s more)
+    from magdomino.studies.engines import engine_name  # noqa: PLC0415 - on use: the engines bring physics (~0.1 s more)
 
     return physics if physics == "none" else engine_name(physics)
 
@@ -125,7 +125,7 @@ def _adjudicator(job: TournamentJob):
     """The deal's adjudicator: the engine ``job.physics`` names judges (None: no physics)."""
     if job.physics == "none":
         return None
-    from magdomino.studies.engines import get_engine  # on use: the engines bring physics (~0.1 s more)
+    from magdomino.studies.engines import get_engine  # noqa: PLC0415 - on use: the engines bring physics (~0.1 s more)
 
     return get_engine(job.physics, key="physics").adjudicator(job_preset(job), magnets=job.magnets)
 
@@ -311,8 +311,7 @@ def run_tournament(rule: str, seats, deals: int, seed: int = 0, physics: str = "
         ``winners`` (seats), ``win_shares`` {kind: share}, ``scores`` (per seat),
         ``reason``, ``ended`` (natural/abandoned), ``collapses``, ``placements``).
     """
-    # on use: the runner brings the process pools (~30 ms), which a command's start does without
-    from magdomino.studies.runner import TrialLog, capped_jobs
+    from magdomino.studies.runner import TrialLog, capped_jobs  # noqa: PLC0415 - on use: the runner brings the process pools (~30 ms), which a command's start does without
     seats, objects = seat_names(check_tournament(rule, seats, deals, physics, objects=True))
     physics = physics_name(physics)
     if objects and (jobs not in (None, 1) or scheduler is not None):
@@ -383,8 +382,8 @@ def play_missing(run_chunk, job, wanted: list[tuple], log=None, *, jobs: int | N
     ``resume``), and ticks a tqdm bar on stderr with ``progress``. ``log`` is closed at the end.
     What a deal gives depends on its key alone, so the records are the same for any workers.
     """
-    from magdomino.studies.progress import progress_bar  # on use, as the runner
-    from magdomino.studies.runner import capped_jobs, execute, runner_for
+    from magdomino.studies.progress import progress_bar  # noqa: PLC0415 - on use, as the runner
+    from magdomino.studies.runner import capped_jobs, execute, runner_for  # noqa: PLC0415 - as the progress bar: the runner brings the process pools, which a command's start does without
     keep = set(wanted)
     rows: dict[tuple, dict] = {k: r for k, r in log.records.items() if k in keep} if log else {}
     missing = [k for k in wanted if k not in rows]
@@ -454,7 +453,7 @@ def per_kind_table(seats, per_deal: list[dict]) -> list[dict]:
     takes each deal), ``games`` (natural deals), ``wins`` (summed shares), ``win_share``,
     ``ci`` [low, high] (exact binomial, 95 %), ``mean_score``, ``score_ci`` [low, high]
     (Student t, 95 %; ``null`` below two scores) and ``scores_n`` (seat scores averaged)."""
-    from scipy import stats  # imported on use: ~1 s, for the intervals only
+    from scipy import stats  # noqa: PLC0415 - imported on use: ~1 s, for the intervals only
 
     natural = [r for r in per_deal if r["ended"] == "natural"]
     n = len(natural)

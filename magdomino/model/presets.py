@@ -191,7 +191,7 @@ class Preset:
         much as one evaluation of their forces). Not pickled: a worker makes its own."""
         made = self.__dict__.get("_tile_magnets")
         if made is None:
-            from magdomino.maths.magnets import TileMagnets  # numba kernels (~0.4 s): only where magnets are computed
+            from magdomino.maths.magnets import TileMagnets  # noqa: PLC0415 - numba kernels (~0.4 s): only where magnets are computed
 
             made = TileMagnets.from_specs(self.tile.magnets, model=self.solver.magnet_model)
             object.__setattr__(self, "_tile_magnets", made)
@@ -304,7 +304,7 @@ def load_preset(name_or_path: str | Path, relative_to: Path | None = None) -> Pr
 
 def read_toml(path: Path, what: str) -> dict[str, Any]:
     """The data of a TOML file; InputError naming the file when it cannot be read as one."""
-    import tomllib  # here, not at the top: a trial's worker gets its preset pickled and never reads one (~10 ms)
+    import tomllib  # noqa: PLC0415 - here, not at the top: a trial's worker gets its preset pickled and never reads one (~10 ms)
 
     try:
         # utf-8-sig: a byte-order mark, as some editors write, is not part of the TOML.

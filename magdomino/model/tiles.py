@@ -193,8 +193,8 @@ def tile_mesh(pips: Tile, size: np.ndarray, colour=(0.85, 0.16, 0.16), pip_colou
 
 @lru_cache(maxsize=64)  # a memo (each call returns a copy): a mesh takes ~44 ms, a world or a picture wants dozens
 def _tile_mesh_cached(pips, size, colour, pip_colour):
-    import trimesh  # here: trimesh takes ~0.3 s to import, and only meshes need it
-    from trimesh.creation import cylinder
+    import trimesh  # noqa: PLC0415 - here: trimesh takes ~0.3 s to import, and only meshes need it
+    from trimesh.creation import cylinder  # noqa: PLC0415 - with trimesh above
 
     length, width, thick = size
     radius = 0.08 * thick

@@ -73,8 +73,8 @@ def connect(gui: bool = False):
     :mod:`magdomino.faces.render` opens its client here too.
     """
     with quiet_c_output():
-        import pybullet
-        from pybullet_utils.bullet_client import BulletClient
+        import pybullet  # noqa: PLC0415 - imported inside quiet_c_output: PyBullet's start-up chatter, written from C, silenced
+        from pybullet_utils.bullet_client import BulletClient  # noqa: PLC0415 - with pybullet above
 
         with signals_held():  # a Ctrl-C arrives after the client exists, never inside it
             client = BulletClient(connection_mode=pybullet.GUI if gui else pybullet.DIRECT)

@@ -128,7 +128,7 @@ class Equilibrium:
         """The equilibrium matrix (built when first asked for: :meth:`stands` on a tree of
         contacts never needs it)."""
         if self._A is None:
-            from scipy.sparse import csc_matrix  # scipy: ~0.1 s to import, the LP only
+            from scipy.sparse import csc_matrix  # noqa: PLC0415 - scipy: ~0.1 s to import, the LP only
 
             ri, ci, vals = self._sparse
             if ri:
@@ -186,7 +186,7 @@ class Equilibrium:
         stands[labels[~self.stands_each(w, check, labels)]] = False
         return stands
 
-    def _topology(self):
+    def _topology(self):  # noqa: PLR0915 - long: see the reason below
         # long: one depth-first search from the ground (discovery order, low links, bridges, groups) whose arrays each phase reads
         """The contact graph's parts (independent of the loads, built once): the depth-first
         tree from the ground, the subtree sums, the bridges with their cones, the groups."""
@@ -394,12 +394,12 @@ class Equilibrium:
             return True, (bounds[1] if objective < 0 else bounds[0]) if extra is not None else None
         if extra is None:
             return _feasible(self.A, w), None
-        import highspy  # HiGHS: loaded by the LP only (and silenced there: it prints a banner)
+        import highspy  # noqa: PLC0415 - HiGHS: loaded by the LP only (and silenced there: it prints a banner)
 
         h = self._parametric
         rows = 6 * self.m
         if h is None:
-            from scipy.sparse import csc_matrix, hstack  # scipy: ~0.1 s to import, the LP only
+            from scipy.sparse import csc_matrix, hstack  # noqa: PLC0415 - scipy: ~0.1 s to import, the LP only
 
             A = hstack([self.A, csc_matrix(np.ones((rows, 1)))], format="csc")  # a dense last column
             h = self._parametric = _new_highs()
@@ -437,7 +437,7 @@ def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0) -> tuple[float, 
     and a large one proves ``b`` outside the cone only at a Karush-Kuhn-Tucker point (the
     gradient ``Mᵀ(M x - b)`` non-negative, zero where ``x > 0``); otherwise the caller asks
     the LP. A residual at most ``feasible_below`` returns at once (optimal True: a solution)."""
-    from scipy.optimize import nnls  # scipy.optimize: ~0.2 s to import, the LP cases only
+    from scipy.optimize import nnls  # noqa: PLC0415 - scipy.optimize: ~0.2 s to import, the LP cases only
 
     x, _ = nnls(M, b, maxiter=maxiter)
     x = np.maximum(x, 0.0)
@@ -460,7 +460,7 @@ def _new_highs():
     """A silent ``highspy.Highs`` without presolve (it costs more than it saves on these
     problems, ~25 %). Silent: recent HiGHS (1.16) prints its banner from C++ when the object
     is made, before any option can turn output off; our stdout is for results."""
-    import highspy  # HiGHS: loaded by the LP only (and silenced there: it prints a banner)
+    import highspy  # noqa: PLC0415 - HiGHS: loaded by the LP only (and silenced there: it prints a banner)
 
 
     with quiet_c_output():
@@ -474,7 +474,7 @@ def _pass_equality_lp(h, A, rhs, cost=None) -> None:
     """Give ``h`` the problem ``A x = rhs``, ``x >= 0``, minimise ``cost · x`` (none: 0; ``A`` a
     CSC matrix), as flat arrays: filling a ``highspy.HighsLp`` field by field costs ~100 times
     more (12 ms against 0.1 ms for 1,500 rows and 12,000 columns)."""
-    import highspy  # HiGHS: loaded by the LP only (and silenced there: it prints a banner)
+    import highspy  # noqa: PLC0415 - HiGHS: loaded by the LP only (and silenced there: it prints a banner)
 
     rows, cols = A.shape
     rhs = np.ascontiguousarray(rhs, dtype=float)
@@ -491,12 +491,12 @@ def _feasible(A, w) -> bool:
     solver object per thread, given each problem whole; a third of the time of
     ``scipy.optimize.linprog``'s checks and conversions around the same solver, which is what
     these small problems cost)."""
-    import highspy  # HiGHS: loaded by the LP only (and silenced there: it prints a banner)
+    import highspy  # noqa: PLC0415 - HiGHS: loaded by the LP only (and silenced there: it prints a banner)
 
     h = getattr(_SOLVERS, "highs", None)
     if h is None:
         h = _SOLVERS.highs = _new_highs()
-    from scipy.sparse import csc_matrix  # scipy: ~0.1 s to import, the LP only
+    from scipy.sparse import csc_matrix  # noqa: PLC0415 - scipy: ~0.1 s to import, the LP only
 
     _pass_equality_lp(h, csc_matrix(A), -np.asarray(w, float))  # sparse or dense ``A``
     h.run()

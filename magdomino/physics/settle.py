@@ -82,7 +82,7 @@ REPORT_SHIFT_FRACTION = 0.1
 """Tiles that moved more than this fraction of the thresholds are listed in ``moved_tiles``."""
 
 
-def settle(
+def settle(  # noqa: PLR0915 - long: see the reason below
     world: World,
     watched: list[int],
     reference: tuple[np.ndarray, np.ndarray] | None = None,

@@ -90,7 +90,7 @@ class World:
         reused = None if self._pool_key is None else take_client(self._pool_key)
         table = None
         if reused is not None:
-            import pybullet  # imported with its C banner silenced by connections.connect, which ran first
+            import pybullet  # noqa: PLC0415 - imported with its C banner silenced by connections.connect, which ran first
 
             self.client, table = reused
         else:
@@ -140,7 +140,7 @@ class World:
         self._magnets = None
         self._cache = None
         if self.magnets_on:
-            from magdomino.maths.magnets import CachedWrenches, TileMagnets  # numba kernels: loaded by worlds with magnets only
+            from magdomino.maths.magnets import CachedWrenches, TileMagnets  # noqa: PLC0415 - numba kernels: loaded by worlds with magnets only
 
             self._magnets = TileMagnets.from_specs(tile_spec.magnets, model=solver.magnet_model)
             self._cache = CachedWrenches(

@@ -62,6 +62,9 @@ import numpy as np
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.measurements import Measurements, Reading
 from magdomino.model.presets import LIMITS, Preset
+from magdomino.physics.contact_polygons import find_contacts
+from magdomino.physics.equilibrium import LOAD_CAP, Equilibrium
+from magdomino.physics.statics import judge, magnet_wrenches
 
 DRAWS = 400
 """Monte Carlo draws of the measurements (about a second in all)."""
@@ -197,10 +200,6 @@ class _Statics:
         self.weight = float(preset.tile.mass) * float(preset.solver.gravity)
 
     def _system(self, P, Q, load_point=None):
-        from magdomino.physics.contact_polygons import find_contacts
-        from magdomino.physics.equilibrium import Equilibrium
-        from magdomino.physics.statics import magnet_wrenches
-
         t = self.preset.tile
         # Only tipping is measured: a tile the magnets pull back is held (the pushing finger
         # stops it), so the tile-on-tile contact takes any sideways force (HOLD_MU).
@@ -233,8 +232,6 @@ class _Statics:
 
     def largest_load(self, overhang: float, k2: float) -> float:
         """Largest load (tile weights) on the far end at ``overhang`` (m) with magnets ``k²``."""
-        from magdomino.physics.equilibrium import LOAD_CAP
-
         P, Q = overhang_poses(self.size, overhang, "along")
         far = (P[1, 0] + self.size[0] / 2, 0.0, P[1, 2] + self.size[2] / 2)
         eq, w_grav, w_mag, w_load = self._system(P, Q, far)
@@ -243,7 +240,7 @@ class _Statics:
 
     def largest_overhang(self, k2: float, direction: str = "along") -> float:
         """Largest overhang (m) held with magnets ``k²``: root-found (brentq) in the overhang."""
-        from scipy.optimize import brentq  # scipy.optimize: ~0.2 s to import
+        from scipy.optimize import brentq  # noqa: PLC0415 - scipy.optimize: ~0.2 s to import
 
         L = float(self.size[0])
         lo, hi = L / 2 - 1e-4, L - 1e-4
@@ -256,16 +253,12 @@ class _Statics:
     def normal_magnet_ratio(self) -> float:
         """The magnets' force on the upper tile of the across set-up, along the normal (up:
         apart), in its weights."""
-        from magdomino.physics.statics import magnet_wrenches
-
         P, Q = across_poses(self.size)
         mf, _ = magnet_wrenches(self.preset, P, Q)
         return float(mf[1, 2]) / self.weight
 
     def slide_angle(self, on: str) -> float:
         """The statics' tilt margin (degrees) of the slide set-up (the lower tile held)."""
-        from magdomino.physics.statics import judge
-
         t = float(self.size[2])
         if on == "table":
             return float(judge(self.preset, [(0, 0, t / 2)], [yaw_quaternion(0.0)], placed=0).margin)
@@ -357,7 +350,7 @@ class _Fitter:
         return np.clip(self.lam[i] + np.clip(shift, -1, 1) * step, 0.0, self.lam[-1])
 
 
-def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) -> CalibrationResult:
+def calibrate(measurements: Measurements, *, draws: int = DRAWS, seed: int = 0) -> CalibrationResult:  # noqa: PLR0915 - long: see the reason below
     # long: the fit in its order (frictions, magnets, restitution, then the Monte Carlo intervals), each step using the ones before
     """Fit a preset to ``measurements``: frictions, the magnets' strength, restitution.
 

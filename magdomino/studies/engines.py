@@ -117,12 +117,12 @@ class DynamicsEngine(Engine):
         return settled
 
     def run_trials(self, job, what_if, trials):
-        from magdomino.studies.trials import run_trial  # on use: the trials bring the statics (~0.1 s), not needed at a command's start
+        from magdomino.studies.trials import run_trial  # noqa: PLC0415 - on use: the trials bring the statics (~0.1 s), not needed at a command's start
 
         return [run_trial(job, what_if, i) for i in trials]
 
     def adjudicator(self, preset, *, magnets: bool = True):
-        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator  # on use, as the trials
+        from magdomino.physics.pybullet_adjudicator import PybulletAdjudicator  # noqa: PLC0415 - on use, as the trials
 
         return PybulletAdjudicator(preset, magnets=magnets)
 

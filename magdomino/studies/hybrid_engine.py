@@ -85,6 +85,7 @@ from magdomino.maths.poses import quaternion_matrices, yaw_quaternion
 from magdomino.physics.statics import magnet_wrenches
 from magdomino.physics.statics_screen import AT_REST, GRIP, TIPS, TIPS_BARE, StressTest
 from magdomino.physics.world import SlideShortcuts
+from magdomino.studies.aiming import aim_many
 from magdomino.studies.engines import DynamicsEngine
 from magdomino.studies.statics_engine import TrialBatch, batch_magnets, fixed_tiles
 from magdomino.studies.trial_record import error_outcome, hand_draws, statics_outcome, trial_record
@@ -171,8 +172,6 @@ def screen_trials(job, what_if: int, trials: list[int],
     trial's hand: dx_mm, dy_mm, dyaw_deg, drop_mm, as the dynamics writes them) and, for
     :data:`~magdomino.physics.statics_screen.AT_REST` and each test, whether the structure stands (keyed by the test).
     """
-    from magdomino.studies.aiming import aim_many
-
     sc = job.scenario
     size = np.asarray(sc.preset.tile.size, float)
     hangs = bool(sc.magnets) and magnets_hold_a_tile(sc.preset)

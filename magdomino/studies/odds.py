@@ -83,7 +83,7 @@ def wilson_interval(collapses: int, n: int, confidence: float = 0.95) -> tuple[f
     """Wilson score interval of a binomial proportion; ``(0, 1)`` when ``n`` is 0."""
     if n <= 0:
         return 0.0, 1.0
-    from scipy.stats import binomtest  # scipy.stats: ~0.3 s to import, kept off the command line's start
+    from scipy.stats import binomtest  # noqa: PLC0415 - scipy.stats: ~0.3 s to import, kept off the command line's start
 
     ci = binomtest(int(collapses), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
@@ -290,7 +290,7 @@ def jobs_for(run: OddsSettings, work: int) -> int | None:
         return run.jobs
     jobs = capped_jobs(run.jobs, work)
     if run.jobs is not None and run.jobs > jobs:
-        print(f"magdomino: {run.jobs} workers asked for {work} trials; starting {jobs}", file=sys.stderr)
+        print(f"magdomino: {run.jobs} workers asked for {work} trials; starting {jobs}", file=sys.stderr)  # noqa: T201 - the odds command's notice, on stderr
     return jobs
 
 

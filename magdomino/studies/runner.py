@@ -47,7 +47,7 @@ def _mp_context():
     """Forkserver where there is one: workers fork from a clean server that never held a
     PyBullet world (forking a process with live physics clients or threads is unsafe);
     spawn elsewhere."""
-    import multiprocessing as mp  # only runs with worker processes need it
+    import multiprocessing as mp  # noqa: PLC0415 - only runs with worker processes need it
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
@@ -108,7 +108,7 @@ def _start_server(context) -> None:
     tracebacks. The parent's own Ctrl-C waits until the server is started, then arrives."""
     if context.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
         return
-    from multiprocessing import forkserver, resource_tracker
+    from multiprocessing import forkserver, resource_tracker  # noqa: PLC0415 - as multiprocessing above: only pools started by a forkserver need them
 
     # The tracker first: its own start blocks SIGINT and SIGTERM, then unblocks them, which
     # would undo the block below. Its output goes nowhere: all it ever says is, when a run was

@@ -117,7 +117,7 @@ def _finish(state, seed):
     return state.to_json()
 
 
-def play_and_check(game, agents, round_trips=False, continuation_at=None):
+def play_and_check(game, agents, round_trips=False, continuation_at=None):  # noqa: PLR0915 - one random game checked move by move: the state, log and debts each step updates together
     state = game.new_initial_state()
     state.log = events = []
     owed = None

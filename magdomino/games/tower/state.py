@@ -102,8 +102,7 @@ def placement_text(placed, grid: Grid | None, action: Action, number: int, tile_
     its text writes first, so for a double placed on a tile, the half that meets that tile (the
     grid may number it half 1, :func:`~magdomino.games.tower.grid.canonical`).
     """
-    # on use: the candidates bring the studies' aiming, physics and presets (~0.9 s); only a record's text needs them
-    from magdomino.games.tower.candidates import matching_half, placement_words, relation_of
+    from magdomino.games.tower.candidates import matching_half, placement_words, relation_of  # noqa: PLC0415 - on use: the candidates bring the studies' aiming, physics and presets (~0.9 s); only a record's text needs them
 
     pose = geo.GridPose(action.x, action.y, action.level, action.d)
     if action.parent is None or action.parent >= number:

@@ -284,7 +284,7 @@ def _max_ext(g: int, what: int, kmax: int) -> int:
     return m if m < kmax else kmax
 
 
-def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:
+def legal_moves(occ: dict, rack, first: bool, kmax: int = MAX_TILES) -> list:  # noqa: PLR0915 - long: see the reason below
     # long: the generator's inner loops share the subsets, sums and cells found so far; split, they would pass them around on the hot path
     """Every legal move for ``rack`` on the table ``occ``, sorted (the stable order).
 

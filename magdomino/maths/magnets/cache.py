@@ -326,7 +326,7 @@ _F1, _F2, _F3, _I1, _B1 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]
 @njit(f"Tuple((intp, intp, float64, float64))({_F2}, {_F2}, {_F3}, {_I1}, {_I1}, {_F3}, {_F2}, {_F2}, float64, intp, "
       f"{_F3}, {_F3}, {_F3}, {_B1}, {_B1}, {_F2}, {_F1})",
       cache=True, nogil=True)
-def _check_pairs(poses, previous, A, ti, tj, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved, used):
+def _check_pairs(poses, previous, A, ti, tj, M0h, limits, limits1, turn_lever, P, base, jac, local, in_band, stale, moved, used):  # noqa: PLR0915 - long: see the reason below
     # long: one numba kernel, a single pass over the pairs; a call per phase would cost on every step
     """Fill the pose matrices ``A[:n]`` from ``poses`` (n, 7), then for every tracked row
     (pairs ``< P``, then each tile against its pose at the set's making) measure how far
