@@ -49,6 +49,12 @@ tiles: ghosts 0.040 / 0.051 / 0.061 s (own share 0.03 / -0.02 / -0.04), their ma
 0.29 / 0.47 s, first frame 0.002 / 0.002 / 0.003 s, whole motion 0.06 / 0.09 / 0.10 s (own
 share 0.27 / 0.01 / -0.07), first odds estimate 0.33 / 0.08 / 0.52 s. Under heavier load
 (about 8) the same run gave up to 3x these.
+
+The Play rounds (31 under the statics, 35 under PyBullet), at load 2.0: median 0.23 s
+(processor 0.23 s) and 0.41 s (0.31 s), the careful seats 0.96 and 0.68 of the rounds'
+time; a deal 0.016 and 0.029 s after the warm-up game (a cold process pays about 2.5 s of
+imports first, the magnets' compiled kernels most), the hints 0.15 and 0.10 s. At load
+4.5 to 10 a round's wall time was 1.5 to 3x its processor time.
 """
 
 from __future__ import annotations
