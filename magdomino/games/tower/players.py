@@ -218,7 +218,7 @@ def _weighed(repeats: Repeats, adjudicator, state, places: list, enough: int | N
 def _standing_max() -> float:
     """:data:`~magdomino.physics.statics_adjudicator.STANDING_MAX`, imported on use (the
     statics brings numba and scipy, which rules-only players do without)."""
-    from magdomino.physics.statics_adjudicator import STANDING_MAX
+    from magdomino.physics.statics_adjudicator import STANDING_MAX  # noqa: PLC0415 - on use: the statics brings numba and scipy
 
     return STANDING_MAX
 
