@@ -53,6 +53,12 @@ def placement_texts(view) -> tuple[list[str], str]:
 
 def position_set(games=GAMES, seats: str = "random") -> list[dict]:
     """Every distinct position of the seeded games ``games`` ((rule, seeds) pairs), in order."""
+    return [position for position, _ in position_views(games, seats)]
+
+
+def position_views(games=GAMES, seats: str = "random") -> list[tuple[dict, object]]:
+    """:func:`position_set`'s positions, each with the
+    :class:`~magdomino.physics.adjudicator.PlacementView` the game's judge saw."""
     from magdomino.model.presets import load_preset
 
     preset = load_preset(PRESET)
@@ -61,8 +67,8 @@ def position_set(games=GAMES, seats: str = "random") -> list[dict]:
         for seed in seeds:
             for k, view in enumerate(statics_toy_validation.game_positions(preset, rule, seats, "statics", seed, ALL_POSITIONS)):
                 structure, what_if = placement_texts(view)
-                out.append({"id": f"{rule}/{seats}/{seed}/{k}", "rule": rule, "seed": seed, "structure": structure,
-                            "what_if": what_if})
+                out.append(({"id": f"{rule}/{seats}/{seed}/{k}", "rule": rule, "seed": seed, "structure": structure,
+                             "what_if": what_if}, view))
     return out
 
 

@@ -179,3 +179,72 @@ def test_the_statics_adjudicator_refuses_an_unknown_unsure_rule():
         StaticsAdjudicator(TOY, on_unsure="maybe")
     with pytest.raises(InputError, match="fallback"):
         StaticsAdjudicator(TOY, fallback=object())
+
+
+# -- the agents' judge (magdomino.physics.training_adjudicator) ----------------------------
+
+
+def _turned(tiles, new, shift=(3, -5)):
+    """The same construction and placement turned a quarter turn anticlockwise and shifted."""
+    from magdomino.physics.training_adjudicator import _TURN
+
+    def turn(spec):
+        pips, (x, y, level, d), parent = spec
+        return pips, (-y + shift[0], x + shift[1], level, _TURN[d]), parent
+
+    return [turn(t) for t in tiles], turn(new)
+
+
+LANDING_TILES = [((5, 5), (0, 0, 0, 0), None), ((5, 6), (0, 0, 1, 1), 0), ((3, 5), (2, 0, 1, 1), 0),
+                 ((1, 3), (2, -1, 2, 2), 2), ((1, 5), (1, 1, 2, 3), 2)]
+LANDING_NEW = ((1, 6), (2, -1, 3, 0), 3)
+
+
+def test_the_agents_judge_says_what_pybullet_says(pybullet):
+    from magdomino.physics.training_adjudicator import TrainingAdjudicator
+
+    judge = TrainingAdjudicator(TOY)
+    for view in (COMFORTABLE, TIPS_OVER, SLID, TABLE_TIE, LANDING):
+        out = judge.place(view, None)
+        assert out.error is None and out.verdict["engine"] == "statics"
+        assert out.collapsed is _pybullet_placement(pybullet, view), view.tile
+    # LANDING is unsure: carried 1.36 times its weight, less than UNSURE_LOAD: a fall, as PyBullet's
+    assert judge.place(LANDING, None).unsure is True
+
+
+def test_a_turned_and_shifted_shape_is_judged_alike_and_answered_from_memory():
+    from magdomino.physics.training_adjudicator import TrainingAdjudicator, shape_key
+
+    turned = _view(*_turned(LANDING_TILES, LANDING_NEW))
+    # the physics does not see the turn: the statics' own answer on both poses
+    statics = StaticsAdjudicator(TOY)
+    assert statics.answer(turned, margin=False)["tests"] == statics.answer(LANDING, margin=False)["tests"]
+    assert shape_key([t.grid for t in turned.construction], turned.grid) == shape_key(
+        [t.grid for t in LANDING.construction], LANDING.grid)
+    judge = TrainingAdjudicator(TOY)
+    first, again = judge.place(LANDING, None), judge.place(turned, None)
+    assert (judge.asked, judge.remembered) == (2, 1)
+    assert (again.collapsed, again.unsure) == (first.collapsed, first.unsure)
+    other = _view(LANDING_TILES, ((1, 6), (2, -1, 3, 1), 3))  # the same tile the other way round: another shape
+    assert shape_key([t.grid for t in other.construction], other.grid) != shape_key(
+        [t.grid for t in LANDING.construction], LANDING.grid)
+
+
+def test_the_cover_tilts_give_the_screens_answer():
+    import numpy as np
+
+    from magdomino.maths.poses import yaw_quaternion
+    from magdomino.physics.statics import Structure
+    from magdomino.physics.statics_screen import NEAR_COVER, Stressed, run_screen, sure_verdict
+
+    def stressed(view):
+        structure = Structure(TOY, *StaticsAdjudicator(TOY)._nominal(view.construction))
+        centre, yaw = view.pose
+        return Stressed.on(structure, np.asarray(centre, float), yaw_quaternion(yaw))
+
+    covered = 0
+    for view in (COMFORTABLE, TIPS_OVER, SLID, TABLE_TIE, LANDING, NEAR_FALL):
+        with_cover = run_screen(stressed(view), cover=True)
+        assert sure_verdict(with_cover) == sure_verdict(run_screen(stressed(view))), view.tile
+        covered += all(with_cover.get(t, False) for t in NEAR_COVER)
+    assert covered >= 2  # COMFORTABLE and SLID stand well inside the cover's tilts

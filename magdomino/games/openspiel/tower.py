@@ -3,10 +3,10 @@
 what every game here shares).
 
 - **Parameters**: ``players`` (2-4), ``kids``, ``deals``; Défi and En quinconce also
-  ``physics`` (``"none"``: rules only, nothing collapses; ``"statics"``:
-  :class:`~magdomino.physics.statics_adjudicator.StaticsAdjudicator`, default preset,
-  magnets on, a placement it is unsure of counted as a fall: a risk the searches learn to
-  avoid) and ``max_placements`` (0: the placement limit of every face,
+  ``physics`` (``"none"``: rules only, nothing collapses; ``"statics"``: the agents' judge
+  :class:`~magdomino.physics.training_adjudicator.TrainingAdjudicator`, default preset,
+  magnets on: the statics alone, never PyBullet, a placement it is unsure of decided by
+  whether the construction carries the tile at 1.475 times its weight) and ``max_placements`` (0: the placement limit of every face,
   :data:`~magdomino.games.family.PLACEMENT_GUARD`, when judged by the statics); Défi
   ``variant`` (``""`` or ``"extremities"``).
 - **Chance**: a deal deals all 28 tiles one by one (the hands in seat order, then the stock
@@ -40,10 +40,10 @@ def package_game(rule: str, params: dict) -> Game:
     if p.get("max_placements"):
         opts["max_placements"] = p["max_placements"]
     if physics == "statics":
-        from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: scipy's solvers
+        from magdomino.physics.training_adjudicator import TrainingAdjudicator  # on use: scipy's solvers
 
-        # a placement the statics is unsure of counts as a fall: a risk the search avoids
-        opts["adjudicator"] = StaticsAdjudicator(DEFAULT_PRESET, on_unsure="collapse")
+        # the agents' judge, as the PettingZoo face's: the statics alone, its unsure answers by a load rule
+        opts["adjudicator"] = TrainingAdjudicator(DEFAULT_PRESET)
         # collapses can go on for ever: the runaway guard ends such a deal, not scored
         opts.setdefault("max_placements", PLACEMENT_GUARD)
     return make_game(rule, p["players"], 0, opts)

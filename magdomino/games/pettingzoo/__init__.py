@@ -36,8 +36,12 @@ by the caller (``env.action_space(agent).seed(...)``), as in Gymnasium.
 
 **Physics.** The tower rules (``traditional``, ``defi``, ``quinconce``) are judged by the
 physics chosen at creation: ``"none"`` (rules only: nothing collapses, the default),
-``"statics"`` or ``"dynamics"`` (the engines of :mod:`magdomino.studies.engines`, with the
-preset ``preset``, magnets on unless ``magnets=False``). Judged games get the runaway guard
+``"statics"`` (the agents' judge,
+:class:`~magdomino.physics.training_adjudicator.TrainingAdjudicator`: the statics alone,
+never PyBullet, unsure placements decided by a load rule, answers remembered by the
+construction's shape) or ``"dynamics"`` (PyBullet, the engine of
+:mod:`magdomino.studies.engines`), with the preset ``preset``, magnets on unless
+``magnets=False``. Judged games get the runaway guard
 ``max_placements`` = :data:`~magdomino.games.family.PLACEMENT_GUARD` (300, as in every face)
 unless the option is given: a deal that reaches it is abandoned (not scored). The other
 games take ``physics="none"`` only.

@@ -36,14 +36,19 @@ def _check(rule, physics) -> None:
 
 
 def _adjudicator(physics: str, preset, magnets: bool):
-    """The engine's adjudicator for a tower game (None: rules only)."""
+    """The judge of a tower game (None: rules only): ``"statics"`` the agents' judge
+    (:class:`~magdomino.physics.training_adjudicator.TrainingAdjudicator`: the statics alone,
+    never PyBullet), else the engine's adjudicator."""
     if physics == "none":
         return None
     # on use: the presets and the engines bring numba and physics (~1 s), which rules-only games do without
     from magdomino.model.presets import DEFAULT_PRESET, Preset, load_preset
+    from magdomino.physics.training_adjudicator import TrainingAdjudicator
     from magdomino.studies.engines import get_engine
 
     chosen = preset if isinstance(preset, Preset) else load_preset(preset or DEFAULT_PRESET)
+    if physics == "statics":
+        return TrainingAdjudicator(chosen, magnets=magnets)
     return get_engine(physics, key="physics").adjudicator(chosen, magnets=magnets)
 
 
