@@ -12,7 +12,10 @@ round (a game that ends is reset with the next seed), so that the machine's load
 every one alike. ``agents_<env>_steps_per_s`` is its steps over its time summed over the
 rounds; ``agents_<env>_over_chess`` its ratio to chess's (goal for Défi under the statics:
 >= 1.0); ``agents_defi_statics_remembered`` the share of its placements the judge answered
-from memory (a shape judged before). ``agents_load_1min_before``/``_after``: the machine's load.
+from memory (a shape judged before: the judge starts the run knowing none, and knows more
+round after round, as in a training run, which plays millions of steps; so Défi's first
+round and its ratio to chess's over the second half of the rounds are printed too).
+``agents_load_1min_before``/``_after``: the machine's load.
 
 **Agreement.** ``agents_judge_agrees_with_pybullet``: on the held-out toy game positions of
 the hybrid validation (``assets/validation/hybrid_toy_games_held_out.json``, rebuilt by
@@ -26,8 +29,8 @@ counted apart. PyBullet's verdicts are kept in :data:`VERDICTS` (next to the dat
 the position (its id and texts) and the physics settings (the preset's every value and
 PyBullet's version): a run reuses those whose key matches and simulates the others.
 
-A full run takes about two minutes on 2 cores under load 5 (4 more the first time, while
-PyBullet's verdicts are made); ``--quick``: one short round and every sixth position.
+A full run takes about a minute on 2 cores under load 5 (a few more the first time, while
+PyBullet's verdicts are made); ``--quick``: two rounds and every sixth position.
 """
 
 from __future__ import annotations
@@ -45,24 +48,21 @@ if str(ROOT) not in sys.path:
 
 SEED = 0
 """Seed of the agents' generator and of the first game of every environment."""
-ROUNDS = 3
-STEPS = {"defi_statics": 400, "quinconce_statics": 400, "defi_dynamics": 12, "quinconce_dynamics": 12,
-         "chess": 500, "connect_four": 2000}
-"""Steps per round of each environment (a few seconds each at its own rate)."""
+ROUNDS = 10
+STEPS = {"defi_statics": 600, "quinconce_statics": 600, "defi_dynamics": 5, "quinconce_dynamics": 5,
+         "chess": 400, "connect_four": 1600}
+"""Steps per round of each environment (a second or two each at its own rate: short, so
+that a change of the machine's load falls on every environment alike)."""
 HELD_OUT = ROOT / "assets" / "validation" / "hybrid_toy_games_held_out.json"
 VERDICTS = ROOT / "assets" / "validation" / "hybrid_toy_games_held_out_pybullet.json"
 
 
 def make_env(name: str):
     """The PettingZoo environment ``name`` of :data:`STEPS`."""
-    if name == "chess":
-        from pettingzoo.classic import chess_v6
+    if name in ("chess", "connect_four"):
+        import pettingzoo
 
-        return chess_v6.env()
-    if name == "connect_four":
-        from pettingzoo.classic import connect_four_v3
-
-        return connect_four_v3.env()
+        return pettingzoo.make("aec", {"chess": "classic/chess-v6", "connect_four": "classic/connect_four-v3"}[name])
     import magdomino as md
 
     rule, physics = name.split("_")
@@ -79,6 +79,7 @@ class RandomRun:
         self.env.reset(seed=self.seed)
         self.steps = 0
         self.seconds = 0.0
+        self.rounds: list[float] = []  # each round's steps per second
 
     def play(self, steps: int) -> None:
         """``steps`` more steps, timed (resets between games included)."""
@@ -96,8 +97,15 @@ class RandomRun:
             legal = obs["action_mask"].nonzero()[0]
             env.step(int(legal[rng.integers(len(legal))]))
             done += 1
-        self.seconds += time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        self.seconds += seconds
         self.steps += done
+        self.rounds.append(done / seconds)
+
+
+def harmonic(rates: list[float]) -> float:
+    """The steps per second of rounds of equal steps taken together."""
+    return len(rates) / sum(1.0 / r for r in rates)
 
 
 def step_rates(quick: bool) -> dict[str, float]:
@@ -106,10 +114,10 @@ def step_rates(quick: bool) -> dict[str, float]:
 
     rng = np.random.default_rng(SEED)
     runs = {name: RandomRun(name, rng) for name in STEPS}
-    rounds = 1 if quick else ROUNDS
+    rounds = 2 if quick else ROUNDS
     for _ in range(rounds):
         for name, run in runs.items():
-            run.play(max(STEPS[name] // (4 if quick else 1), 4))
+            run.play(STEPS[name])
     out = {}
     for name, run in runs.items():
         out[f"agents_{name}_steps_per_s"] = run.steps / run.seconds
@@ -119,6 +127,10 @@ def step_rates(quick: bool) -> dict[str, float]:
             out[f"agents_{name}_over_chess"] = out[f"agents_{name}_steps_per_s"] / chess
     judge = runs["defi_statics"].env.unwrapped.adjudicator
     out["agents_defi_statics_remembered"] = judge.remembered / max(judge.asked, 1)
+    out["agents_defi_statics_first_round_steps_per_s"] = runs["defi_statics"].rounds[0]
+    half = len(runs["chess"].rounds) // 2
+    out["agents_defi_statics_second_half_over_chess"] = (
+        harmonic(runs["defi_statics"].rounds[half:]) / harmonic(runs["chess"].rounds[half:]))
     for run in runs.values():
         run.env.close()
     return out

@@ -7,6 +7,7 @@ extra includes the ``pettingzoo`` extra), except those about its absence."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import pickle
 import subprocess
@@ -20,6 +21,9 @@ from magdomino.errors import InputError
 from magdomino.games.core import make_game
 from magdomino.games.family import family_of
 
+# PettingZoo's own test module imports its connect_four_v3 through its deprecated
+# pettingzoo.classic shim when pygame is installed (the test extra brings it for the bench).
+pytestmark = pytest.mark.filterwarnings("ignore:The old environment creation API:DeprecationWarning")
 needs_pettingzoo = pytest.mark.skipif(importlib.util.find_spec("pettingzoo") is None, reason="pettingzoo is not installed")
 if importlib.util.find_spec("pettingzoo") is not None:
     from magdomino.games import pettingzoo as pz
@@ -148,6 +152,14 @@ def test_info_says_the_moves_in_the_placement_language():
             said += " on #" in text or " after #" in text or " beneath #" in text
         env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
     assert said > 10
+    # the texts are written when first read (a copy reads them), so they are read before the next step
+    copied = copy.deepcopy(env.last()[-1])
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    unread = env.last()[-1]
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    assert type(copied["moves"]) is dict and len(copied["moves"]) > 0
+    with pytest.raises(InputError, match="before the next step"):
+        dict(unread["moves"])
 
 
 @needs_pettingzoo

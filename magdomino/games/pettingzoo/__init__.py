@@ -56,7 +56,8 @@ an agent whose turn it is not). A step with an id that is not legal raises
 agent to move's) maps each legal id to the move as the game's log writes it: the tower
 rules in the placement language (:mod:`magdomino.studies.placement_language`, ``"3-1 on
 #2 (3-3) half 1, across left"``); a 20 sur 20 sub-step's id to the frame or tile it
-chooses.
+chooses. The texts are written when first read (a learning agent reads the mask only), so
+read them before the next step.
 
 **Observations.** ``{"observation": ndarray, "action_mask": ndarray}`` as PettingZoo's
 classic games give them: ``observation`` a ``float32`` ``Box`` vector, the observing

@@ -6,6 +6,8 @@ texts and pictures.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from magdomino.optional import require
@@ -70,6 +72,42 @@ def action_size(rule: str, **options) -> int:
     return family.action_size(None)
 
 
+class MoveTexts(Mapping):
+    """``info["moves"]``: ``{id: text}`` of the legal ids of the agent to move
+    (:meth:`magdomino.games.family.Family.id_texts`), written when first read: a learning
+    agent reads the mask, not the texts, and writing a turn's texts costs as much as the
+    rest of a step. Read it before the next step (after it, the position it speaks of is
+    gone: :class:`~magdomino.errors.InputError`)."""
+
+    __slots__ = ("_env", "_turn", "_texts")
+
+    def __init__(self, env, turn: int):
+        self._env, self._turn, self._texts = env, turn, None
+
+    def _all(self) -> dict:
+        if self._texts is None:
+            env = self._env
+            if env._told != self._turn:
+                raise InputError(ARGUMENTS, "info", "info['moves'] read before the next step (it names that turn's moves)")
+            self._texts = env.family.id_texts(env.position, env.turn)
+        return self._texts
+
+    def __getitem__(self, action_id):
+        return self._all()[action_id]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def __reduce__(self):  # a copy (deepcopy, pickle) is the texts themselves
+        return dict, (self._all(),)
+
+
 class MagdominoEnv(pettingzoo.AECEnv, EzPickle):
     """One of the package's games as a PettingZoo AEC environment (:mod:`magdomino.games.pettingzoo`);
     the arguments are :func:`magdomino.games.pettingzoo.env`'s. A family's ``raw_env`` sets
@@ -114,6 +152,7 @@ class MagdominoEnv(pettingzoo.AECEnv, EzPickle):
         """The game's position (a package state: ``legal_actions()``, ``to_json()`` …)."""
         self.turn = None
         """The choice of the agent to move (:meth:`magdomino.games.family.Family.turn`)."""
+        self._told = 0  # turns told so far: a MoveTexts of an earlier one is out of date
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -163,7 +202,8 @@ class MagdominoEnv(pettingzoo.AECEnv, EzPickle):
         self._tell_moves()
 
     def _tell_moves(self) -> None:
-        self.infos[self.agent_selection] = {"moves": self.family.id_texts(self.position, self.turn)}
+        self._told += 1
+        self.infos[self.agent_selection] = {"moves": MoveTexts(self, self._told)}
 
     def observe(self, agent):
         if self.position is None:
