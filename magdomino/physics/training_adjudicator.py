@@ -16,10 +16,13 @@ spends its time there. :class:`TrainingAdjudicator` never calls PyBullet:
   grid poses of the construction and of the tile (not on the pips, the order the tiles came
   in, or where the construction stands on the table and which way it faces: the table,
   gravity and friction look the same from every side, and the magnets turn with their
-  tiles). The adjudicator keeps the answers of up to ``remember`` shapes
-  (:func:`shape_key`: the construction and the tile turned by quarter turns and shifted to
-  the grid's origin, the least of the four) and judges every shape in that canonical
-  pose, so an answer is one function of the shape, whichever placement asked first.
+  tiles). Where the preset's magnets allow it (:func:`symmetries`), a tile turned end for
+  end is the same tile, and a construction seen in a mirror stands as it does. The
+  adjudicator keeps the answers of up to ``remember`` shapes (:func:`shape_key`: the
+  construction and the tile turned by quarter turns, mirrored, each tile named from its
+  lower end, shifted to the grid's origin, the least of these) and judges every shape in
+  that canonical pose, so an answer is one function of the shape, whichever placement
+  asked first.
 
 Its agreement with PyBullet's verdict (no noise, the what-if dropped on the settled
 structure) is measured by ``scripts/bench --only agents`` on held-out toy game positions
@@ -33,7 +36,7 @@ import time
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.maths.geometry import DIRS, GridPose, physical_pose
+from magdomino.maths.geometry import DIRS, OPPOSITE, GridPose, physical_pose
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset
 from magdomino.physics.adjudicator import Outcome, PlacementView
@@ -57,15 +60,18 @@ REMEMBER = 200_000
 random seats' constructions on the default toy hold about 3 tiles, a key tens of bytes."""
 _TURN = (2, 3, 1, 0)
 """Direction index after a quarter turn anticlockwise: +x -> +y, -x -> -y, +y -> -x, -y -> +x."""
+_MIRROR = (1, 0, 2, 3)
+"""Direction index in the mirror x -> -x."""
 _DX = tuple(min(dx, 0) for dx, _ in DIRS)
 _DY = tuple(min(dy, 0) for _, dy in DIRS)
 
 
-def shape_key(construction, grid: GridPose) -> tuple:
+def shape_key(construction, grid: GridPose, *, end_for_end: bool = False, mirror: bool = False) -> tuple:
     """The canonical shape of a placement: ``(construction, tile)`` as grid tuples
-    ``(x, y, level, d)``, the construction sorted, the whole turned by the quarter turn
-    (0-3) and shifted so that its least x and y are 0, whichever of the four turns gives
-    the least tuple.
+    ``(x, y, level, d)``, the construction sorted, the whole turned by a quarter turn
+    (0-3), mirrored (x -> -x) or not when ``mirror``, each tile named from its lower end
+    (d +x or +y) when ``end_for_end``, and shifted so that its least x and y are 0:
+    whichever of these gives the least tuple.
 
     Parameters
     ----------
@@ -73,19 +79,57 @@ def shape_key(construction, grid: GridPose) -> tuple:
         The construction's tiles.
     grid : GridPose
         The placed tile.
+    end_for_end, mirror : bool
+        The symmetries of the preset's tiles (:func:`symmetries`).
     """
     tiles = [(g.x, g.y, g.level, g.d) for g in construction]
     tiles.append((grid.x, grid.y, grid.level, grid.d))
+    variants = [tiles, [(-x, y, level, _MIRROR[d]) for x, y, level, d in tiles]] if mirror else [tiles]
     best = None
-    for _ in range(4):
-        x0 = min(t[0] + _DX[t[3]] for t in tiles)
-        y0 = min(t[1] + _DY[t[3]] for t in tiles)
-        shifted = [(x - x0, y - y0, level, d) for x, y, level, d in tiles]
-        key = (tuple(sorted(shifted[:-1])), shifted[-1])
-        if best is None or key < best:
-            best = key
-        tiles = [(-y, x, level, _TURN[d]) for x, y, level, d in tiles]
+    for tiles in variants:
+        for _ in range(4):
+            if end_for_end:  # half 0 at the lower end: +x or +y
+                tiles = [(x + DIRS[d][0], y + DIRS[d][1], level, OPPOSITE[d]) if d in (1, 3) else (x, y, level, d)
+                         for x, y, level, d in tiles]
+            x0 = min(t[0] + _DX[t[3]] for t in tiles)
+            y0 = min(t[1] + _DY[t[3]] for t in tiles)
+            shifted = [(x - x0, y - y0, level, d) for x, y, level, d in tiles]
+            key = (tuple(sorted(shifted[:-1])), shifted[-1])
+            if best is None or key < best:
+                best = key
+            tiles = [(-y, x, level, _TURN[d]) for x, y, level, d in tiles]
     return best
+
+
+def _magnets_map(magnets, position_sign, axis_sign) -> bool:
+    """Whether the tile's magnets, each moved to ``position * position_sign`` with its axis
+    ``axis * axis_sign`` (tile frame), are the same set of magnets."""
+    def spec(m, ps=(1.0, 1.0, 1.0), axs=(1.0, 1.0, 1.0)):
+        return (m.shape, tuple(round(float(v), 9) for v in m.dimensions), round(float(m.polarization), 9),
+                tuple(round(float(v) * s, 9) + 0.0 for v, s in zip(m.position, ps)),
+                tuple(round(float(v) * s, 9) + 0.0 for v, s in zip(m.axis, axs)))
+
+    return sorted(spec(m) for m in magnets) == sorted(spec(m, position_sign, axis_sign) for m in magnets)
+
+
+def symmetries(preset: Preset) -> tuple[bool, bool]:
+    """``(end_for_end, mirror)``: the symmetries of ``preset``'s tiles that the statics cannot
+    tell apart (every magnet a cylinder fixed in the tile: a cuboid's or a free magnet's
+    turn about its axis is left unchecked).
+
+    ``end_for_end``: a tile turned half a turn about the vertical (a grid pose named from
+    its other end) has the same magnets: each at ``(-x, -y, z)`` with axis ``(-ax, -ay, az)``
+    is one of them. ``mirror``: the mirror image of a construction (x -> -x on the grid,
+    which turns each tile's frame to ``y -> -y``) stands as it does: the magnets at
+    ``(x, -y, z)``, each axis turned as a magnetisation in a mirror (``(-ax, ay, -az)``), are
+    the same set, or the same with every axis reversed (every pair's force is then the
+    same)."""
+    magnets = preset.tile.magnets
+    if any(m.shape != "cylinder" or m.free for m in magnets):
+        return False, False
+    end_for_end = _magnets_map(magnets, (-1, -1, 1), (-1, -1, 1))
+    mirror = _magnets_map(magnets, (1, -1, 1), (-1, 1, -1)) or _magnets_map(magnets, (1, -1, 1), (1, -1, 1))
+    return end_for_end, mirror
 
 
 class TrainingAdjudicator(StaticsAdjudicator):
@@ -108,6 +152,7 @@ class TrainingAdjudicator(StaticsAdjudicator):
     def __init__(self, preset: Preset | str = DEFAULT_PRESET, *, magnets: bool = True, remember: int = REMEMBER):
         super().__init__(preset, magnets=magnets)
         self.remember = int(remember)
+        self.symmetries = symmetries(self.preset)
         self.asked = 0
         self.remembered = 0
         self._answers: dict = {}
@@ -120,7 +165,8 @@ class TrainingAdjudicator(StaticsAdjudicator):
             return super().place(view, action)
         start = time.perf_counter()
         self.asked += 1
-        key = shape_key([t.grid for t in view.construction], view.grid)
+        end_for_end, mirror = self.symmetries
+        key = shape_key([t.grid for t in view.construction], view.grid, end_for_end=end_for_end, mirror=mirror)
         answer = self._answers.get(key)
         if answer is None:
             answer = self._judge_shape(key)

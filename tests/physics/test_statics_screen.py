@@ -212,22 +212,50 @@ def test_the_agents_judge_says_what_pybullet_says(pybullet):
     assert judge.place(LANDING, None).unsure is True
 
 
-def test_a_turned_and_shifted_shape_is_judged_alike_and_answered_from_memory():
-    from magdomino.physics.training_adjudicator import TrainingAdjudicator, shape_key
+def _mirrored(tiles, new):
+    """The mirror image (x -> -x), each tile named from its other end."""
+    from magdomino.maths.geometry import DIRS, OPPOSITE
+    from magdomino.physics.training_adjudicator import _MIRROR
 
-    turned = _view(*_turned(LANDING_TILES, LANDING_NEW))
-    # the physics does not see the turn: the statics' own answer on both poses
-    statics = StaticsAdjudicator(TOY)
-    assert statics.answer(turned, margin=False)["tests"] == statics.answer(LANDING, margin=False)["tests"]
-    assert shape_key([t.grid for t in turned.construction], turned.grid) == shape_key(
-        [t.grid for t in LANDING.construction], LANDING.grid)
-    judge = TrainingAdjudicator(TOY)
-    first, again = judge.place(LANDING, None), judge.place(turned, None)
-    assert (judge.asked, judge.remembered) == (2, 1)
-    assert (again.collapsed, again.unsure) == (first.collapsed, first.unsure)
-    other = _view(LANDING_TILES, ((1, 6), (2, -1, 3, 1), 3))  # the same tile the other way round: another shape
-    assert shape_key([t.grid for t in other.construction], other.grid) != shape_key(
-        [t.grid for t in LANDING.construction], LANDING.grid)
+    def mirror(spec):
+        pips, (x, y, level, d), parent = spec
+        d = _MIRROR[d]
+        return pips, (-x + DIRS[d][0], y + DIRS[d][1], level, OPPOSITE[d]), parent
+
+    return [mirror(t) for t in tiles], mirror(new)
+
+
+@pytest.mark.parametrize("preset", ["toy", "standard"])
+def test_a_turned_mirrored_shape_is_judged_alike_and_answered_from_memory(preset):
+    from magdomino.physics.training_adjudicator import TrainingAdjudicator, shape_key, symmetries
+
+    chosen = load_preset(preset)
+    assert symmetries(chosen) == (True, True)
+    original = _view(LANDING_TILES, LANDING_NEW, preset=chosen)
+    turned = _view(*_turned(LANDING_TILES, LANDING_NEW), preset=chosen)
+    mirrored = _view(*_mirrored(*_turned(LANDING_TILES, LANDING_NEW)), preset=chosen)
+    # the physics does not see the turn, the mirror or which end names a tile: the statics' own answer on each pose
+    statics = StaticsAdjudicator(chosen)
+    tests = statics.answer(original, margin=False)["tests"]
+    assert statics.answer(turned, margin=False)["tests"] == tests
+    assert statics.answer(mirrored, margin=False)["tests"] == tests
+
+    def key(view):
+        return shape_key([t.grid for t in view.construction], view.grid, end_for_end=True, mirror=True)
+
+    assert key(turned) == key(original) == key(mirrored)
+    judge = TrainingAdjudicator(chosen)
+    first, again, seen = judge.place(original, None), judge.place(turned, None), judge.place(mirrored, None)
+    assert (judge.asked, judge.remembered) == (3, 2)
+    assert (again.collapsed, again.unsure) == (seen.collapsed, seen.unsure) == (first.collapsed, first.unsure)
+    other = _view(LANDING_TILES, ((1, 6), (2, -1, 3, 2), 3), preset=chosen)  # across: another shape
+    assert key(other) != key(original)
+
+
+def test_a_free_magnet_preset_claims_no_symmetry():
+    from magdomino.physics.training_adjudicator import symmetries
+
+    assert symmetries(load_preset("free")) == (False, False)
 
 
 def test_the_cover_tilts_give_the_screens_answer():
