@@ -289,6 +289,44 @@ class Equilibrium:
         self._proofs = None  # made when a batch asks (_by_parts)
         return self._topo
 
+    def _bridge_loads(self, block: np.ndarray):
+        """Each bridge's load under ``block`` (the loads, (m, 6)): the resultant of the
+        depth-first subtree it carries, about the origin, then about the carried tile: its
+        force ``Fc`` (nb, 3), the subtrees' torques ``T`` (m, 3) and the wrenches ``W`` (nb, 6:
+        force, torque / length). Linear in ``block``."""
+        subtree, child, _, _, _, _ = self._topology()
+        carrier, carried = subtree
+        nodes, length = self.m, self.length
+        centres = self._positions[self.rows >= 0]
+        torque = block[:, 3:] * length + cross3(centres, block[:, :3])
+        F = np.column_stack([np.bincount(carrier, block[carried, i], minlength=nodes) for i in range(3)])
+        T = np.column_stack([np.bincount(carrier, torque[carried, i], minlength=nodes) for i in range(3)])
+        Fc = F[child]
+        return Fc, T, np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])
+
+    def fails_whatever(self, w: np.ndarray, changes) -> bool:
+        """Whether ``w + dw`` cannot stand for every load ``dw`` of ``changes`` (each like
+        ``w``, (6 m,)), shown at one bridge (:meth:`stands`): its wrench under ``w`` lies
+        outside its contact's cone by more (the non-negative least-squares fit's residual,
+        at its proved optimum: the distance to the cone) than any change moves it, with the
+        fit's tolerance to spare (the distance to a convex cone changes no faster than the
+        point). False says nothing (no such bridge: the loads fail elsewhere, or not)."""
+        if self.m == 0:
+            return False
+        _, child, _, cones, _, _ = self._topology()
+        if not len(child):
+            return False
+        W = self._bridge_loads(np.asarray(w, float).reshape(self.m, 6))[2]
+        moved = np.zeros(len(child))
+        for dw in changes:
+            moved = np.maximum(moved, np.linalg.norm(self._bridge_loads(np.asarray(dw, float).reshape(self.m, 6))[2], axis=1))
+        for k in range(len(child)):
+            tolerance = CONE_RESIDUAL * (1.0 + np.abs(W[k]).max() + moved[k])
+            residual, optimal = _nnls_fit(cones[k], -W[k])
+            if optimal and residual - moved[k] > tolerance:
+                return True
+        return False
+
     def _bridge_proofs(self, bridges) -> list:
         """:func:`~magdomino.physics.contact_polygons.cone_proofs` of each bridge's contact: its
         vertices, the normal and friction of the force on the tile it carries, that tile's centre."""
@@ -318,13 +356,8 @@ class Equilibrium:
                     return ok
         centres = self._positions[self.rows >= 0]
         if len(child):
-            # Resultants of each depth-first subtree, about the origin, then about the child.
             carrier, carried = subtree
-            torque = block[:, 3:] * length + cross3(centres, block[:, :3])
-            F = np.column_stack([np.bincount(carrier, block[carried, i], minlength=nodes) for i in range(3)])
-            T = np.column_stack([np.bincount(carrier, torque[carried, i], minlength=nodes) for i in range(3)])
-            Fc = F[child]
-            W = np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])  # (nb, 6)
+            Fc, T, W = self._bridge_loads(block)
             scales = 1.0 + np.abs(W).max(axis=1)
             proved = np.zeros(len(child), bool)
             if len(child) >= self.proof_min_bridges:  # most bridges, at once; the fit for the rest

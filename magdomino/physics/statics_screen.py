@@ -183,6 +183,24 @@ class Stressed:
         eq, w = self._equations(test)
         return True if eq is None else bool(eq.stands(w))
 
+    def tilts_cannot_save(self) -> bool:
+        """Whether no tilt of :data:`NEAR_TILTS` makes these poses stand, shown at once: at
+        rest some bridge's load lies outside its contact's cone by more than any of those
+        tilts moves it (:meth:`~magdomino.physics.equilibrium.Equilibrium.fails_whatever`; a
+        tilt adds the same sideways load on every tile). False says nothing."""
+        eq, w = self._equations(AT_REST)
+        if eq is None:
+            return False
+        n = len(self.P)
+        changes = []
+        for test in NEAR_TILTS:
+            sideways = np.zeros((n, 3))
+            t = math.tan(math.radians(test.tilt_deg))
+            sideways[:, 0] = t * math.cos(math.radians(test.direction_deg))
+            sideways[:, 1] = t * math.sin(math.radians(test.direction_deg))
+            changes.append(eq.load(sideways, np.zeros((n, 3))))
+        return eq.fails_whatever(w, changes)
+
     def _equations(self, test: StressTest):
         """The equilibrium (None without a movable tile) and its loads (in tile weights) under ``test``."""
         load, own, every, tilt, direction, grip = test
@@ -280,11 +298,17 @@ def run_screen(stressed: Stressed, results: dict | None = None, *, cover: bool =
     With ``cover``, the tilts of :data:`NEAR_COVER` are tried first: when the tiles stand
     under all three, :data:`AT_REST` and every tilt of :data:`NEAR_TILTS` are entered as
     standing (implied by convexity, not checked one by one) and the three are in the
-    results too. The answer of :func:`sure_verdict` is the same either way."""
+    results too. And when the tiles do not stand at rest, :meth:`Stressed.tilts_cannot_save`
+    is asked before the tilts of :data:`NEAR_TILTS`: when it shows that none of them stands,
+    they are entered as not standing. The answer of :func:`sure_verdict` is the same either
+    way."""
     results = {} if results is None else results
     if cover and AT_REST not in results and all(stressed.stands(t) for t in NEAR_COVER):
         results.update({t: True for t in (*NEAR_COVER, AT_REST, *NEAR_TILTS)})
     while todo := tests_needed(results, placed=stressed.placed):
+        if cover and results.get(AT_REST) is False and todo[0] in NEAR_TILTS and stressed.tilts_cannot_save():
+            results.update({test: False for test in todo})
+            continue
         for test in todo:
             results[test] = stressed.stands(test)
     return results

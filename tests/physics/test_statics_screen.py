@@ -258,21 +258,36 @@ def test_a_free_magnet_preset_claims_no_symmetry():
     assert symmetries(load_preset("free")) == (False, False)
 
 
-def test_the_cover_tilts_give_the_screens_answer():
+def _stressed(view):
     import numpy as np
 
     from magdomino.maths.poses import yaw_quaternion
     from magdomino.physics.statics import Structure
-    from magdomino.physics.statics_screen import NEAR_COVER, Stressed, run_screen, sure_verdict
+    from magdomino.physics.statics_screen import Stressed
 
-    def stressed(view):
-        structure = Structure(TOY, *StaticsAdjudicator(TOY)._nominal(view.construction))
-        centre, yaw = view.pose
-        return Stressed.on(structure, np.asarray(centre, float), yaw_quaternion(yaw))
+    structure = Structure(TOY, *StaticsAdjudicator(TOY)._nominal(view.construction))
+    centre, yaw = view.pose
+    return Stressed.on(structure, np.asarray(centre, float), yaw_quaternion(yaw))
 
+
+def test_the_cover_tilts_give_the_screens_answer():
+    from magdomino.physics.statics_screen import NEAR_COVER, run_screen, sure_verdict
+
+    stressed = _stressed
     covered = 0
     for view in (COMFORTABLE, TIPS_OVER, SLID, TABLE_TIE, LANDING, NEAR_FALL):
         with_cover = run_screen(stressed(view), cover=True)
         assert sure_verdict(with_cover) == sure_verdict(run_screen(stressed(view))), view.tile
         covered += all(with_cover.get(t, False) for t in NEAR_COVER)
     assert covered >= 2  # COMFORTABLE and SLID stand well inside the cover's tilts
+
+
+def test_a_fall_far_from_standing_is_shown_beyond_every_near_tilt_at_once():
+    from magdomino.physics.statics_screen import AT_REST, NEAR_TILTS
+
+    gross = _stressed(TIPS_OVER)
+    assert not gross.stands(AT_REST) and gross.tilts_cannot_save()
+    assert not any(gross.stands(t) for t in NEAR_TILTS)  # what it showed, one tilt at a time
+    near = _stressed(NEAR_FALL)  # short of standing by 0.29 degrees: a near tilt saves it
+    assert not near.stands(AT_REST) and any(near.stands(t) for t in NEAR_TILTS)
+    assert not near.tilts_cannot_save()
