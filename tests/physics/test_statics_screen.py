@@ -8,6 +8,8 @@ poses: half 0's square x, y, level and the direction d to half 1: 0 +x, 1 -x, 2 
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from magdomino.maths.geometry import GridPose, physical_pose, relative_pose
@@ -114,7 +116,13 @@ def test_a_rest_fall_that_a_small_tilt_saves_is_unsure(statics, pybullet):
     answer = statics.answer(NEAR_FALL)
     assert answer["rigid"] is False and -2.0 < answer["margin_deg"] < 0.0
     assert answer["verdict"] == "unsure"
-    assert _pybullet_placement(pybullet, NEAR_FALL) is False  # the rigid "falls" would have been wrong
+    # PyBullet leans the construction to within 2 degrees of the collapse tilt, one side or the
+    # other as the floating-point details of a release go (it kept it standing on earlier
+    # builds of the numerical libraries, tips it just past 10 degrees on later ones): a verdict
+    # on a knife edge, what "unsure" says, where the rigid "falls" claimed a certainty.
+    _, outcome = pybullet.judge_view(NEAR_FALL)
+    limit = TOY.collapse.max_tilt * 180.0 / math.pi
+    assert outcome.error is None and abs(outcome.verdict["max_tilt_deg"] - limit) < 2.0, outcome.verdict
 
 
 def test_sure_answers_are_pybullets(statics, pybullet):
