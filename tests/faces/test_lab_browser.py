@@ -135,6 +135,14 @@ class Tab:
         self.spot(text + " (").locator("[data-testid^=place-]").click()
         return self.wait_text("verdict", re.escape(text) + ": (stood|shifted|collapsed|error)")
 
+    def two_tiles(self, half: int) -> None:
+        """6-6 in the middle, then 6-3 on its half ``half``."""
+        self.tile(6, 6)
+        self.wait_text("verdict", "middle of the table")
+        self.tile(3, 6)
+        self.spots("3-6")
+        assert "stood" in self.place(f"6-3 on #0 (6-6) half {half}")
+
     def spot(self, text: str):
         """The listed spot (its row) whose placement starts with ``text``."""
         return self.page.locator("[data-testid^=spot-]", has_text=text).first
@@ -372,11 +380,7 @@ def test_a_collapse_is_shown_happening_then_taken_back(lab, browser):
     tower comes back as it was."""
     url, _, proc = lab
     tab = Tab(browser, url)
-    tab.tile(6, 6)
-    tab.wait_text("verdict", "middle of the table")
-    tab.tile(3, 6)
-    tab.spots("3-6")
-    assert "stood" in tab.place("6-3 on #0 (6-6) half 0")
+    tab.two_tiles(0)
     tab.tile(3, 3)
     tab.spots("3-3")
     before = tab.page.evaluate(SCENE_POSES)
@@ -403,11 +407,7 @@ def test_a_collapse_is_shown_happening_then_taken_back(lab, browser):
 def test_magnets_off_a_reload_and_a_binary_upload_never_lose_the_tower(lab, browser):
     url, _, proc = lab
     tab = Tab(browser, url)
-    tab.tile(6, 6)
-    tab.wait_text("verdict", "middle of the table")
-    tab.tile(3, 6)
-    tab.spots("3-6")
-    assert "stood" in tab.place("6-3 on #0 (6-6) half 1")
+    tab.two_tiles(1)
     tab.id("magnets").click()  # the half-lap held by its magnets would fall: refused, the switch goes back
     assert "refused" in tab.wait_text("verdict", "magnets off")
     assert "6-3 on #0 (6-6) half 1" in tab.wait_text("note", "kept as it was")

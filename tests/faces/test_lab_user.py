@@ -96,21 +96,22 @@ async def place(user, text: str) -> None:
     raise AssertionError(f"no verdict for {text}")
 
 
-async def start(user, tmp_path) -> None:
+async def two_tiles(user, half: int) -> None:
+    """A new lab: 6-6 in the middle, then 6-3 on its half ``half``."""
     await user.open("/")
     await user.should_see("Tiles (choose one", retries=WAIT)
     user.find(kind=ui.button, content="6-6").click()
     await user.should_see("6-6 in the middle of the table: stood", retries=WAIT)
+    await choose(user, "3-6")
+    await settled_spots(user)
+    await place(user, f"6-3 on #0 (6-6) half {half}")
+    await user.should_see(f"6-3 on #0 (6-6) half {half}: stood")
 
 
 @pytest.mark.anyio
 async def test_build_undo_and_a_collapse_taken_back(lab, tmp_path):
     async with user_simulation(root=lab) as user:
-        await start(user, tmp_path)
-        await choose(user, "3-6")
-        await settled_spots(user)
-        await place(user, "6-3 on #0 (6-6) half 0")
-        await user.should_see("6-3 on #0 (6-6) half 0: stood")
+        await two_tiles(user, 0)
         await choose(user, "3-3")
         await settled_spots(user)
         assert any("(unsure" in t or "(falls" in t for t in labels(user, "3-3 on #1 (6-3) half 1 ("))
@@ -130,11 +131,7 @@ async def test_build_undo_and_a_collapse_taken_back(lab, tmp_path):
 @pytest.mark.anyio
 async def test_magnets_off_uploads_and_a_reload_keep_the_tower(lab, tmp_path):
     async with user_simulation(root=lab) as user:
-        await start(user, tmp_path)
-        await choose(user, "3-6")
-        await settled_spots(user)
-        await place(user, "6-3 on #0 (6-6) half 1")
-        await user.should_see("6-3 on #0 (6-6) half 1: stood")
+        await two_tiles(user, 1)
         switch = user.find(kind=ui.switch, content="magnets").elements.pop()
         switch.set_value(False)  # the half-lap is held by its magnets: refused, and the switch goes back
         await user.should_see("magnets off: refused (the tower is as it was)", retries=WAIT)

@@ -37,9 +37,9 @@ log = logging.getLogger("magdomino.lab")
 RULES = {"defi": "Défi magnétique", "quinconce": "En quinconce"}
 KINDS = ("careful", "bold", "random")
 PHYSICS = {"statics": "statics (fast)", "dynamics": "PyBullet (slow)"}
-STEP_S = 0.35
+STEP_S = 0.25
 """Pause after each of the other seats' moves as they are shown (s)."""
-ARRIVE_S = 0.35
+ARRIVE_S = 0.3
 """How long a placed tile takes to arrive in the picture (s): a sketch of the move, not its physics."""
 TAKE_BACK_S = 0.8
 """How long a collapsed construction is shown marked before it is taken back (s)."""
