@@ -295,10 +295,11 @@ class BuildLab:
 
         try:
             await run.io_bound(self.tower.fill_margins, ghosts, at)
-        except Exception as exc:  # shown; the spots keep their first colours
+        except Exception as exc:  # shown; a spot left unjudged is one the statics could not tell
             log.exception("lab: margins failed")
             self.note(f"the spots' margins failed: {type(exc).__name__}: {exc}", "negative")
-            return
+            for g in ghosts:
+                g.risk = g.risk or "unsure"
         if self.ghosts is ghosts:
             self.recolour()
 
