@@ -304,26 +304,51 @@ class Equilibrium:
         Fc = F[child]
         return Fc, T, np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])
 
+    def _group_loads(self, block: np.ndarray, Fc, T, W) -> np.ndarray:
+        """The loads (m, 6) the groups balance: ``block`` with each bridge's load taken off
+        the tile it carries and put on the tile (or ground) carrying it (:meth:`_bridge_loads`'
+        ``Fc``, ``T``, ``W``). Linear in ``block``."""
+        _, child, other, _, _, _ = self._topology()
+        rhs = block.copy()
+        np.subtract.at(rhs, child, W)
+        keep = other != self.m  # the ground has no equation
+        at = np.vstack([self._positions[self.rows >= 0], np.zeros(3)])
+        np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - cross3(at[other], Fc)) / self.length])[keep])
+        return rhs
+
+    def _part_loads(self, w) -> tuple:
+        """Each bridge's wrench (nb, 6) and each group's load (list of (6 t,)) under ``w``."""
+        _, child, _, _, groups, _ = self._topology()
+        block = np.asarray(w, float).reshape(self.m, 6)
+        if not len(child):
+            return np.zeros((0, 6)), [block[tiles].ravel() for tiles, _, _ in groups]
+        Fc, T, W = self._bridge_loads(block)
+        rhs = self._group_loads(block, Fc, T, W) if groups else block
+        return W, [rhs[tiles].ravel() for tiles, _, _ in groups]
+
     def fails_whatever(self, w: np.ndarray, changes) -> bool:
         """Whether ``w + dw`` cannot stand for every load ``dw`` of ``changes`` (each like
-        ``w``, (6 m,)), shown at one bridge (:meth:`stands`): its wrench under ``w`` lies
-        outside its contact's cone by more (the non-negative least-squares fit's residual,
-        at its proved optimum: the distance to the cone) than any change moves it, with the
-        fit's tolerance to spare (the distance to a convex cone changes no faster than the
-        point). False says nothing (no such bridge: the loads fail elsewhere, or not)."""
+        ``w``, (6 m,)), shown at one part (:meth:`stands`: a bridge, or a group small enough
+        for the fit). At the optimum of the part's non-negative least-squares fit, the
+        residual ``r`` separates the part's load ``b`` from its cone (``r · y >= 0`` for
+        every ``y`` of the cone, ``r · b = -|r|²``: the optimality conditions), so the load
+        ``b'`` of any change lies at least ``-r · b' / |r|`` from the cone; a part's load is
+        linear in ``w``. When that bound exceeds the parts' tolerance (:data:`GROUP_INFEASIBLE`,
+        relative) for every change, no change makes the part balance. False says nothing."""
         if self.m == 0:
             return False
-        _, child, _, cones, _, _ = self._topology()
-        if not len(child):
-            return False
-        W = self._bridge_loads(np.asarray(w, float).reshape(self.m, 6))[2]
-        moved = np.zeros(len(child))
-        for dw in changes:
-            moved = np.maximum(moved, np.linalg.norm(self._bridge_loads(np.asarray(dw, float).reshape(self.m, 6))[2], axis=1))
-        for k in range(len(child)):
-            tolerance = CONE_RESIDUAL * (1.0 + np.abs(W[k]).max() + moved[k])
-            residual, optimal = _nnls_fit(cones[k], -W[k])
-            if optimal and residual - moved[k] > tolerance:
+        _, child, _, cones, groups, _ = self._topology()
+        W, loads = self._part_loads(w)
+        moved = [self._part_loads(dw) for dw in changes]
+        parts = [(cones[k], -W[k], [-dW[k] for dW, _ in moved]) for k in range(len(child))]
+        parts += [(A, -loads[g], [-dl[g] for _, dl in moved]) for g, (_, _, A) in enumerate(groups) if isinstance(A, np.ndarray)]
+        for M, b, shifts in parts:  # the fit solves M x ≈ b, x >= 0
+            spare = GROUP_INFEASIBLE * (1.0 + np.abs(b).max() + max((np.abs(d).max() for d in shifts), default=0.0))
+            residual, optimal, r = _nnls_fit(M, b, maxiter=50 * M.shape[1], with_residual=True)
+            if not optimal or residual <= spare:  # balanced, or too close to tell: no separation to use
+                continue
+            u = r / residual
+            if -float(u @ b) - max((float(u @ d) for d in shifts), default=0.0) > spare:
                 return True
         return False
 
@@ -346,7 +371,6 @@ class Equilibrium:
         if nodes == 0:
             return ok
         subtree, child, other, cones, groups, lonely = self._topology()
-        ground = nodes
         length = self.length
         block = np.asarray(w, float).reshape(nodes, 6)
         for t in lonely:
@@ -354,7 +378,6 @@ class Equilibrium:
                 ok[t] = False
                 if first:
                     return ok
-        centres = self._positions[self.rows >= 0]
         if len(child):
             carrier, carried = subtree
             Fc, T, W = self._bridge_loads(block)
@@ -379,11 +402,7 @@ class Equilibrium:
                         if labels is not None:
                             check[labels == labels[child[k]]] = False
             if groups:
-                rhs = block.copy()
-                np.subtract.at(rhs, child, W)
-                keep = other != ground
-                at = np.vstack([centres, np.zeros(3)])
-                np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - cross3(at[other], Fc)) / length])[keep])
+                rhs = self._group_loads(block, Fc, T, W)
         else:
             rhs = block
         for tiles, _rows, A_group in groups:
@@ -456,7 +475,7 @@ gradient ``Mᵀ(M x - b)`` is at least ``-KKT_TOLERANCE`` everywhere and within 
 ``x > 0`` (relative to the problem's scale; rounding leaves ~1e-16)."""
 
 
-def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0) -> tuple[float, bool]:
+def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0, with_residual: bool = False) -> tuple:
     """Non-negative least-squares fit of ``b`` by the columns of ``M``: (the residual
     ``|M x - b|`` of the returned ``x``, whether ``x`` is the optimum).
 
@@ -469,7 +488,8 @@ def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0) -> tuple[float, 
     ``x`` (a small one is a solution whatever the solver said: ``x >= 0`` and ``M x ≈ b``)
     and a large one proves ``b`` outside the cone only at a Karush-Kuhn-Tucker point (the
     gradient ``Mᵀ(M x - b)`` non-negative, zero where ``x > 0``); otherwise the caller asks
-    the LP. A residual at most ``feasible_below`` returns at once (optimal True: a solution)."""
+    the LP. A residual at most ``feasible_below`` returns at once (optimal True: a solution).
+    ``with_residual``: the residual vector ``M x - b`` too, as a third item."""
     from scipy.optimize import nnls  # noqa: PLC0415 - scipy.optimize: ~0.2 s to import, the LP cases only
 
     x, _ = nnls(M, b, maxiter=maxiter)
@@ -478,12 +498,12 @@ def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0) -> tuple[float, 
     if feasible_below >= 0.0:  # a solution whatever the fit: its optimality is not needed
         residual = float(np.sqrt(r @ r))
         if residual <= feasible_below:
-            return residual, True
+            return (residual, True, r) if with_residual else (residual, True)
     g = M.T @ r
     tol = KKT_TOLERANCE * (1.0 + np.abs(b).max()) * (1.0 + np.abs(M).max())
     on = x > 0
     optimal = bool(g.min(initial=0.0) >= -tol and (not np.any(on) or np.abs(g[on]).max() <= tol))
-    return float(np.linalg.norm(r)), optimal
+    return (float(np.linalg.norm(r)), optimal, r) if with_residual else (float(np.linalg.norm(r)), optimal)
 
 
 _SOLVERS = threading.local()
