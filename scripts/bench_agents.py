@@ -15,7 +15,9 @@ rounds; ``agents_<env>_over_chess`` its ratio to chess's (goal for Défi under t
 from memory (a shape judged before: the judge starts the run knowing none, and knows more
 round after round, as in a training run, which plays millions of steps; so Défi's first
 round and its ratio to chess's over the second half of the rounds are printed too).
-``agents_load_1min_before``/``_after``: the machine's load.
+``agents_*_over_chess_cpu``: the same ratios of steps per second of processor time (this
+process's), steadier than the wall time's on a shared machine. ``agents_load_1min_before``/
+``_after``: the machine's load.
 
 **Agreement.** ``agents_judge_agrees_with_pybullet``: on the held-out toy game positions of
 the hybrid validation (``assets/validation/hybrid_toy_games_held_out.json``, rebuilt by
@@ -79,12 +81,13 @@ class RandomRun:
         self.env.reset(seed=self.seed)
         self.steps = 0
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
         self.rounds: list[float] = []  # each round's steps per second
 
     def play(self, steps: int) -> None:
         """``steps`` more steps, timed (resets between games included)."""
         env, rng = self.env, self.rng
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         done = 0
         while done < steps:
             obs, _, terminated, truncated, _ = env.last()
@@ -99,6 +102,7 @@ class RandomRun:
             done += 1
         seconds = time.perf_counter() - start
         self.seconds += seconds
+        self.cpu_seconds += time.process_time() - cpu
         self.steps += done
         self.rounds.append(done / seconds)
 
@@ -125,6 +129,9 @@ def step_rates(quick: bool) -> dict[str, float]:
     for name in STEPS:
         if name != "chess":
             out[f"agents_{name}_over_chess"] = out[f"agents_{name}_steps_per_s"] / chess
+    cpu = {name: run.steps / run.cpu_seconds for name, run in runs.items()}
+    out["agents_defi_statics_over_chess_cpu"] = cpu["defi_statics"] / cpu["chess"]
+    out["agents_quinconce_statics_over_chess_cpu"] = cpu["quinconce_statics"] / cpu["chess"]
     judge = runs["defi_statics"].env.unwrapped.adjudicator
     out["agents_defi_statics_remembered"] = judge.remembered / max(judge.asked, 1)
     out["agents_defi_statics_first_round_steps_per_s"] = runs["defi_statics"].rounds[0]

@@ -132,6 +132,20 @@ def symmetries(preset: Preset) -> tuple[bool, bool]:
     return end_for_end, mirror
 
 
+def _answer_record(collapsed: bool, unsure, contacts, error) -> tuple:
+    """``(collapsed, unsure, error, verdict record)`` of a shape's answer (the record's
+    ``wall_time_s`` is each placement's)."""
+    if error is not None:
+        verdict = Verdict(collapsed=False, reason="error", settled=None, max_shift_mm=None, max_tilt_deg=None, sim_time_s=None,
+                          wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None, error=error, engine="statics",
+                          unsure=None)
+    else:
+        verdict = Verdict(collapsed=collapsed, reason="falls" if collapsed else "stood", settled=None, max_shift_mm=None,
+                          max_tilt_deg=None, sim_time_s=None, wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None,
+                          contacts=contacts, engine="statics", unsure=unsure)
+    return collapsed, unsure, error, verdict.to_dict()
+
+
 class TrainingAdjudicator(StaticsAdjudicator):
     """The statics, never PyBullet, unsure answers by :data:`UNSURE_LOAD`, answers
     remembered by shape (the module docstring).
@@ -155,7 +169,8 @@ class TrainingAdjudicator(StaticsAdjudicator):
         self.symmetries = symmetries(self.preset)
         self.asked = 0
         self.remembered = 0
-        self._answers: dict = {}
+        self._answers: dict = {}  # canonical shape -> _answer_record
+        self._seen: dict = {}  # the grid poses as a placement gave them -> the same records
 
     def place(self, view: PlacementView, action) -> Outcome:
         """The outcome of ``view``'s placement: ``collapsed`` when the statics says it falls,
@@ -165,27 +180,33 @@ class TrainingAdjudicator(StaticsAdjudicator):
             return super().place(view, action)
         start = time.perf_counter()
         self.asked += 1
-        end_for_end, mirror = self.symmetries
-        key = shape_key([t.grid for t in view.construction], view.grid, end_for_end=end_for_end, mirror=mirror)
-        answer = self._answers.get(key)
-        if answer is None:
-            answer = self._judge_shape(key)
-            if self.remember > 0:
-                if len(self._answers) >= self.remember:
-                    del self._answers[next(iter(self._answers))]
-                self._answers[key] = answer
+        # the grid poses as they come first (a look-up), then the canonical shape (50 µs to make)
+        seen = (tuple(t.grid for t in view.construction), view.grid)
+        known = self._seen.get(seen)
+        if known is None:
+            end_for_end, mirror = self.symmetries
+            key = shape_key(seen[0], view.grid, end_for_end=end_for_end, mirror=mirror)
+            known = self._answers.get(key)
+            if known is None:
+                known = _answer_record(*self._judge_shape(key))
+                self._keep(self._answers, key, known)
+            else:
+                self.remembered += 1
+            self._keep(self._seen, seen, known)
         else:
             self.remembered += 1
-        collapsed, unsure, contacts, error = answer
+        collapsed, unsure, error, record = known
+        record = {**record, "wall_time_s": time.perf_counter() - start}
         if error is not None:
-            record = Verdict(collapsed=False, reason="error", settled=None, max_shift_mm=None, max_tilt_deg=None, sim_time_s=None,
-                             wall_time_s=time.perf_counter() - start, moved_tiles=None, thresholds=None, shifted=None,
-                             error=error, engine="statics", unsure=None).to_dict()
             return Outcome(False, record, error)
-        verdict = Verdict(collapsed=collapsed, reason="falls" if collapsed else "stood", settled=None, max_shift_mm=None,
-                          max_tilt_deg=None, sim_time_s=None, wall_time_s=time.perf_counter() - start, moved_tiles=None,
-                          thresholds=None, shifted=None, contacts=contacts, engine="statics", unsure=unsure)
-        return Outcome(collapsed=collapsed, verdict=verdict.to_dict(), error=None, unsure=unsure)
+        return Outcome(collapsed=collapsed, verdict=record, error=None, unsure=unsure)
+
+    def _keep(self, memory: dict, key, answer) -> None:
+        """Remember ``answer`` under ``key``, the oldest forgotten past ``remember``."""
+        if self.remember > 0:
+            if len(memory) >= self.remember:
+                del memory[next(iter(memory))]
+            memory[key] = answer
 
     def _judge_shape(self, key: tuple) -> tuple:
         """``(collapsed, unsure, contacts, error)`` of a shape judged in its canonical pose."""
