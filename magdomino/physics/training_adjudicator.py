@@ -22,7 +22,8 @@ spends its time there. :class:`TrainingAdjudicator` never calls PyBullet:
   construction and the tile turned by quarter turns, mirrored, each tile named from its
   lower end, shifted to the grid's origin, the least of these) and judges every shape in
   that canonical pose, so an answer is one function of the shape, whichever placement
-  asked first.
+  asked first. A construction's canonical pose is the same whatever tile comes on it, so
+  its prepared statics (contacts, magnet wrenches) is kept too.
 
 Its agreement with PyBullet's verdict (no noise, the what-if dropped on the settled
 structure) is measured by ``scripts/bench --only agents`` on held-out toy game positions
@@ -58,6 +59,9 @@ UNSURE_LOAD_TEST = StressTest(load=UNSURE_LOAD)
 REMEMBER = 200_000
 """Shapes whose answers a :class:`TrainingAdjudicator` keeps (then the oldest are forgotten):
 random seats' constructions on the default toy hold about 3 tiles, a key tens of bytes."""
+STRUCTURES = 2_000
+"""Constructions whose prepared statics (contacts, magnet wrenches) a :class:`TrainingAdjudicator`
+keeps: a construction is often seen again with another tile on it."""
 _TURN = (2, 3, 1, 0)
 """Direction index after a quarter turn anticlockwise: +x -> +y, -x -> -y, +y -> -x, -y -> +x."""
 _MIRROR = (1, 0, 2, 3)
@@ -171,6 +175,7 @@ class TrainingAdjudicator(StaticsAdjudicator):
         self.remembered = 0
         self._answers: dict = {}  # canonical shape -> _answer_record
         self._seen: dict = {}  # the grid poses as a placement gave them -> the same records
+        self._structures: dict = {}  # canonical construction -> its Structure (_structure)
 
     def place(self, view: PlacementView, action) -> Outcome:
         """The outcome of ``view``'s placement: ``collapsed`` when the statics says it falls,
@@ -208,15 +213,27 @@ class TrainingAdjudicator(StaticsAdjudicator):
                 del memory[next(iter(memory))]
             memory[key] = answer
 
+    def _structure(self, construction: tuple) -> Structure:
+        """The :class:`~magdomino.physics.statics.Structure` of a canonical construction (a
+        shape key's first item: the same for every placement on that construction, so its
+        contacts and magnet wrenches are found once for the last :data:`STRUCTURES` of them)."""
+        made = self._structures.get(construction)
+        if made is None:
+            poses = [physical_pose(GridPose(*g), self.tile_size) for g in construction]
+            P = np.array([c for c, _ in poses], float).reshape(-1, 3)
+            Q = np.array([yaw_quaternion(y) for _, y in poses], float).reshape(-1, 4)
+            made = Structure(self.preset, P, Q, magnets=self.magnets)
+            if len(self._structures) >= STRUCTURES:
+                del self._structures[next(iter(self._structures))]
+            self._structures[construction] = made
+        return made
+
     def _judge_shape(self, key: tuple) -> tuple:
         """``(collapsed, unsure, contacts, error)`` of a shape judged in its canonical pose."""
         construction, tile = key
-        poses = [physical_pose(GridPose(*g), self.tile_size) for g in construction]
-        P = np.array([c for c, _ in poses], float).reshape(-1, 3)
-        Q = np.array([yaw_quaternion(y) for _, y in poses], float).reshape(-1, 4)
         centre, yaw = physical_pose(GridPose(*tile), self.tile_size)
         try:
-            stressed = Stressed.on(Structure(self.preset, P, Q, magnets=self.magnets), centre, yaw_quaternion(yaw))
+            stressed = Stressed.on(self._structure(construction), centre, yaw_quaternion(yaw))
             results = run_screen(stressed, cover=True)
             answer = sure_verdict(results)
             if answer != "unsure":
