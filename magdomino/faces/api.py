@@ -41,9 +41,6 @@ from magdomino.wording import counted, tile_text, winners
 
 PYTHON = "arguments"
 """Where an error in a call comes from (the argument is named as the key)."""
-PHYSICS_GUARD = 300
-"""The runaway guard (``max_placements``) of a game judged by physics when none is given, as
-``magdomino play``'s."""
 
 
 # -- presets ------------------------------------------------------------------------------
@@ -425,14 +422,9 @@ class GameRecord(Result):
         return [[k, line] for k, line in enumerate(repr(self).splitlines())]
 
     def __repr__(self) -> str:
-        rule = self.record.get("rule")
-        if rule in ("matador", "echanges"):
-            from magdomino.games.chain.record import format_chain_record as format_record
-        elif rule == "vingt":
-            from magdomino.games.vingt.game import format_record
-        else:
-            from magdomino.games.record import format_record
-        return format_record(self.record)
+        from magdomino.games.family import family_of
+
+        return family_of(self.record.get("rule")).format_record(self.record)
 
     def to_dict(self) -> dict:
         return self.record
@@ -448,10 +440,11 @@ def play(rule: str, players: int | None = None, *, seed: int = 0, physics: str |
     the number of seats (default ``len(seats)``, else 2). ``physics``: ``"none"``, or an
     engine name for the tower rules (``"statics"``, ``"dynamics"``; ``"pybullet"`` is its deprecated spelling); default as
     ``magdomino play``: PyBullet for Défi and En quinconce, none otherwise; a judged game gets
-    the runaway guard ``max_placements=300`` unless given. A seat of yours (``"me"``) needs
+    the runaway guard ``max_placements`` = :data:`~magdomino.games.family.PLACEMENT_GUARD`
+    (300, as in every face) unless given. A seat of yours (``"me"``) needs
     :func:`magdomino.game`, which plays move by move."""
-    from magdomino.games.record import play_game
-    from magdomino.games.session import CALLER_SEATS, family
+    from magdomino.games.family import family_of
+    from magdomino.games.session import CALLER_SEATS
 
     if seats is not None and player is not None:
         raise InputError(PYTHON, "seats", "seats or player (the same thing), not both")
@@ -466,20 +459,10 @@ def play(rule: str, players: int | None = None, *, seed: int = 0, physics: str |
     if any(isinstance(s, str) and s in CALLER_SEATS for s in ([seats] if isinstance(seats, str) else seats or [])):
         raise InputError(PYTHON, "seats", "player kinds or objects: a seat of yours ('me') plays through md.game(...)")
     players = 2 if players is None else players
-    kind = family(rule)
+    kind = family_of(rule)
     adjudicator = game_physics(rule, physics, preset, magnets, options)
     try:
-        if kind == "tower":
-            record = play_game(rule, players, seed=seed, physics=adjudicator, player_kinds=seats, **options)
-        elif kind == "chain":
-            from magdomino.games.chain.record import play_chain
-
-            record = play_chain(rule, players, seed, options, seats)
-        else:
-            from magdomino.games.vingt.game import play_vingt
-
-            record = play_vingt(players, seed, player_kinds=seats, **options)
-        return GameRecord(record)
+        return GameRecord(kind.play(rule, players, seed, seats, options, adjudicator))
     except InputError as exc:
         if exc.key == "player_kinds":
             raise InputError(exc.source, "seats", exc.expected) from None
@@ -502,15 +485,16 @@ def game_physics(rule: str, physics, preset, magnets: bool, options: dict):
     """The adjudicator of a game of ``rule`` with the Python face's defaults: ``physics`` names
     its engine (None: the rule's default, as ``magdomino play``; ``"none"``: no adjudicator, None
     returned); a judged game gets the runaway guard ``max_placements`` in ``options`` unless given."""
-    from magdomino.games.session import default_physics
+    from magdomino.games.family import family_of, judged_rules
 
+    kind = family_of(rule)
     if physics is None:
-        physics = default_physics(rule)
+        physics = kind.default_physics(rule)
     if physics in ("none",):
         return None
-    if rule in ("matador", "echanges", "vingt"):
-        raise InputError(PYTHON, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
-    options.setdefault("max_placements", PHYSICS_GUARD)
+    if not kind.judged:
+        raise InputError(PYTHON, "physics", f"only with {judged_rules()} ({rule} has no physics)")
+    options.setdefault("max_placements", kind.guard)
     return make_adjudicator(physics, preset, magnets)
 
 

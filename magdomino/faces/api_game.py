@@ -26,6 +26,7 @@ from pathlib import Path
 
 from magdomino.errors import InputError
 from magdomino.faces.api import Construction, game_physics, make_adjudicator
+from magdomino.games.family import RULES, family_of
 from magdomino.games.session import GameSession
 from magdomino.model.presets import DEFAULT_PRESET
 from magdomino.wording import tile_text, winners
@@ -44,7 +45,7 @@ class Game(GameSession):
         """The tower rules' current construction as an ``md.Construction`` in the placement
         language (the grid's poses, with the game's preset and magnets); None for the other
         games. Built again only when the construction has changed."""
-        if self.family != "tower":
+        if not self.family.builds:
             return None
         texts = self.placements()
         if self._built is None or self._built[0] != texts:
@@ -76,7 +77,8 @@ def game(rule: str, seats=None, *, players: int | None = None, seed: int = 0, ph
     physics : str, optional
         ``"none"``, ``"statics"``, ``"dynamics"`` (the tower rules; ``"pybullet"``: its deprecated spelling); default
         as ``magdomino play``: PyBullet for Défi and En quinconce, none otherwise. Judged
-        games get the runaway guard ``max_placements=300`` unless given.
+        games get the runaway guard ``max_placements`` =
+        :data:`~magdomino.games.family.PLACEMENT_GUARD` (300, as in every face) unless given.
     preset, magnets
         The physics' preset and magnets.
     **options
@@ -118,7 +120,8 @@ def resume(record, *, seats=None, physics: str | None = None, preset=None, magne
     preset = preset if preset is not None else record.get("preset") or DEFAULT_PRESET
     magnets = magnets if magnets is not None else record.get("magnets") is not False
     adjudicator = None
-    if physics != "none" and record.get("rule") in ("traditional", "defi", "quinconce"):
+    rule = record.get("rule")
+    if physics != "none" and rule in RULES and family_of(rule).judged:
         adjudicator = make_adjudicator(physics, preset, magnets)
     try:
         made = Game.resume(record, seats=seats, physics=adjudicator, own_physics=True, source=source)

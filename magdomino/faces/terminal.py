@@ -350,13 +350,7 @@ def table(session, width: int = FOLD_WIDTH) -> list[str]:
     """What lies on the table, in text: the tower rules' construction and top view (folded
     to ``width`` columns), the chain games' chain, ends and boxes, the 20 sur 20 board; the
     stock and the scores."""
-    family = session.family
-    if family == "tower":
-        lines = tower_view(session, width)
-    elif family == "chain":
-        lines = chain_view(session)
-    else:
-        lines = vingt_view(session)
+    lines = VIEWS[session.family.name](session, width)
     others = ", ".join(f"seat {s}: {len(session.hand_of(s))}" for s in range(session.players))
     lines.append(f"stock {session.stock}; tiles in hand: {others}; scores {session.scores}")
     return lines
@@ -424,3 +418,11 @@ def vingt_view(session) -> list[str]:
             lines.append(f"{y:>4} " + "".join(row))
     lines.append(f"markers left: {s.markers_left}")
     return lines
+
+
+VIEWS = {
+    "tower": tower_view,
+    "chain": lambda session, width: chain_view(session),
+    "vingt": lambda session, width: vingt_view(session),
+}
+"""The table's text view by game family (:mod:`magdomino.games.family`): ``view(session, width)``."""

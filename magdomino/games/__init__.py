@@ -35,8 +35,10 @@ The shared core, here:
   (:mod:`magdomino.games.tournament`).
 - :class:`GameSession` (:mod:`magdomino.games.session`): a game of any rule driven move by
   move, with seats of the caller's, player kinds and player objects (the player protocol);
-  ``play_game`` and its siblings play through it; each family registers its record, its
-  log lines and its saved options (:func:`~magdomino.games.session.register_family`).
+  ``play_game`` and its siblings play through it.
+- The game families (:mod:`magdomino.games.family`): one object per family (tower, chain,
+  20 sur 20) that every face asks for what differs between the games (its rules, record,
+  log lines, saved options, defaults, guards, observation and action ids).
 - Players (:mod:`magdomino.games.players`): the generic random player and the registry of
   every rule's player kinds (registered below).
 
@@ -51,17 +53,15 @@ from magdomino.games.chain.echanges import EchangesGame
 from magdomino.games.chain.matador import MatadorGame
 from magdomino.games.chain.players import make_echanges_player as _make_echanges_player
 from magdomino.games.chain.players import make_matador_player as _make_matador_player
-from magdomino.games.chain.record import chain_record
-from magdomino.games.chain.record import event_line as chain_event_line
 from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, make_game, register_game, register_rule
+from magdomino.games.family import FAMILIES  # noqa: F401 - imported to register the game families
 from magdomino.games.players import register_players
-from magdomino.games.record import event_lines, format_record, game_options, play_game, tower_record
-from magdomino.games.session import GameSession, register_family
+from magdomino.games.record import format_record, play_game
+from magdomino.games.session import GameSession
 from magdomino.games.tower.players import make_player as _make_tower_player
 from magdomino.games.tower.rules import Defi, Quinconce, Traditional
 from magdomino.games.tower.state import State
-from magdomino.games.vingt.game import VingtGame, vingt_record
-from magdomino.games.vingt.game import event_line as vingt_event_line
+from magdomino.games.vingt.game import VingtGame
 from magdomino.games.vingt.players import make_player as _make_vingt_player
 from magdomino.physics.adjudicator import (
     Adjudicator,
@@ -84,11 +84,6 @@ register_players(_make_tower_player, "traditional", "defi", "quinconce")
 register_players(_make_matador_player, "matador")
 register_players(_make_echanges_player, "echanges")
 register_players(_make_vingt_player, "vingt")
-register_family("tower", record=tower_record, lines=lambda ev, game: event_lines(ev), options=game_options)
-register_family("chain", record=chain_record, lines=lambda ev, game: [line for line in [chain_event_line(ev)] if line],
-                options=lambda record, physics, source: dict(record.get("options") or {}))
-register_family("vingt", record=vingt_record, lines=lambda ev, game: [line for line in [vingt_event_line(ev)] if line],
-                options=lambda record, physics, source: {"target": record.get("target")})
 
 __all__ = [
     "Action",

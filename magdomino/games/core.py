@@ -6,7 +6,8 @@ En quinconce) holding its legality and its consequences as a :class:`Rule`; this
 adjudicator and keeps the record. Adding a rule = one :class:`Rule` + one
 :func:`register_rule` line in :mod:`magdomino.games`. A game with a state of its own
 (20 sur 20, the chain games) is registered with :func:`register_game`;
-:func:`make_game` makes a match of any of them.
+:func:`make_game` makes a match of any of them. :func:`family_of` finds a game's family
+(:mod:`magdomino.games.family`).
 
 In the spirit of OpenSpiel: ``Game(rule, players, seed, options)`` →
 ``game.new_initial_state()`` → a :class:`~magdomino.games.tower.state.State` that starts at
@@ -178,6 +179,30 @@ that :func:`make_game` makes (:func:`register_game`)."""
 def register_game(name: str, game_class: Callable[..., OwnGame]) -> None:
     """Make ``make_game(name, players, seed, options)`` return ``game_class(players, seed, options)``."""
     GAMES[name] = game_class
+
+
+FAMILIES: dict = {}
+"""The game families by name, the objects of :mod:`magdomino.games.family` (registered there):
+what every face asks about a game, here so that the session and the games' records reach them
+without importing the family module (which imports the records)."""
+
+
+def register_family(family) -> None:
+    """Make :func:`family_of` find ``family`` (a :class:`~magdomino.games.family.Family`) for its rules."""
+    FAMILIES[family.name] = family
+
+
+def family_of(rule: str):
+    """The :class:`~magdomino.games.family.Family` of ``rule`` (InputError naming ``rule`` when no family has it)."""
+    families = FAMILIES.values()
+    check_choice(rule, "rule", tuple(r for f in families for r in f.rules))
+    return next(f for f in families if rule in f.rules)
+
+
+def judged_rules() -> str:
+    """The rules physics can judge, as an error names them (``traditional, defi or quinconce``)."""
+    rules = [rule for f in FAMILIES.values() if f.judged for rule in f.rules]
+    return ", ".join(rules[:-1]) + " or " + rules[-1]
 
 
 def make_game(rule: str, players: int, seed: int = 0, options: dict | None = None, **kwargs) -> Game | OwnGame:

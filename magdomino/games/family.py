@@ -1,11 +1,16 @@
 """The game families as the program faces read them: tower, chain and 20 sur 20.
 
-A program face (:mod:`magdomino.games.pettingzoo`, :mod:`magdomino.games.openspiel.games`)
-asks a game's family, never the rule's name, for what differs between the games: the tiles
-of the set, the hands and scores, whether a deal has been made, whether the game ended
+Every face (the session :mod:`magdomino.games.session` and the faces on it: ``md.play``,
+``md.game``, ``magdomino play``, the terminal, replays and reports; the program faces
+:mod:`magdomino.games.pettingzoo`, :mod:`magdomino.games.openspiel.games`; tournaments)
+asks a game's family, never the rule's name, for what differs between the games: its rules,
+the tiles of the set, the hands and scores, whether a deal has been made, whether physics
+can judge it and judges it by default, the runaway guards, the default seat, the record, its
+log lines and its saved options, a whole game played to its record, whether the game ended
 abandoned, the seat's choice as action ids (:meth:`Family.turn`), a move's text and the
 observation a network reads (:meth:`Family.observe`). :func:`family_of` finds a rule's
-family; a seventh game joins a family here (or brings one).
+family; a seventh game joins a family here (or brings one): ``docs/howto/layers.md`` says
+what else it touches.
 
 **Placement limit.** The rules have no placement cap, but a deal judged by physics can
 collapse for ever; every face gives a tower game judged by physics the runaway guard
@@ -47,7 +52,9 @@ import numpy as np
 
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games import codec, vingt_codec
-from magdomino.games.core import ABANDONED
+from magdomino.games.core import ABANDONED, FAMILIES, register_family
+from magdomino.games.core import family_of as family_of
+from magdomino.games.core import judged_rules as judged_rules
 from magdomino.games.picture import board_picture
 from magdomino.maths.geometry import GridPose
 from magdomino.model.tiles import ALL_TILES, TILE_SETS
@@ -103,14 +110,63 @@ class WholeTurn:
 
 
 class Family:
-    """What a face needs of a family of games (one object per family, stateless)."""
+    """What a face needs of a family of games (one object per family, stateless).
+
+    The session finds it by :func:`~magdomino.games.core.family_of` (registered there at the
+    end of this module): this module imports the games' records, which import the session."""
 
     name = ""
     rules: tuple = ()
+    builds = False
+    """Its games build a construction in the placement language (an ``md.Construction``)."""
     judged = False
     """Its games can be judged by physics."""
+    judged_by_default: tuple = ()
+    """Its rules that physics judges when no physics is named (:meth:`default_physics`)."""
     guard = None
     """``max_placements`` of its games when judged by physics (the runaway guard), else None."""
+    max_actions = 1_000_000
+    """The session's runaway guard on a game's number of actions (an adjudicator collapsing every time)."""
+
+    def default_physics(self, rule: str) -> str:
+        """The physics a game of ``rule`` is judged by when none is named, in every face:
+        ``"dynamics"`` (PyBullet's world) for the rules of :attr:`judged_by_default`, ``"none"``
+        otherwise."""
+        return "dynamics" if rule in self.judged_by_default else "none"
+
+    def default_seat(self, game) -> str:
+        """Every seat's player kind in ``game`` when none is named."""
+        return "random"
+
+    def record(self, game, state, kinds: list, events: list) -> dict:
+        """The JSON record of ``game`` at ``state`` played by the seats ``kinds`` (names), with the log ``events``."""
+        raise NotImplementedError
+
+    def event_lines(self, event: dict, game) -> list:
+        """One event of the log as the game's record prints it (a deal: its hands too)."""
+        raise NotImplementedError
+
+    def saved_options(self, record: dict, adjudicator, source: str) -> dict:
+        """The game options a saved record (:meth:`record`) was played with (InputError naming
+        ``source`` and the key when one is not what the record writes)."""
+        return dict(record.get("options") or {})
+
+    def play(self, rule: str, players: int, seed: int, seats, options: dict, adjudicator=None) -> dict:
+        """A whole game of ``rule`` played by the player kinds ``seats`` (a list, one kind, or
+        None: :meth:`default_seat`), as its JSON record."""
+        raise NotImplementedError
+
+    def format_record(self, record: dict) -> str:
+        """A record as the game's log prints it."""
+        raise NotImplementedError
+
+    def placements(self, events: list) -> list:
+        """The current construction's tiles in the placement language after ``events``; [] without one."""
+        return []
+
+    def match_scores(self, state) -> list:
+        """The match totals per seat as the record's ``scores`` (module docstring)."""
+        return list(state.totals)
 
     def tiles(self, game) -> tuple:
         """The tiles of ``game``'s set, in the order of the observations' rows."""
@@ -127,7 +183,7 @@ class Family:
         return state.hands
 
     def scores(self, state) -> list:
-        return state.totals
+        return self.match_scores(state)
 
     def truncated(self, state) -> bool:
         """The game ended abandoned by the runaway guard (not scored)."""
@@ -185,8 +241,57 @@ class TowerFamily(Family):
 
     name = "tower"
     rules = ("traditional", "defi", "quinconce")
+    builds = True
     judged = True
+    judged_by_default = ("defi", "quinconce")
+    """Their collapses are the game; the traditional rule has none."""
     guard = PLACEMENT_GUARD
+    max_actions = 200_000
+
+    def default_seat(self, game) -> str:
+        """``careful`` in a game whose collapses physics judges (random seats rebuild a Défi
+        tower dozens of times a deal, so a newcomer's first game would be abandoned by the
+        runaway guard), ``random`` elsewhere."""
+        return "careful" if not game.trivial and getattr(game.rulebook, "can_collapse", False) else "random"
+
+    def record(self, game, state, kinds, events) -> dict:
+        from magdomino.games.record import tower_record
+
+        return tower_record(game, state, kinds, events)
+
+    def event_lines(self, event, game) -> list:
+        from magdomino.games.record import event_lines
+
+        return event_lines(event)
+
+    def saved_options(self, record, adjudicator, source) -> dict:
+        from magdomino.games.record import game_options
+
+        options = game_options(record, adjudicator, source)
+        options["deals"] = (record.get("session") or {}).get("deals", 1)
+        return options
+
+    def play(self, rule, players, seed, seats, options, adjudicator=None) -> dict:
+        from magdomino.games.record import play_game
+
+        return play_game(rule, players, seed=seed, physics=adjudicator, player_kinds=seats, **options)
+
+    def format_record(self, record) -> str:
+        from magdomino.games.record import format_record
+
+        return format_record(record)
+
+    def placements(self, events) -> list:
+        """The placements since the last deal, collapse or new start."""
+        out = []
+        for ev in reversed(events):
+            if ev["type"] in ("deal", "collapse"):
+                break
+            if ev["type"] == "place":
+                out.append(ev["placement"])
+                if ev.get("start") or ev.get("restart"):
+                    break
+        return out[::-1]
 
     def tiles(self, game) -> tuple:
         return ALL_TILES
@@ -197,8 +302,8 @@ class TowerFamily(Family):
     def has_deal(self, state) -> bool:
         return state.deal_no >= 0
 
-    def scores(self, state) -> list:
-        return state.scores()
+    def match_scores(self, state) -> list:
+        return list(state.scores())
 
     def truncated(self, state) -> bool:
         return bool(state.results) and state.results[-1]["reason"] == ABANDONED
@@ -243,6 +348,26 @@ class ChainFamily(Family):
 
     name = "chain"
     rules = ("matador", "echanges")
+
+    def record(self, game, state, kinds, events) -> dict:
+        from magdomino.games.chain.record import chain_record
+
+        return chain_record(game, state, kinds, events)
+
+    def event_lines(self, event, game) -> list:
+        from magdomino.games.chain.record import event_line
+
+        return [line for line in [event_line(event)] if line]
+
+    def play(self, rule, players, seed, seats, options, adjudicator=None) -> dict:
+        from magdomino.games.chain.record import play_chain
+
+        return play_chain(rule, players, seed, options, seats)
+
+    def format_record(self, record) -> str:
+        from magdomino.games.chain.record import format_chain_record
+
+        return format_chain_record(record)
 
     def tiles(self, game) -> tuple:
         return tuple(game.tiles)
@@ -291,6 +416,29 @@ class VingtFamily(Family):
 
     name = "vingt"
     rules = ("vingt",)
+
+    def record(self, game, state, kinds, events) -> dict:
+        from magdomino.games.vingt.game import vingt_record
+
+        return vingt_record(game, state, kinds, events)
+
+    def event_lines(self, event, game) -> list:
+        from magdomino.games.vingt.game import event_line
+
+        return [line for line in [event_line(event)] if line]
+
+    def saved_options(self, record, adjudicator, source) -> dict:
+        return {"target": record.get("target")}
+
+    def play(self, rule, players, seed, seats, options, adjudicator=None) -> dict:
+        from magdomino.games.vingt.game import play_vingt
+
+        return play_vingt(players, seed, player_kinds=seats, **options)
+
+    def format_record(self, record) -> str:
+        from magdomino.games.vingt.game import format_record
+
+        return format_record(record)
 
     def tiles(self, game) -> tuple:
         from magdomino.games.vingt.game import TILES
@@ -341,18 +489,10 @@ class VingtFamily(Family):
 TOWER = TowerFamily()
 CHAIN = ChainFamily()
 VINGT = VingtFamily()
-FAMILIES = {f.name: f for f in (TOWER, CHAIN, VINGT)}
-"""The families by name."""
+for _family in (TOWER, CHAIN, VINGT):
+    register_family(_family)
 RULES = tuple(rule for f in FAMILIES.values() for rule in f.rules)
 """Every game a face offers, by family."""
-
-
-def family_of(rule: str) -> Family:
-    """The family of ``rule`` (InputError naming ``rule`` when it is none of :data:`RULES`)."""
-    for f in FAMILIES.values():
-        if rule in f.rules:
-            return f
-    raise InputError(ARGUMENTS, "rule", f"one of {', '.join(RULES)}, got {rule!r}")
 
 
 def chain_set_size(options: dict) -> int:

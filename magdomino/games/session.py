@@ -74,49 +74,27 @@ from pathlib import Path
 
 import numpy as np
 
-from magdomino.checks import check_choice, is_whole
+from magdomino.checks import is_whole
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.core import CHANCE, RULES, TERMINAL, IllegalActionError, make_game
+from magdomino.games.core import CHANCE, FAMILIES, TERMINAL, IllegalActionError, family_of, judged_rules, make_game
 from magdomino.games.move_texts import Happened, find_move, index_of, move_texts
 from magdomino.games.players import players_of
 
 CALLER_SEATS = ("me", "human")
 """Seat names the caller drives (``"human"``: a person, through a face)."""
-CHAIN_RULES = ("matador", "echanges")
-PHYSICS_RULES = ("defi", "quinconce")
-"""The rules a physics judges by default (:func:`default_physics`)."""
-MAX_ACTIONS = {"tower": 200_000, "chain": 1_000_000, "vingt": 1_000_000}
-"""The runaway guard of a game's number of actions, by family (an adjudicator collapsing every time)."""
-FAMILIES: dict = {}
-"""What a session needs of each family of games, by family name (:func:`register_family`)."""
 
 
 def default_physics(rule: str) -> str:
-    """The physics a game of ``rule`` is judged by when none is named, in every face:
-    ``"dynamics"`` (PyBullet's world) for Défi and En quinconce (their collapses are the
-    game), ``"none"`` otherwise (the traditional rule has no collapse; the other games no physics)."""
-    return "dynamics" if rule in PHYSICS_RULES else "none"
+    """The physics a game of ``rule`` is judged by when none is named, in every face
+    (:meth:`~magdomino.games.family.Family.default_physics`: PyBullet's ``"dynamics"`` for
+    Défi and En quinconce, ``"none"`` otherwise)."""
+    return family_of(rule).default_physics(rule)
 
 
 def default_player(game) -> str:
-    """Every seat's player when none is named: ``careful`` in a game whose collapses physics
-    judges (random seats rebuild a Défi tower dozens of times a deal, so a newcomer's first game
-    would be abandoned by the runaway guard), ``random`` elsewhere."""
-    return "careful" if not game.trivial and getattr(game.rulebook, "can_collapse", False) else "random"
-
-
-def family(rule: str) -> str:
-    """``"tower"`` (traditional, defi, quinconce), ``"chain"`` (matador, echanges) or ``"vingt"``."""
-    families = {**dict.fromkeys(RULES, "tower"), "vingt": "vingt", **dict.fromkeys(CHAIN_RULES, "chain")}
-    return families[check_choice(rule, "rule", tuple(families))]
-
-
-def register_family(name: str, *, record, lines, options) -> None:
-    """Give sessions of family ``name`` its ``record(game, state, kinds, events) -> dict``
-    (the JSON record), ``lines(event, game) -> list[str]`` (an event as the log prints it)
-    and ``options(record, physics, source) -> dict`` (the game options a saved record was
-    played with). :mod:`magdomino.games` registers the three families."""
-    FAMILIES[name] = {"record": record, "lines": lines, "options": options}
+    """Every seat's player kind in ``game`` when none is named
+    (:meth:`~magdomino.games.family.Family.default_seat`)."""
+    return family_of(game.rule).default_seat(game)
 
 
 class GameSession:
@@ -150,7 +128,7 @@ class GameSession:
 
     def __init__(self, rule: str, seats=None, *, players: int | None = None, seed: int = 0, physics=None,
                  own_physics: bool = False, **options):
-        kind = family(rule)
+        kind = family_of(rule)
         if isinstance(seats, str):
             seats = [s.strip() for s in seats.split(",")]
         if seats is not None:
@@ -160,14 +138,13 @@ class GameSession:
             players = len(seats)
         elif players is None:
             players = 2
-        if kind == "tower":
+        if kind.judged:
             options["adjudicator"] = physics
         elif physics not in (None, "none"):
-            raise InputError(ARGUMENTS, "physics", f"only with traditional, defi or quinconce ({rule} has no physics)")
+            raise InputError(ARGUMENTS, "physics", f"only with {judged_rules()} ({rule} has no physics)")
         game = make_game(rule, players, seed, options)
         if seats is None:
-            other = default_player(game) if kind == "tower" else "random"
-            seats = ["me"] + [other] * (game.players - 1)
+            seats = ["me"] + [kind.default_seat(game)] * (game.players - 1)
         self._setup(game, seats, "seats", own_physics)
         self._advance()
 
@@ -185,7 +162,8 @@ class GameSession:
     def _setup(self, game, seats: list, key: str, own_physics: bool) -> None:
         self.game = game
         self.rule = game.rule
-        self.family = family(game.rule)
+        self.family = family_of(game.rule)
+        """The game's :class:`~magdomino.games.family.Family`: what differs between the games."""
         n = game.players
         if len(seats) != n:
             raise InputError(ARGUMENTS, key, f"one seat per player ({n}), got {len(seats)}")
@@ -265,7 +243,7 @@ class GameSession:
         cache = self._legal_cache
         if cache is not None and cache[0] == self._position():
             return list(cache[1])
-        texts = move_texts(self.family, self.rule, self.state, self.state.legal_actions())
+        texts = move_texts(self.family.name, self.rule, self.state, self.state.legal_actions())
         self._legal_cache = (self._position(), texts)
         return list(texts)
 
@@ -274,8 +252,7 @@ class GameSession:
 
     def hand_of(self, seat: int) -> list:
         """The tiles in ``seat``'s hand (20 sur 20: rack), sorted, as ``(a, b)`` tuples."""
-        hands = self.state.racks if self.family == "vingt" else self.state.hands
-        return [tuple(t) for t in hands[seat]]
+        return [tuple(t) for t in self.family.hands(self.state)[seat]]
 
     @property
     def hand(self) -> list:
@@ -292,8 +269,7 @@ class GameSession:
     def scores(self) -> list:
         """The match totals so far, per seat (the record's ``scores``: tower rules, pips left,
         lower is better; 20 sur 20 and Le Matador points, higher is better)."""
-        s = self.state
-        return list(s.scores()) if self.family == "tower" else list(s.totals)
+        return self.family.match_scores(self.state)
 
     @property
     def winners(self) -> list:
@@ -304,17 +280,7 @@ class GameSession:
         """Tower rules: the current construction's tiles in the placement language, in order
         (what ``md.Construction`` takes), or the construction as it was after the first
         ``upto`` events (to show them one by one); [] for the other games."""
-        if self.family != "tower":
-            return []
-        out = []
-        for ev in reversed(self.events if upto is None else self.events[:upto]):
-            if ev["type"] in ("deal", "collapse"):
-                break
-            if ev["type"] == "place":
-                out.append(ev["placement"])
-                if ev.get("start") or ev.get("restart"):
-                    break
-        return out[::-1]
+        return self.family.placements(self.events if upto is None else self.events[:upto])
 
     def status(self) -> dict:
         """What a face shows, JSON-ready: ``rule``, ``seats``, ``mine``, ``turn``,
@@ -335,7 +301,7 @@ class GameSession:
         """Tower rules: each legal move's risk in [0, 1] by ``assessor`` (an adjudicator with
         ``assess``; default the game's), None for a draw or a pass, in ``legal()``'s order;
         None for the other games or without an assessor."""
-        if self.family != "tower" or self.turn is None:
+        if not self.family.builds or self.turn is None:
             return None
         assessor = assessor if assessor is not None else self.game.adjudicator
         if getattr(assessor, "assess", None) is None:
@@ -353,7 +319,7 @@ class GameSession:
     def record(self) -> dict:
         """The game's JSON record so far (module docstring)."""
         kinds = list(self.seats)
-        record = FAMILIES[self.family]["record"](self.game, self.state, kinds, self.events)
+        record = self.family.record(self.game, self.state, kinds, self.events)
         if self.mine:
             record["session"] = {"seats": kinds, "deals": getattr(self.game, "deals", 1), "moves": list(self._moves),
                                  "over": self.over}
@@ -392,7 +358,7 @@ class GameSession:
     def _advance(self) -> None:
         """Play chance and the other seats up to a seat the caller drives, or the end."""
         state, agents = self.state, self.agents
-        limit = MAX_ACTIONS[self.family]
+        limit = self.family.max_actions
         while True:
             cur = state.current
             if cur == TERMINAL:
@@ -451,7 +417,7 @@ class GameSession:
 
     def event_lines(self, ev: dict) -> list[str]:
         """One event as the game's log prints it (a deal: its hands too)."""
-        return FAMILIES[self.family]["lines"](ev, self.game)
+        return self.family.event_lines(ev, self.game)
 
     # -- resuming -----------------------------------------------------------------------------
 
@@ -472,13 +438,12 @@ class GameSession:
             raise InputError(source, "session.moves", "a list of move indices (whole numbers >= 0)")
         rule = record.get("rule")
         try:
-            kind = family(rule)
+            kind = family_of(rule)
         except InputError:
-            raise InputError(source, "rule", f"one of traditional, defi, quinconce, vingt, matador, echanges; got {rule!r}") from None
+            rules = ", ".join(r for f in FAMILIES.values() for r in f.rules)
+            raise InputError(source, "rule", f"one of {rules}; got {rule!r}") from None
         try:
-            options = FAMILIES[kind]["options"](record, physics, source)
-            if kind == "tower":
-                options["deals"] = saved.get("deals", 1)
+            options = kind.saved_options(record, physics, source)
             game = make_game(rule, record.get("players"), record.get("seed"), options)
         except InputError as exc:
             if exc.source == source:

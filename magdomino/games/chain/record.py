@@ -12,13 +12,12 @@ what the game adds: ``target`` for Le Matador, ``sun`` and ``rain`` for Le jeu d
 from __future__ import annotations
 
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.core import make_game
+from magdomino.games.core import FAMILIES, make_game
 from magdomino.games.session import GameSession
 from magdomino.version import __version__
 from magdomino.wording import tile_text, winners
 
 RECORD_VERSION = 1
-CHAIN_RULES = ("matador", "echanges")
 
 
 def play_chain(rule: str, players: int, seed: int = 0, options: dict | None = None, player_kinds=None) -> dict:
@@ -53,9 +52,10 @@ def chain_record(game, state, kinds: list, events: list) -> dict:
 
 def check_chain_record(data, source: str) -> dict:
     """``data`` if it is a chain-game record (from :func:`play_chain`); InputError otherwise."""
-    if not isinstance(data, dict) or data.get("rule") not in CHAIN_RULES:
+    rules = FAMILIES["chain"].rules
+    if not isinstance(data, dict) or data.get("rule") not in rules:
         got = data.get("rule") if isinstance(data, dict) else type(data).__name__
-        raise InputError(source, "rule", f"a record of {' or '.join(CHAIN_RULES)}, got {got!r}")
+        raise InputError(source, "rule", f"a record of {' or '.join(rules)}, got {got!r}")
     final = data.get("final")
     if not isinstance(final, dict) or not all(isinstance(final.get(k), list) for k in ("hands", "stock", "table")):
         raise InputError(source, "final", "a record's final position with 'hands', 'stock' and 'table'")
