@@ -289,66 +289,39 @@ class Equilibrium:
         self._proofs = None  # made when a batch asks (_by_parts)
         return self._topo
 
-    def _bridge_loads(self, block: np.ndarray):
-        """Each bridge's load under ``block`` (the loads, (m, 6)): the resultant of the
-        depth-first subtree it carries, about the origin, then about the carried tile: its
-        force ``Fc`` (nb, 3), the subtrees' torques ``T`` (m, 3) and the wrenches ``W`` (nb, 6:
-        force, torque / length). Linear in ``block``."""
-        subtree, child, _, _, _, _ = self._topology()
-        carrier, carried = subtree
-        nodes, length = self.m, self.length
-        centres = self._positions[self.rows >= 0]
+    def _loads(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Under the loads ``block`` (m, 6), linear in it: the bridges' wrenches (nb, 6: the subtree
+        each carries, about the carried tile) and the loads (m, 6) the groups balance."""
+        subtree, child, other, _, groups, _ = self._topology()
+        if not len(child):
+            return np.zeros((0, 6)), block
+        (carrier, carried), nodes, length, centres = subtree, self.m, self.length, self._positions[self.rows >= 0]
         torque = block[:, 3:] * length + cross3(centres, block[:, :3])
-        F = np.column_stack([np.bincount(carrier, block[carried, i], minlength=nodes) for i in range(3)])
-        T = np.column_stack([np.bincount(carrier, torque[carried, i], minlength=nodes) for i in range(3)])
+        F, T = (np.column_stack([np.bincount(carrier, x[carried, i], minlength=nodes) for i in range(3)]) for x in (block, torque))
         Fc = F[child]
-        return Fc, T, np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])
-
-    def _group_loads(self, block: np.ndarray, Fc, T, W) -> np.ndarray:
-        """The loads (m, 6) the groups balance: ``block`` with each bridge's load taken off
-        the tile it carries and put on the tile (or ground) carrying it (:meth:`_bridge_loads`'
-        ``Fc``, ``T``, ``W``). Linear in ``block``."""
-        _, child, other, _, _, _ = self._topology()
+        W = np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])
+        if not groups:
+            return W, block
         rhs = block.copy()
         np.subtract.at(rhs, child, W)
-        keep = other != self.m  # the ground has no equation
-        at = np.vstack([self._positions[self.rows >= 0], np.zeros(3)])
-        np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - cross3(at[other], Fc)) / self.length])[keep])
-        return rhs
-
-    def _part_loads(self, w) -> tuple:
-        """Each bridge's wrench (nb, 6) and each group's load (list of (6 t,)) under ``w``."""
-        _, child, _, _, groups, _ = self._topology()
-        block = np.asarray(w, float).reshape(self.m, 6)
-        if not len(child):
-            return np.zeros((0, 6)), [block[tiles].ravel() for tiles, _, _ in groups]
-        Fc, T, W = self._bridge_loads(block)
-        rhs = self._group_loads(block, Fc, T, W) if groups else block
-        return W, [rhs[tiles].ravel() for tiles, _, _ in groups]
+        keep, at = other != nodes, np.vstack([centres, np.zeros(3)])  # the ground (node m) has no equation
+        np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - cross3(at[other], Fc)) / length])[keep])
+        return W, rhs
 
     def fails_whatever(self, w: np.ndarray, changes) -> bool:
-        """Whether ``w + dw`` cannot stand for every load ``dw`` of ``changes`` (each like
-        ``w``, (6 m,)), shown at one part (:meth:`stands`: a bridge, or a group small enough
-        for the fit). At the optimum of the part's non-negative least-squares fit, the
-        residual ``r`` separates the part's load ``b`` from its cone (``r · y >= 0`` for
-        every ``y`` of the cone, ``r · b = -|r|²``: the optimality conditions), so the load
-        ``b'`` of any change lies at least ``-r · b' / |r|`` from the cone; a part's load is
-        linear in ``w``. When that bound exceeds the parts' tolerance (:data:`GROUP_INFEASIBLE`,
-        relative) for every change, no change makes the part balance. False says nothing."""
-        if self.m == 0:
-            return False
+        """Whether ``w + dw`` cannot stand for any ``dw`` of ``changes`` (each (6 m,)), shown at one
+        part (a bridge, or a group small enough for the fit): at the fit's optimum the residual ``r``
+        separates the part's load ``b`` from its cone (``r · y >= 0`` on it, ``r · b = -|r|²``), so a
+        changed ``b'`` lies ``-r · b' / |r|`` or more from it. False says nothing."""
         _, child, _, cones, groups, _ = self._topology()
-        W, loads = self._part_loads(w)
-        moved = [self._part_loads(dw) for dw in changes]
-        parts = [(cones[k], -W[k], [-dW[k] for dW, _ in moved]) for k in range(len(child))]
-        parts += [(A, -loads[g], [-dl[g] for _, dl in moved]) for g, (_, _, A) in enumerate(groups) if isinstance(A, np.ndarray)]
-        for M, b, shifts in parts:  # the fit solves M x ≈ b, x >= 0
+        dense = [(t, A) for t, _, A in groups if isinstance(A, np.ndarray)]
+        aims = [[-W[k] for k in range(len(child))] + [-rhs[t].ravel() for t, _ in dense]  # each part's b, linear in the load
+                for W, rhs in (self._loads(np.asarray(x, float).reshape(self.m, 6)) for x in (w, *changes))]
+        for p, M in enumerate([*cones, *(A for _, A in dense)]):  # the fit solves M x ≈ b, x >= 0
+            b, shifts = aims[0][p], [a[p] for a in aims[1:]]
             spare = GROUP_INFEASIBLE * (1.0 + np.abs(b).max() + max((np.abs(d).max() for d in shifts), default=0.0))
             residual, optimal, r = _nnls_fit(M, b, maxiter=50 * M.shape[1], with_residual=True)
-            if not optimal or residual <= spare:  # balanced, or too close to tell: no separation to use
-                continue
-            u = r / residual
-            if -float(u @ b) - max((float(u @ d) for d in shifts), default=0.0) > spare:
+            if optimal and residual > spare and -(r @ b) / residual - max((r @ d / residual for d in shifts), default=0.0) > spare:
                 return True
         return False
 
@@ -378,9 +351,9 @@ class Equilibrium:
                 ok[t] = False
                 if first:
                     return ok
+        W, rhs = self._loads(block)
         if len(child):
             carrier, carried = subtree
-            Fc, T, W = self._bridge_loads(block)
             scales = 1.0 + np.abs(W).max(axis=1)
             proved = np.zeros(len(child), bool)
             if len(child) >= self.proof_min_bridges:  # most bridges, at once; the fit for the rest
@@ -401,10 +374,6 @@ class Equilibrium:
                             return ok
                         if labels is not None:
                             check[labels == labels[child[k]]] = False
-            if groups:
-                rhs = self._group_loads(block, Fc, T, W)
-        else:
-            rhs = block
         for tiles, _rows, A_group in groups:
             if check is not None and not check[tiles].any():
                 continue
@@ -488,8 +457,8 @@ def _nnls_fit(M, b, maxiter=None, feasible_below: float = -1.0, with_residual: b
     ``x`` (a small one is a solution whatever the solver said: ``x >= 0`` and ``M x ≈ b``)
     and a large one proves ``b`` outside the cone only at a Karush-Kuhn-Tucker point (the
     gradient ``Mᵀ(M x - b)`` non-negative, zero where ``x > 0``); otherwise the caller asks
-    the LP. A residual at most ``feasible_below`` returns at once (optimal True: a solution).
-    ``with_residual``: the residual vector ``M x - b`` too, as a third item."""
+    the LP. A residual at most ``feasible_below`` returns at once (optimal True: a solution);
+    ``with_residual`` adds the residual vector ``M x - b``."""
     from scipy.optimize import nnls  # noqa: PLC0415 - scipy.optimize: ~0.2 s to import, the LP cases only
 
     x, _ = nnls(M, b, maxiter=maxiter)
