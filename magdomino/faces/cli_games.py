@@ -20,9 +20,10 @@ from magdomino.faces.overrides import (
 from magdomino.faces.running import check_outputs, write_json
 from magdomino.games import format_record, play_game
 from magdomino.games.chain.record import check_chain_record, format_chain_record, play_chain
+from magdomino.games.family import CHAIN, RULES, VINGT, family_of, judged_rules
 from magdomino.games.players import players_of
 from magdomino.games.session import GameSession, default_physics
-from magdomino.games.tournament import FLAT_RULES, physics_names, run_tournament
+from magdomino.games.tournament import physics_names, run_tournament
 from magdomino.games.vingt import game as vingt
 from magdomino.model.presets import DEFAULT_PRESET, load_preset
 from magdomino.studies.engines import game_engine
@@ -30,10 +31,8 @@ from magdomino.studies.engines import game_engine
 # The boards, the terminal, the tournament view and md.resume are imported by the command that needs them:
 # magdomino --help loads none of them.
 
-PLAY_RULES = ["traditional", "defi", "quinconce", "vingt", "matador", "echanges"]
-"""What ``play --rule`` takes."""
-TOWER_RULES = ("defi", "quinconce")
-"""The rules whose collapses the physics judges (``--physics dynamics`` by default)."""
+PLAY_RULES = list(RULES)
+"""What ``play --rule`` and ``tournament --rule`` take: every game of every family."""
 
 _PLAY_FLAGS = {
     "rule": "--rule",
@@ -82,8 +81,9 @@ def _refuse_unread_options(args) -> None:
                                  "not with --resume (the saved game has its own; --json and --hints go with it)")
         return
     if args.record is not None:
-        if args.rule not in ("vingt", "matador", "echanges"):
-            raise InputError("command line", "--record", "only with --rule vingt, matador or echanges")
+        redrawn = [rule for rule in RULES if not family_of(rule).builds]
+        if args.rule not in redrawn:
+            raise InputError("command line", "--record", f"only with --rule {', '.join(redrawn[:-1])} or {redrawn[-1]}")
         for dest in given:
             if dest not in _REDRAW:
                 raise InputError("command line", _flag(dest), "not with --record (a saved record is redrawn: --png, --gif, --mp4)")
@@ -162,11 +162,12 @@ def _cmd_play(args) -> int:
     check_film_outputs(gif=args.gif, mp4=args.mp4, summary=args.plot)  # before playing
     if seats is not None and "human" in seats:
         return _cmd_play_human(args, seats)
-    if args.player is None and args.rule not in (*TOWER_RULES, "traditional"):
-        args.player = "random"  # the tower rules' default depends on the physics: play_game's
-    if args.rule == "vingt":
+    kind = family_of(args.rule)
+    if args.player is None and not kind.judged:
+        args.player = "random"  # a judged game's default depends on the physics: play_game's
+    if kind is VINGT:
         return _cmd_play_vingt(args)
-    if args.rule in ("matador", "echanges"):
+    if kind is CHAIN:
         return _cmd_play_chain(args)
     if args.players is None:
         raise InputError("command line", "--players", "expected 2, 3 or 4")
@@ -227,7 +228,7 @@ def _tower_physics(args) -> tuple:
         physics = game_engine(args.physics, source="command line", key="--physics").adjudicator(preset, magnets=not args.no_magnets)
     max_placements = args.max_placements
     if max_placements is None and physics is not None:
-        max_placements = 300
+        max_placements = family_of(args.rule).guard
     return physics, preset, max_placements
 
 
@@ -261,9 +262,10 @@ def _seats(args) -> list | None:
 
 def _game_options(args) -> dict:
     """The options of ``args.rule``'s game from the flags (for a game played seat by seat)."""
-    if args.rule == "vingt":
+    kind = family_of(args.rule)
+    if kind is VINGT:
         return {"target": args.target}
-    if args.rule in ("matador", "echanges"):
+    if kind is CHAIN:
         options = {"set": args.set, "variant": args.variant, "deals": None if args.deals == 1 else args.deals, "target": args.target}
         return {k: v for k, v in options.items() if v is not None}
     return dict(variant=args.variant, kids=args.kids, deals=args.deals, parallel_only=args.parallel_only,
@@ -279,7 +281,7 @@ def _cmd_play_human(args, seats: list) -> int:
     check_seed(args.seed, "--seed", source="command line")
     options = _game_options(args)
     physics = preset = assessor = None
-    if args.rule in ("traditional", *TOWER_RULES):
+    if family_of(args.rule).judged:
         physics, preset, options["max_placements"] = _tower_physics(args)
         if args.hints:
             from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: the statics (~0.1 s)
@@ -312,7 +314,7 @@ def _cmd_play_resume(args) -> int:
         raise InputError(args.resume, "rule", f"the game of --rule {args.rule}, got {session.rule!r}")
     hints = args.hints or saved_hints(json.loads(Path(args.resume).read_text()))  # read by resume already: it is a record
     assessor = None
-    if hints and session.rule in TOWER_RULES:
+    if hints and session.rule in session.family.judged_by_default:
         from magdomino.physics.statics_adjudicator import StaticsAdjudicator  # on use: the statics (~0.1 s)
 
         assessor = StaticsAdjudicator(session.preset, magnets=session.magnets)
@@ -339,7 +341,7 @@ def _film_human(args, record) -> int:
         from magdomino.faces.tables import chain_figure, vingt_figure
 
         title = f"{record['rule']}, {record['players']} players, seed {record['seed']}"
-        (vingt_figure if record["rule"] == "vingt" else chain_figure)(record["final"], args.png, title)
+        (vingt_figure if family_of(record["rule"]) is VINGT else chain_figure)(record["final"], args.png, title)
         print(f"wrote {args.png}")
     return _film(args, record)
 
@@ -423,8 +425,8 @@ def _cmd_tournament(args) -> int:
         raise InputError("command line", "--resume", "expected --out-dir with it (the directory of the run to resume)")
     if args.physics is None:  # as play: the tower rules need the physics to judge collapses
         args.physics = default_physics(args.rule)
-    if args.rule in FLAT_RULES and args.rule != "traditional" and args.physics != "none":
-        raise InputError("command line", "--physics", "only with traditional, defi or quinconce")
+    if not family_of(args.rule).judged and args.physics != "none":
+        raise InputError("command line", "--physics", f"only with {judged_rules()}")
     if args.physics == "none" and (args.preset is not None or args.no_magnets):
         raise InputError("command line", "--preset/--no-magnets", "only with --physics dynamics or statics")
     refuse_without_physics(args, args.physics)
@@ -457,7 +459,7 @@ def add_deal_run_flags(p, log: str) -> None:
 
 def add_tournament(sub) -> None:
     p = sub.add_parser("tournament", help="many deals of one rule between player kinds, seats rotated; win shares with 95 %% intervals")
-    p.add_argument("--rule", required=True, choices=["traditional", "defi", "quinconce", "vingt", "matador", "echanges"])
+    p.add_argument("--rule", required=True, choices=PLAY_RULES)
     p.add_argument("--seats", required=True, metavar="K1,K2,...",
                    help="one player kind per seat, comma-separated (e.g. careful,bold,random,greedy); the count is the number of players")
     p.add_argument("--deals", type=int, required=True, help="deals to play (a multiple of the seat count balances the seats)")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from magdomino.errors import InputError
 from magdomino.faces.running import check_output as check_file
+from magdomino.games.family import family_of, judged_rules
 from magdomino.games.record import JUDGED_IN_PYBULLET
 from magdomino.wording import counted
 
@@ -155,8 +156,8 @@ def _cmd_replay(args) -> int:
         elif record.get("physics") in JUDGED_IN_PYBULLET:
             print(f"replay: all {len(rep.placements)} placements judged as recorded")
     if args.summary is not None:
-        if record["rule"] not in ("traditional", "defi", "quinconce"):
-            raise InputError("command line", "--summary", "a record of traditional, defi or quinconce (tower height over the placements)")
+        if not family_of(record["rule"]).builds:
+            raise InputError("command line", "--summary", f"a record of {judged_rules()} (tower height over the placements)")
         print(f"wrote {game_summary_figure(record, args.summary, 'summary')}")
     return status
 

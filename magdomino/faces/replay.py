@@ -39,7 +39,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from magdomino.checks import check_choice, check_count, check_seed
+from magdomino.checks import check_choice, check_count
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.faces.frames import (  # noqa: F401 - the frame budget and strip, named here too
     FRAME_EVERY_S,
@@ -55,18 +55,13 @@ from magdomino.faces.render import parse_size
 from magdomino.faces.replay_flat import replay_table
 from magdomino.faces.replay_tower import replay_construction
 from magdomino.games.chain.record import RECORD_VERSION as CHAIN_RECORD_VERSION
-from magdomino.games.chain.record import check_chain_record
+from magdomino.games.family import RULES, family_of
 from magdomino.games.record import RECORD_VERSION as TOWER_RECORD_VERSION
-from magdomino.games.record import check_construction, check_events
-from magdomino.games.vingt.game import check_record as check_vingt
 from magdomino.optional import require
 
 WIDTH, HEIGHT = 480, 360
 """Default frame size (pixels; even, as H.264's yuv420p needs)."""
 
-TOWER_RECORD_RULES = ("traditional", "defi", "quinconce")
-CHAIN_RULES = ("matador", "echanges")
-RULES = (*TOWER_RECORD_RULES, *CHAIN_RULES, "vingt")
 RECORD_VERSION = max(TOWER_RECORD_VERSION, CHAIN_RECORD_VERSION)
 """The newest record format this version reads, of any rule."""
 
@@ -113,15 +108,7 @@ def check_record(data, source: str) -> dict:
         raise InputError(source, "events", "a record's list of events and its final position")
     players = data.get("players")
     check_count(players, "players", minimum=2, source=source)
-    if rule in CHAIN_RULES:
-        check_chain_record(data, source)
-    elif rule == "vingt":
-        check_vingt(data, source)
-    else:
-        check_seed(data.get("seed"), source=source)
-        check_construction(data, source)
-        check_events(data, source)
-    return data
+    return family_of(rule).check_record(data, source)
 
 
 def load_record(path) -> dict:
@@ -155,7 +142,7 @@ def replay(record: dict, *, width: int = WIDTH, height: int = HEIGHT, source: st
     width, height = parse_size((width, height))
     width, height = width - width % 2, height - height % 2
     rule = record["rule"]
-    if rule in CHAIN_RULES or rule == "vingt":
+    if not family_of(rule).builds:  # the chain and 20 sur 20: their table, drawn flat
         return replay_table(record, width, height, Replay(rule))
     return replay_construction(record, width, height, Replay(rule), source)
 

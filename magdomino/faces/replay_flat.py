@@ -12,6 +12,7 @@ import numpy as np
 from magdomino.faces import frames
 from magdomino.faces.tables import chain_table_figure, vingt_table_figure
 from magdomino.games.chain.record import event_line
+from magdomino.games.family import VINGT, family_of
 from magdomino.wording import counted, tile_text, winners
 
 
@@ -77,7 +78,7 @@ def _vingt_steps(record: dict):
 
 
 def _caption(record: dict, ev: dict) -> str:
-    if record["rule"] == "vingt":
+    if family_of(record["rule"]) is VINGT:
         if ev.get("type") == "place":
             tiles = " ".join(tile_text((a, b)) for _, _, a, b in ev["tiles"])
             return (f"round {ev.get('round', 0) + 1}  P{ev['player']}  {tiles} along {ev['dir']}: {ev['total']}, "
@@ -94,7 +95,7 @@ def replay_table(record: dict, width: int, height: int, rep):
     import matplotlib
 
     matplotlib.use("Agg")
-    vingt = record["rule"] == "vingt"
+    vingt = family_of(record["rule"]) is VINGT
     table_figure = vingt_table_figure if vingt else chain_table_figure
     steps = _vingt_steps(record) if vingt else _chain_steps(record)
     title = f"{record['rule']}, {record['players']} players, seed {record.get('seed')}"

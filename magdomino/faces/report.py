@@ -32,9 +32,7 @@ from magdomino.faces.replay import replay_gif
 from magdomino.faces.tables import chain_figure, vingt_figure
 from magdomino.faces.tournament_view import tournament_figure
 from magdomino.faces.view3d import construction_figure3d, figure_html, outcome_figure3d, what_if_motion
-from magdomino.games import format_record as format_tower_record
-from magdomino.games.chain.record import format_chain_record
-from magdomino.games.vingt.game import format_record as format_vingt_record
+from magdomino.games.family import VINGT, family_of
 from magdomino.maths.geometry import GridPose, physical_pose
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import load_preset, with_overrides
@@ -350,13 +348,8 @@ def section_play(doc: dict, source: Path, options: dict) -> str:
 
 def _account(doc: dict) -> str:
     """The game told move by move, as ``play`` prints it."""
-    rule = doc["rule"]
     try:
-        if rule == "vingt":
-            return format_vingt_record(doc)
-        if rule in ("matador", "echanges"):
-            return format_chain_record(doc)
-        return format_tower_record(doc)
+        return family_of(doc["rule"]).format_record(doc)
     except (KeyError, TypeError, IndexError, ValueError) as exc:  # an event we cannot tell: say so, keep the page
         return f"(the moves cannot be told: {type(exc).__name__} {exc})"
 
@@ -381,12 +374,11 @@ def _replay(doc: dict, source: Path, options: dict) -> str:
 
 
 def _final_picture(doc: dict, title: str) -> str:
-    rule = doc["rule"]
-    if rule == "vingt":
-        return figure(lambda p: vingt_figure(doc["final"], p, title), f"{title}: the final table")
-    if rule in ("matador", "echanges"):
-        return figure(lambda p: chain_figure(doc["final"], p, title), f"{title}: the final table")
-    return _construction(doc, title)
+    kind = family_of(doc["rule"])
+    if kind.builds:
+        return _construction(doc, title)
+    drawn = vingt_figure if kind is VINGT else chain_figure
+    return figure(lambda p: drawn(doc["final"], p, title), f"{title}: the final table")
 
 
 def _construction(doc: dict, title: str) -> str:

@@ -29,11 +29,10 @@ from pathlib import Path
 from magdomino.checks import check_choice
 from magdomino.errors import InputError
 from magdomino.faces.replay import check_record as check_replayed_record
-from magdomino.games.chain.record import check_chain_record
 from magdomino.games.design_study import STUDY_VERSION
+from magdomino.games.family import CHAIN, RULES, VINGT, family_of
 from magdomino.games.record import RECORD_VERSION
 from magdomino.games.tournament import TOURNAMENT_VERSION
-from magdomino.games.vingt.game import check_record as check_vingt_record
 from magdomino.model.presets import load_preset
 from magdomino.version import __version__
 
@@ -41,11 +40,6 @@ KINDS = ("simulate", "odds", "sweep", "whatif", "play", "tournament", "study")
 """The kinds of JSON document a report shows, in the order the page lists them."""
 
 EXPECTED = "a JSON document written by magdomino (simulate, odds, sweep, whatif, play, tournament or study --json)"
-
-TOWER_RULES = ("traditional", "defi", "quinconce")
-"""The rules whose records are games.record's layout (a construction on the grid)."""
-
-CHAIN_RULES = ("matador", "echanges")
 
 CHAIN_TOP = 9
 """The most pips on a half the chain pictures draw (faces.tables: double-nine sets at most)."""
@@ -395,16 +389,17 @@ def _check_vingt_final(final: dict, source: str) -> None:
 
 
 def _check_play(doc: dict, source: str) -> None:
-    rule = doc.get("rule")
-    if rule == "vingt":
-        check_vingt_record(doc, source)
+    check_choice(doc.get("rule"), "rule", RULES, source=source)
+    kind = family_of(doc["rule"])
+    if kind is VINGT:
+        kind.check_record(doc, source)
         _check_vingt_final(doc["final"], source)
-    elif rule in CHAIN_RULES:
-        check_chain_record(doc, source)
+    elif kind is CHAIN:
+        kind.check_record(doc, source)
         _check_chain_final(doc["final"], source)
         if not isinstance(doc.get("options", {}), dict):  # the account lists them (format_chain_record)
             raise InputError(source, "options", f"the game's options (an object), got {doc['options']!r}"[:200])
-    elif rule in TOWER_RULES:  # the construction and the moves: by the replay's check below
+    else:  # the tower rules' construction and moves: by the replay's check below
         if isinstance(doc.get("preset"), str):  # the final construction's tile size comes from it
             try:
                 load_preset(doc["preset"])
@@ -414,8 +409,6 @@ def _check_play(doc: dict, source: str) -> None:
                 raise InputError(source, "preset", exc.expected) from None
 
         _need(doc, "final", dict, "the final position", source)
-    else:
-        check_choice(rule, "rule", TOWER_RULES + CHAIN_RULES + ("vingt",), source=source)
     scores = _need(doc, "scores", list, "the scores per seat", source)
     if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in scores):
         raise InputError(source, "scores", f"numbers, got {scores!r}"[:200])

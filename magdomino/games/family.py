@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from magdomino.checks import check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games import codec, vingt_codec
 from magdomino.games.core import ABANDONED, FAMILIES, register_family
@@ -158,6 +159,11 @@ class Family:
 
     def format_record(self, record: dict) -> str:
         """A record as the game's log prints it."""
+        raise NotImplementedError
+
+    def check_record(self, record: dict, source: str) -> dict:
+        """``record`` if it is one of this family's records (its keys as :meth:`record`
+        writes them); InputError naming ``source`` and the key otherwise."""
         raise NotImplementedError
 
     def placements(self, events: list) -> list:
@@ -281,6 +287,14 @@ class TowerFamily(Family):
 
         return format_record(record)
 
+    def check_record(self, record, source) -> dict:
+        from magdomino.games.record import check_construction, check_events
+
+        check_seed(record.get("seed"), source=source)
+        check_construction(record, source)
+        check_events(record, source)
+        return record
+
     def placements(self, events) -> list:
         """The placements since the last deal, collapse or new start."""
         out = []
@@ -369,6 +383,11 @@ class ChainFamily(Family):
 
         return format_chain_record(record)
 
+    def check_record(self, record, source) -> dict:
+        from magdomino.games.chain.record import check_chain_record
+
+        return check_chain_record(record, source)
+
     def tiles(self, game) -> tuple:
         return tuple(game.tiles)
 
@@ -439,6 +458,11 @@ class VingtFamily(Family):
         from magdomino.games.vingt.game import format_record
 
         return format_record(record)
+
+    def check_record(self, record, source) -> dict:
+        from magdomino.games.vingt.game import check_record
+
+        return check_record(record, source)
 
     def tiles(self, game) -> tuple:
         from magdomino.games.vingt.game import TILES
