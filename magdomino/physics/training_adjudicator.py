@@ -33,6 +33,7 @@ and printed beside its speed.
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 import numpy as np
 
@@ -56,9 +57,10 @@ not stand at rest at all fell. Between 1.45 and 1.5, the middle. The rule is wro
 those 32 (338 positions: 99.1 % agree), on 2 of the 19 unsure of the study's held-out games
 (``statics_toy_validation.json``: 332 of 334)."""
 UNSURE_LOAD_TEST = StressTest(load=UNSURE_LOAD)
-REMEMBER = 200_000
+REMEMBER = 100_000
 """Shapes whose answers a :class:`TrainingAdjudicator` keeps (then the oldest are forgotten):
-random seats' constructions on the default toy hold about 3 tiles, a key tens of bytes."""
+about 1.2 kB a shape with its look-up by the placements' own grid poses (random seats on the
+default toy), so at most about 120 MB."""
 STRUCTURES = 2_000
 """Constructions whose prepared statics (contacts, magnet wrenches) a :class:`TrainingAdjudicator`
 keeps: a construction is often seen again with another tile on it."""
@@ -136,9 +138,11 @@ def symmetries(preset: Preset) -> tuple[bool, bool]:
     return end_for_end, mirror
 
 
+@lru_cache(maxsize=4096)
 def _answer_record(collapsed: bool, unsure, contacts, error) -> tuple:
     """``(collapsed, unsure, error, verdict record)`` of a shape's answer (the record's
-    ``wall_time_s`` is each placement's)."""
+    ``wall_time_s`` is each placement's; a few hundred distinct answers, each made once and
+    shared by the shapes that give it: the record is copied, never changed)."""
     if error is not None:
         verdict = Verdict(collapsed=False, reason="error", settled=None, max_shift_mm=None, max_tilt_deg=None, sim_time_s=None,
                           wall_time_s=0.0, moved_tiles=None, thresholds=None, shifted=None, error=error, engine="statics",
