@@ -300,14 +300,25 @@ def run_screen(stressed: Stressed, results: dict | None = None, *, cover: bool =
     standing (implied by convexity, not checked one by one) and the three are in the
     results too. And when the tiles do not stand at rest, :meth:`Stressed.tilts_cannot_save`
     is asked before the tilts of :data:`NEAR_TILTS`: when it shows that none of them stands,
-    they are entered as not standing. The answer of :func:`sure_verdict` is the same either
-    way."""
+    they are entered as not standing; standing at rest, each direction's hair tilt is tried
+    right after its near tilt fails, and the first that fails ends the screen (a tie falls,
+    whatever the other tests). The answer of :func:`sure_verdict` is the same either way."""
     results = {} if results is None else results
     if cover and AT_REST not in results and all(stressed.stands(t) for t in NEAR_COVER):
         results.update({t: True for t in (*NEAR_COVER, AT_REST, *NEAR_TILTS)})
     while todo := tests_needed(results, placed=stressed.placed):
-        if cover and results.get(AT_REST) is False and todo[0] in NEAR_TILTS and stressed.tilts_cannot_save():
+        if cover and todo[0] in NEAR_TILTS and results.get(AT_REST) is False and stressed.tilts_cannot_save():
             results.update({test: False for test in todo})
+            continue
+        if cover and todo[0] in NEAR_TILTS and results.get(AT_REST) is True:
+            for near, hair in zip(NEAR_TILTS, HAIR_TILTS):  # a direction's hair tilt right after its near one
+                if near not in results:
+                    results[near] = stressed.stands(near)
+                if not results[near] and hair not in results and not stressed.stands(hair):
+                    results[hair] = False
+                    return results  # a tie: it falls (sure_verdict), whatever the other tests
+                if not results[near]:
+                    results[hair] = True
             continue
         for test in todo:
             results[test] = stressed.stands(test)
