@@ -59,8 +59,10 @@ _PLAY_OPTIONS = {
     "quinconce": _FLAT_TOWER | {"parallel_only", "second_parallel", "perpendicular"},
 }
 """The options each rule's game reads (``play``'s argument names); any other one given is
-refused, never ignored. A saved record (``--record``) is only redrawn: :data:`_REDRAW`; a
+refused, never ignored. A game not listed reads :data:`_EVERY_GAME`'s. A saved record (``--record``) is only redrawn: :data:`_REDRAW`; a
 saved game (``--resume``) takes only :data:`_RESUME`."""
+_EVERY_GAME = _OUTPUTS | {"players", "seed", "player"}
+"""The options every game reads (the seats, the seed, the JSON record and films)."""
 _REDRAW = {"png", "gif", "mp4"}
 _RESUME = {"json", "hints"}
 _FLAG_OF_OPTION = {"second_parallel": "--no-second-parallel"}
@@ -91,7 +93,7 @@ def _refuse_unread_options(args) -> None:
             raise InputError("command line", "--record", "expected an output to draw it to: --png FILE, --gif FILE.gif or --mp4 FILE.mp4")
         return
     for dest in given:
-        if dest not in _PLAY_OPTIONS[args.rule]:
+        if dest not in _PLAY_OPTIONS.get(args.rule, _EVERY_GAME):
             rules = [r for r, options in _PLAY_OPTIONS.items() if dest in options]
             raise InputError("command line", _flag(dest),
                              f"only with --rule {', '.join(rules[:-1])}{' or ' if len(rules) > 1 else ''}{rules[-1]} "

@@ -5,7 +5,7 @@ The games, by family (each family's players beside its rules):
 - **The tower rules**, Magnetic Domino (:mod:`magdomino.games.tower`): the traditional game,
   Défi magnétique (``defi``) and En quinconce (``quinconce``), one :class:`State`
   (:mod:`~magdomino.games.tower.state`) and a :class:`~magdomino.games.core.Rule` object
-  each (:mod:`~magdomino.games.tower.rules`, registered below with :func:`register_rule`);
+  each (:mod:`~magdomino.games.tower.rules`, registered by their family with :func:`register_rule`);
   the rules' placement grid (:mod:`~magdomino.games.tower.grid`), a tile's legal placements
   on a settled structure, for what-if studies (:mod:`~magdomino.games.tower.candidates`),
   and the greedy and physics-aware players, careful and bold
@@ -38,9 +38,11 @@ The shared core, here:
   ``play_game`` and its siblings play through it.
 - The game families (:mod:`magdomino.games.family`): one object per family (tower, chain,
   20 sur 20) that every face asks for what differs between the games (its rules, record,
-  log lines, saved options, defaults, guards, observation and action ids).
+  log lines, saved options, defaults, guards, observation and action ids); it registers
+  its games (:func:`register_rule`, :func:`~magdomino.games.core.register_game`) and
+  their players, and a seventh game is one entry there (``docs/howto/layers.md``).
 - Players (:mod:`magdomino.games.players`): the generic random player and the registry of
-  every rule's player kinds (registered below).
+  every rule's player kinds (registered by the families).
 
 The OpenSpiel face (:mod:`magdomino.games.openspiel`: every game as a pyspiel game, and the
 ``ismcts`` player) imports the games and is never imported by them; the ``ismcts`` kind is
@@ -49,20 +51,11 @@ pyspiel.
 """
 
 from magdomino.games.actions import DEAL, DRAW, PASS, Action, Deal
-from magdomino.games.chain.echanges import EchangesGame
-from magdomino.games.chain.matador import MatadorGame
-from magdomino.games.chain.players import make_echanges_player as _make_echanges_player
-from magdomino.games.chain.players import make_matador_player as _make_matador_player
-from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, make_game, register_game, register_rule
-from magdomino.games.family import FAMILIES  # noqa: F401 - imported to register the game families
-from magdomino.games.players import register_players
+from magdomino.games.core import CHANCE, RULES, TERMINAL, Game, IllegalActionError, make_game, register_rule
+from magdomino.games.family import FAMILIES  # noqa: F401 - imported to register the game families, their games and players
 from magdomino.games.record import format_record, play_game
 from magdomino.games.session import GameSession
-from magdomino.games.tower.players import make_player as _make_tower_player
-from magdomino.games.tower.rules import Defi, Quinconce, Traditional
 from magdomino.games.tower.state import State
-from magdomino.games.vingt.game import VingtGame
-from magdomino.games.vingt.players import make_player as _make_vingt_player
 from magdomino.physics.adjudicator import (
     Adjudicator,
     ConstructionInfo,
@@ -73,17 +66,6 @@ from magdomino.physics.adjudicator import (
     ScriptedAdjudicator,
     make_adjudicator,
 )
-
-register_rule(Traditional())
-register_rule(Defi())
-register_rule(Quinconce())
-register_game("vingt", VingtGame)
-register_game("matador", MatadorGame)
-register_game("echanges", EchangesGame)
-register_players(_make_tower_player, "traditional", "defi", "quinconce")
-register_players(_make_matador_player, "matador")
-register_players(_make_echanges_player, "echanges")
-register_players(_make_vingt_player, "vingt")
 
 __all__ = [
     "Action",

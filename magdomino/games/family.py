@@ -53,10 +53,18 @@ import numpy as np
 from magdomino.checks import check_seed
 from magdomino.errors import ARGUMENTS, InputError
 from magdomino.games import codec, vingt_codec
-from magdomino.games.core import ABANDONED, FAMILIES, register_family
+from magdomino.games.chain.echanges import EchangesGame
+from magdomino.games.chain.matador import MatadorGame
+from magdomino.games.chain.players import make_echanges_player, make_matador_player
+from magdomino.games.core import ABANDONED, FAMILIES, register_family, register_game, register_rule
 from magdomino.games.core import family_of as family_of
 from magdomino.games.core import judged_rules as judged_rules
 from magdomino.games.picture import board_picture
+from magdomino.games.players import register_players
+from magdomino.games.tower import players as tower_players
+from magdomino.games.tower.rules import Defi, Quinconce, Traditional
+from magdomino.games.vingt import players as vingt_players
+from magdomino.games.vingt.game import VingtGame
 from magdomino.maths.geometry import GridPose
 from magdomino.model.tiles import ALL_TILES, TILE_SETS
 
@@ -117,7 +125,14 @@ class Family:
     end of this module): this module imports the games' records, which import the session."""
 
     name = ""
+    games: dict = {}
+    """Its games by rule name: the class :func:`~magdomino.games.core.make_game` makes (a
+    :class:`~magdomino.games.core.Rule` object for the tower rules, played by the core's
+    :class:`~magdomino.games.core.Game`)."""
+    players: dict = {}
+    """Each rule's ``make_player(kind, seed)`` (:func:`~magdomino.games.players.players_of`)."""
     rules: tuple = ()
+    """Its rules' names, in the order the faces list them."""
     builds = False
     """Its games build a construction in the placement language (an ``md.Construction``)."""
     judged = False
@@ -128,6 +143,15 @@ class Family:
     """``max_placements`` of its games when judged by physics (the runaway guard), else None."""
     max_actions = 1_000_000
     """The session's runaway guard on a game's number of actions (an adjudicator collapsing every time)."""
+
+    def register(self) -> None:
+        """Make its games, players and itself known to the core's registries
+        (:func:`~magdomino.games.core.make_game`, :func:`~magdomino.games.players.players_of`,
+        :func:`~magdomino.games.core.family_of`)."""
+        for rule, game in self.games.items():
+            register_game(rule, game)
+            register_players(self.players[rule], rule)
+        register_family(self)
 
     def default_physics(self, rule: str) -> str:
         """The physics a game of ``rule`` is judged by when none is named, in every face:
@@ -246,13 +270,22 @@ class TowerFamily(Family):
     """Traditional, Défi, En quinconce: the tower rules of :mod:`magdomino.games.tower`."""
 
     name = "tower"
-    rules = ("traditional", "defi", "quinconce")
+    games = {"traditional": Traditional(), "defi": Defi(), "quinconce": Quinconce()}
+    players = dict.fromkeys(games, tower_players.make_player)
+    rules = tuple(games)
     builds = True
     judged = True
     judged_by_default = ("defi", "quinconce")
     """Their collapses are the game; the traditional rule has none."""
     guard = PLACEMENT_GUARD
     max_actions = 200_000
+
+    def register(self) -> None:
+        """As :meth:`Family.register`, its rules played by the core's :class:`~magdomino.games.core.Game`."""
+        for rule, game in self.games.items():
+            register_rule(game)
+            register_players(self.players[rule], rule)
+        register_family(self)
 
     def default_seat(self, game) -> str:
         """``careful`` in a game whose collapses physics judges (random seats rebuild a Défi
@@ -361,7 +394,9 @@ class ChainFamily(Family):
     """Le Matador and Le jeu des échanges (:mod:`magdomino.games.chain`)."""
 
     name = "chain"
-    rules = ("matador", "echanges")
+    games = {"matador": MatadorGame, "echanges": EchangesGame}
+    players = {"matador": make_matador_player, "echanges": make_echanges_player}
+    rules = tuple(games)
 
     def record(self, game, state, kinds, events) -> dict:
         from magdomino.games.chain.record import chain_record
@@ -434,7 +469,9 @@ class VingtFamily(Family):
     """20 sur 20 (:mod:`magdomino.games.vingt`): moves chosen in one-tile sub-steps."""
 
     name = "vingt"
-    rules = ("vingt",)
+    games = {"vingt": VingtGame}
+    players = {"vingt": vingt_players.make_player}
+    rules = tuple(games)
 
     def record(self, game, state, kinds, events) -> dict:
         from magdomino.games.vingt.game import vingt_record
@@ -514,7 +551,7 @@ TOWER = TowerFamily()
 CHAIN = ChainFamily()
 VINGT = VingtFamily()
 for _family in (TOWER, CHAIN, VINGT):
-    register_family(_family)
+    _family.register()
 RULES = tuple(rule for f in FAMILIES.values() for rule in f.rules)
 """Every game a face offers, by family."""
 
