@@ -210,7 +210,6 @@ class Stressed:
             tile = self.preset.tile
             eq = self._equilibria[grip] = Equilibrium(self.P, self.contacts, np.ones(n, bool), grip * float(tile.friction),
                                                       float(self.size[0]), grip * float(tile.table_mu))
-            eq.proof_min_bridges = 1  # many loads on one equilibrium: the proofs' set-up is paid once
         if eq.m == 0:
             return None, None
         down = np.zeros((n, 3))
