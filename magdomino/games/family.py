@@ -550,7 +550,7 @@ class VingtFamily(Family):
 TOWER = TowerFamily()
 CHAIN = ChainFamily()
 VINGT = VingtFamily()
-for _family in (TOWER, CHAIN, VINGT):
+for _family in (TOWER, VINGT, CHAIN):  # the order the faces list the games in
     _family.register()
 RULES = tuple(rule for f in FAMILIES.values() for rule in f.rules)
 """Every game a face offers, by family."""
