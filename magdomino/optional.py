@@ -17,11 +17,17 @@ from types import ModuleType
 from magdomino.errors import ARGUMENTS, InputError
 
 EXTRAS = {
+    "chex": "train",
     "distributed": "cluster",
+    "etils": "train",
+    "flax": "train",
     "gymnasium": "pettingzoo",
     "imageio": "video",
     "imageio_ffmpeg": "video",
+    "jax": "train",
     "nicegui": "lab",
+    "optax": "train",
+    "orbax": "train",
     "pandas": "test",
     "pettingzoo": "pettingzoo",
     "plotly": "view",
