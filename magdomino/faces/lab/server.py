@@ -141,21 +141,35 @@ def serve(*, host: str, port: int, preset, out_dir: Path, open_browser: bool = F
 
     app.on_exception(lambda exc: log.error("lab: %s: %s", type(exc).__name__, exc))
     app.on_startup(_quiet_loop)
-    threading.Thread(target=warm_up, args=(preset,), name="lab-warm-up", daemon=True).start()
+    stop = threading.Event()
+    warming = threading.Thread(target=warm_up, args=(preset, stop), name="lab-warm-up", daemon=True)
+    warming.start()
+
+    def let_warm_up_end() -> None:  # a thread still inside PyBullet when the interpreter exits aborts it
+        stop.set()
+        warming.join(timeout=60)
+
+    app.on_shutdown(let_warm_up_end)
     ui.run(host=host, port=port, reload=False, show=open_browser, title="magdomino lab", show_welcome_message=False,
            uvicorn_logging_level="warning", reconnect_timeout=10.0, favicon="🁣")
 
 
 
-def warm_up(preset) -> None:
+def warm_up(preset, stop: threading.Event | None = None) -> None:
     """Load what the first actions need (the physics, the statics' compiled kernels, the
-    hybrid) while the server starts, so that the first tab's first clicks answer at once."""
+    hybrid) while the server starts, so that the first tab's first clicks answer at once;
+    ``stop`` set: end after the step under way (the server is stopping)."""
+    stop = stop or threading.Event()
     try:
         t = LabTower(preset)
         t.first((6, 6))
         ghosts = t.ghosts((3, 6))
+        if stop.is_set():
+            return
         t.keep(ghosts[-1], t.motion(ghosts[-1]))
         on = [g for g in t.ghosts((3, 3)) if " on #" in g.text]
+        if stop.is_set():
+            return
         for _ in t.odds_rounds(on[0], rounds=(2,)):
             pass
     except Exception:  # a warm-up only: the first action then pays, and says what is wrong
