@@ -146,3 +146,15 @@ TINY_STEPS = 2000
 positions of the test fell 23 times in 150, the untrained network's 52)."""
 TINY_OPTIONS = {"epsilon_decay_duration": 700, "min_buffer_size_to_learn": 300}
 """A short run explores for fewer steps and learns sooner."""
+
+
+def test_the_ladders_elo_is_the_closed_form_of_two_seats():
+    # two seats: the fit's gap is 400 log10 of the wins ratio, a drawn game added per pair
+    spec = importlib.util.spec_from_file_location("ladder", ROOT / "scripts" / "ladder.py")
+    ladder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ladder)
+    pairs = [{"pair": ["random", "careful"], "natural": 10, "wins": [2.0, 8.0]}]
+    ratings = ladder.elo(("random", "careful"), pairs)
+    assert ratings["random"] == 0 and abs(ratings["careful"] - 400 * np.log10(8.5 / 2.5)) <= 1
+    rows = {r["seat"]: r for r in ladder.seat_table(("random", "careful"), pairs)}
+    assert rows["careful"]["win_share"] == 0.8 and rows["careful"]["ci"][0] < 0.8 < rows["careful"]["ci"][1]
