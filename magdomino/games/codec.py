@@ -60,7 +60,7 @@ TOWER_ACTIONS = TOWER_PASS + 1
 """Size of the tower rules' action space (18,846)."""
 
 
-def _namings(pose: GridPose, tile, ppose: GridPose, ppips, relation: int):
+def namings(pose: GridPose, tile, ppose: GridPose, ppips, relation: int):
     """Each way ``(own half, anchor's grid half, direction)`` the tile at ``pose`` meets the
     anchor at ``ppose`` with matching pips: own half first, then the anchor's half."""
     mine = pose.squares()
@@ -103,7 +103,7 @@ def _text_half_swapped(placed, anchor: Action) -> bool:
         return False
     below = placed[anchor.parent]
     rel = _relation(anchor.level, below.level)
-    own = next(_namings(_pose(anchor), anchor.tile, _pose(below), below.tile, rel))[0]
+    own = next(namings(_pose(anchor), anchor.tile, _pose(below), below.tile, rel))[0]
     return own == 1
 
 
@@ -113,7 +113,7 @@ def tower_fields(placed, action: Action) -> tuple[int, int, int, int, int]:
     indices as in the module docstring."""
     anchor = placed[action.parent]
     rel = _relation(action.level, anchor.level)
-    _, half, direction = next(_namings(_pose(action), action.tile, _pose(anchor), anchor.tile, rel))
+    _, half, direction = next(namings(_pose(action), action.tile, _pose(anchor), anchor.tile, rel))
     if _text_half_swapped(placed, anchor):
         half = 1 - half
         direction = _ACROSS.get(direction, direction)

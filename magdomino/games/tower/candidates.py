@@ -63,11 +63,11 @@ import numpy as np
 
 from magdomino.checks import check_choice
 from magdomino.errors import InputError
+from magdomino.games.codec import namings
 from magdomino.games.tower.grid import Grid
 from magdomino.maths.geometry import (
     DIR_NAMES,
     DIRS,
-    OPPOSITE,
     SLIDE_START_MM,  # how far away a slid candidate starts
     GridPose,
     compose_pose,
@@ -448,30 +448,14 @@ def matching_half(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> int:
     return _match(pose, t, ppose, ppips, kind)[0]
 
 
+DIRECTION_WORDS = ("outward", "back", "across, left", "across, right")
+"""The codec's directions (:data:`magdomino.games.codec.DIRECTIONS`) as a placement's text writes them."""
+
+
 def _match(pose: GridPose, t, ppose: GridPose, ppips, kind: str) -> tuple[int, int, int, str]:
-    """(own half, parent's half, pips matched, direction of the other half) of a placement."""
-    mine = pose.squares()
-    theirs = ppose.squares()
-    axis = DIRS[ppose.d]
-    for h in (0, 1):
-        for k in (0, 1):
-            if t[h] != ppips[k]:
-                continue
-            m, s = mine[h], theirs[k]
-            out = axis if k == 1 else DIRS[OPPOSITE[ppose.d]]  # away from the parent's other half
-            if kind == "end to end":
-                if m[2] == s[2] and (m[0] - s[0], m[1] - s[1]) == out:
-                    return h, k, ppips[k], "in line, outward"
-                continue
-            if (m[0], m[1]) != (s[0], s[1]):
-                continue
-            o = mine[1 - h]
-            v = (o[0] - m[0], o[1] - m[1])
-            if v == out:
-                direction = "outward"
-            elif v == (-out[0], -out[1]):
-                direction = "back"
-            else:
-                direction = "across, left" if axis[0] * v[1] - axis[1] * v[0] > 0 else "across, right"
-            return h, k, ppips[k], direction
+    """(own half, parent's half, pips matched, direction of the other half) of a placement: the
+    first of the codec's namings (:func:`magdomino.games.codec.namings`), in the language's words."""
+    end_to_end = kind == "end to end"
+    for h, k, direction in namings(pose, t, ppose, ppips, 2 if end_to_end else 0):
+        return h, k, ppips[k], "in line, outward" if end_to_end else DIRECTION_WORDS[direction]
     raise AssertionError(f"candidate {pose} of {t} does not meet its parent {ppose}")  # the Grid said it does
