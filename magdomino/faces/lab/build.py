@@ -19,6 +19,8 @@ import logging
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from magdomino.errors import InputError
 from magdomino.faces.lab.scene3d import GhostView, new_scene, play_frames
 from magdomino.faces.lab.tower import RULES, LabTower
@@ -203,8 +205,6 @@ class BuildLab:
         self.palette_state()
 
     def _framed_with_ghosts(self):
-        import numpy as np
-
         tower = self.tower.poses[0] * 1000 if len(self.tower) else np.zeros((0, 3))
         spots = np.array([g.pos_mm for g in self.ghosts]).reshape(-1, 3)
         return np.vstack([tower, spots])
