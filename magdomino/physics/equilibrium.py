@@ -3,14 +3,12 @@
 :class:`Equilibrium` assembles ``A α + w = 0`` (contact-vertex friction pyramids, in tile
 weights) and answers whether it is feasible (:meth:`Equilibrium.stands`, by parts) or the
 optimum of one extra load factor (:meth:`Equilibrium.solve`, on one warm-started HiGHS
-model). :func:`fill_margins` computes a verdict's tilt margin and load factor from those
-parametric problems. The model and its limits are described in
-:mod:`magdomino.physics.statics`, the API that uses this module.
+model: the parametric problems of :mod:`magdomino.physics.margins`). The model and its
+limits are described in :mod:`magdomino.physics.statics`, the API that uses this module.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 
 import numpy as np
@@ -20,10 +18,6 @@ from magdomino.physics.connections import quiet_c_output
 from magdomino.physics.contact_polygons import cone_proofs, proved_in_cones
 
 FRICTION_DIRECTIONS = 8
-TILT_DIRECTIONS = 8
-LATERAL_CAP = 10.0
-"""Largest lateral load factor searched (a tilt of 84°)."""
-LOAD_CAP = 100.0
 CONE_RESIDUAL = 1e-7
 """A wrench is in a contact's cone (:meth:`Equilibrium.stands`) when the non-negative
 least-squares residual is below this, relative to the wrench (HiGHS's own feasibility
@@ -121,7 +115,12 @@ class Equilibrium:
         self._positions = np.asarray(positions, float)
         self._vertices = (pts, nrm, mu_v.reshape(-1))  # for the bridges' direct proofs (_topology)
         self._contacts = [(c.a, c.b) for c in contacts]
+        movable_body = lambda body: (body >= 0) & (self.rows[np.maximum(body, 0)] >= 0)  # noqa: E731
+        self._vertex_nodes = {sign: np.where(movable_body(body), self.rows[np.maximum(body, 0)] // 6, -1)
+                              for body, sign in ((body_b, 1.0), (body_a, -1.0))}  # each vertex's tile (row block), -1: ground
         self._starts = K * np.concatenate([[0], np.cumsum([len(c.points) for c in contacts], dtype=int)]) if contacts else np.zeros(1, int)
+        # A frictionless vertex's K pyramid edges are one column K times: the parts' fits take it once
+        self._distinct = (np.repeat(vertical, K) | (np.arange(V * K) % K == 0)) if V else np.zeros(0, bool)
 
     @property
     def A(self):
@@ -252,7 +251,7 @@ class Equilibrium:
         cones = []
         for c, _, _, on_b in bridges:
             gens = self._on[1.0 if on_b else -1.0][self._starts[c] // FRICTION_DIRECTIONS : self._starts[c + 1] // FRICTION_DIRECTIONS]
-            cones.append(np.ascontiguousarray(gens.reshape(-1, 6).T))
+            cones.append(np.ascontiguousarray(gens.reshape(-1, 6)[self._distinct[self._starts[c] : self._starts[c + 1]]].T))
         # Groups: the tiles joined by non-bridge contacts (union-find; not through the ground).
         root = list(range(nodes + 1))
 
@@ -270,13 +269,13 @@ class Equilibrium:
         for e in joined:
             u, v, _ = edges[e]
             members.setdefault(find(v if u == ground else u), []).append(e)
-        groups = []  # (tiles, rows, dense A of its columns)
-        A = self.A if members else None
+        groups = []  # (tiles, rows, A of its columns: dense for the fit, sparse for the LP)
         for group_edges in members.values():
             tiles = np.array(sorted({x for e in group_edges for x in edges[e][:2] if x != ground}), int)
             cols = np.concatenate([np.arange(self._starts[edges[e][2]], self._starts[edges[e][2] + 1]) for e in group_edges])
+            cols = cols[self._distinct[cols]]
             rows = (6 * tiles[:, None] + np.arange(6)).ravel()
-            groups.append((tiles, rows, A[rows][:, cols].toarray() if len(cols) <= NNLS_MAX_COLUMNS else A[rows][:, cols]))
+            groups.append((tiles, rows, self._group_matrix(tiles, cols) if len(cols) <= NNLS_MAX_COLUMNS else self.A[rows][:, cols]))
         in_part = np.zeros(nodes, bool)
         in_part[order[1:]] = True
         for tiles, _, _ in groups:
@@ -284,10 +283,28 @@ class Equilibrium:
         lonely = np.flatnonzero(~in_part)  # not reached and touching nothing: only a zero load balances
         child = np.array([b[1] for b in bridges], int)
         other = np.array([b[2] for b in bridges], int)
+        carries = np.zeros((len(child), nodes))  # row k: 1 for each tile bridge k's subtree holds
+        if len(child):
+            at = np.searchsorted(subtree[0], child), np.searchsorted(subtree[0], child, "right")
+            for k, (lo, hi) in enumerate(zip(*at)):
+                carries[k, subtree[1][lo:hi]] = 1.0
+        self._carries = carries
         self._topo = (subtree, child, other, cones, groups, lonely)
         self._bridges = bridges
         self._proofs = None  # made when a batch asks (_by_parts)
         return self._topo
+
+    def _group_matrix(self, tiles: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The rows of ``tiles`` (6 each, in their order) and columns ``cols`` of :attr:`A`, dense."""
+        at = np.full(self.m + 1, -1)  # a tile's place in the group; -1 (the ground's too) for the others
+        at[tiles] = np.arange(len(tiles))
+        out = np.zeros((6 * len(tiles), len(cols)))
+        vertex, edge = np.divmod(cols, FRICTION_DIRECTIONS)
+        for sign, nodes in self._vertex_nodes.items():
+            place = at[nodes[vertex]]
+            use = np.flatnonzero(place >= 0)
+            out[(6 * place[use])[:, None] + np.arange(6), use[:, None]] = self._on[sign][vertex[use], edge[use]]
+        return out
 
     def _loads(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Under the loads ``block`` (m, 6), linear in it: the bridges' wrenches (nb, 6: the subtree
@@ -295,17 +312,16 @@ class Equilibrium:
         subtree, child, other, _, groups, _ = self._topology()
         if not len(child):
             return np.zeros((0, 6)), block
-        (carrier, carried), nodes, length, centres = subtree, self.m, self.length, self._positions[self.rows >= 0]
-        torque = block[:, 3:] * length + cross3(centres, block[:, :3])
-        F, T = (np.column_stack([np.bincount(carrier, x[carried, i], minlength=nodes) for i in range(3)]) for x in (block, torque))
-        Fc = F[child]
-        W = np.hstack([Fc, (T[child] - cross3(centres[child], Fc)) / length])
+        nodes, length, centres = self.m, self.length, self._positions[self.rows >= 0]
+        FT = self._carries @ np.hstack([block[:, :3], block[:, 3:] * length + cross3(centres, block[:, :3])])  # about the origin
+        Fc, Tc = FT[:, :3], FT[:, 3:]
+        W = np.hstack([Fc, (Tc - cross3(centres[child], Fc)) / length])
         if not groups:
             return W, block
         rhs = block.copy()
         np.subtract.at(rhs, child, W)
         keep, at = other != nodes, np.vstack([centres, np.zeros(3)])  # the ground (node m) has no equation
-        np.add.at(rhs, other[keep], np.hstack([Fc, (T[child] - cross3(at[other], Fc)) / length])[keep])
+        np.add.at(rhs, other[keep], np.hstack([Fc, (Tc - cross3(at[other], Fc)) / length])[keep])
         return W, rhs
 
     def fails_whatever(self, w: np.ndarray, changes) -> bool:
@@ -523,78 +539,3 @@ def _feasible(A, w) -> bool:
     _pass_equality_lp(h, csc_matrix(A), -np.asarray(w, float))  # sparse or dense ``A``
     h.run()
     return h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-
-
-def _lateral_factor(eq, w_grav, w_mag, direction, n, cos_scale, stands):
-    """Largest (standing) or smallest (not standing) lateral load factor along ``direction``
-    with the vertical gravity scaled by ``cos_scale``; None when none in [0, LATERAL_CAP]."""
-    lat = np.zeros((n, 3))
-    lat[:, :2] = direction
-    e = eq.load(lat, np.zeros((n, 3)))
-    ok, lam = eq.solve(cos_scale * w_grav + w_mag, extra=e, objective=-1.0 if stands else 1.0, bounds=(0.0, LATERAL_CAP))
-    return lam if ok else None
-
-
-def _true_tilt(eq, w_grav, w_mag, direction, n, lam, stands) -> float:
-    """The tilt (rad) along ``direction`` at which the structure starts (or stops) standing,
-    gravity keeping its magnitude: the circle ``(cos θ, sin θ)`` meets the LP's parametric
-    boundary ``s = λ(c)`` (lateral factor ``λ`` at vertical gravity scaled by ``c``). ``λ(c)``
-    is piecewise linear in ``c`` (one optimal basis per piece): a secant through two points
-    of the same piece meets the circle exactly, so this converges in one or two steps."""
-    c0, s0 = 1.0, lam
-    theta = math.atan(lam)
-    c1 = math.cos(theta)
-    s1 = _lateral_factor(eq, w_grav, w_mag, direction, n, c1, stands)
-    for _ in range(8):
-        if s1 is None or abs(c1 - c0) < 1e-12:
-            break
-        slope = (s1 - s0) / (c1 - c0)
-        offset = s1 - slope * c1
-        theta = math.atan(slope) + math.asin(max(-1.0, min(1.0, offset / math.hypot(1.0, slope))))
-        c2 = math.cos(theta)
-        s2 = _lateral_factor(eq, w_grav, w_mag, direction, n, c2, stands)
-        if s2 is None or abs(s2 - math.sin(theta)) < 1e-9:
-            break
-        c0, s0, c1, s1 = c1, s1, c2, s2
-    return theta
-
-
-def fill_margins(verdict, eq, w_grav, w_mag, n, placed, movable):
-    """Fill the tilt margin (and load factor) of ``verdict``: see the module docstring."""
-    stands = verdict.stands
-    found = []
-    for k in range(TILT_DIRECTIONS):
-        phi = 2 * math.pi * k / TILT_DIRECTIONS
-        d = np.array([math.cos(phi), math.sin(phi)])
-        lam = _lateral_factor(eq, w_grav, w_mag, d, n, 1.0, stands)
-        if lam is not None:
-            found.append((math.atan(lam), phi, d, lam))
-    if not found:  # no tilt saves it (or, standing, the solver failed on every direction: no margin)
-        verdict.margin = 0.0 if stands else -math.degrees(math.atan(LATERAL_CAP))
-    else:
-        found.sort(key=lambda f: f[0])
-        theta, phi = found[0][0], found[0][1]
-        if verdict.magnets:
-            # Magnets do not scale with gravity: the true tilt of the pseudo-static worst
-            # direction (there gravity grows with the lateral load), then of every other
-            # direction that does not survive (stands) or is not saved (falls) at that tilt.
-            theta = _true_tilt(eq, w_grav, w_mag, found[0][2], n, found[0][3], stands)
-            for _, phi_k, d, lam in found[1:]:
-                lat = np.zeros((n, 3))
-                lat[:, :2] = d * math.sin(theta)
-                ok = eq.stands(math.cos(theta) * w_grav + w_mag + eq.load(lat, np.zeros((n, 3))))
-                if ok != stands:
-                    theta_k = _true_tilt(eq, w_grav, w_mag, d, n, lam, stands)
-                    if theta_k < theta:
-                        theta, phi = theta_k, phi_k
-        verdict.margin = math.degrees(theta) if stands else -math.degrees(theta)
-        verdict.tilt_direction_deg = math.degrees(phi)
-    if placed is not None and movable[placed]:
-        if not stands:
-            verdict.load_factor = 0.0
-        else:
-            e = np.zeros((n, 3))
-            e[placed, 2] = -1.0
-            g = eq.load(e, np.zeros((n, 3)))
-            ok, lam = eq.solve(w_grav - g + w_mag, extra=g, objective=-1.0, bounds=(0.0, LOAD_CAP))
-            verdict.load_factor = lam if ok else 0.0

@@ -131,12 +131,9 @@ from magdomino.physics.contact_polygons import (  # noqa: F401  (re-exported: th
 from magdomino.physics.equilibrium import (  # noqa: F401  (re-exported: the statics API)
     CONE_RESIDUAL,
     FRICTION_DIRECTIONS,
-    LATERAL_CAP,
-    LOAD_CAP,
-    TILT_DIRECTIONS,
     Equilibrium,
-    fill_margins,
 )
+from magdomino.physics.margins import LATERAL_CAP, LOAD_CAP, TILT_DIRECTIONS, fill_margins  # noqa: F401  (re-exported)
 from magdomino.physics.verdict import Verdict
 
 

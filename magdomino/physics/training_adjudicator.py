@@ -23,7 +23,10 @@ spends its time there. :class:`TrainingAdjudicator` never calls PyBullet:
   lower end, shifted to the grid's origin, the least of these) and judges every shape in
   that canonical pose, so an answer is one function of the shape, whichever placement
   asked first. A construction's canonical pose is the same whatever tile comes on it, so
-  its prepared statics (contacts, magnet wrenches) is kept too.
+  its prepared statics (contacts, magnet wrenches) is kept too;
+- **pair tables**: every contact and magnet wrench between two tiles comes from the grid's
+  tables of tile pairs (:class:`~magdomino.physics.grid_pairs.GridPairs`), each pair computed
+  once, where the magnets add up pair by pair (not free magnets).
 
 Its agreement with PyBullet's verdict (no noise, the what-if dropped on the settled
 structure) is measured by ``scripts/bench --only agents`` on held-out toy game positions
@@ -42,6 +45,7 @@ from magdomino.maths.geometry import DIRS, OPPOSITE, GridPose, physical_pose
 from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.presets import DEFAULT_PRESET, Preset
 from magdomino.physics.adjudicator import Outcome, PlacementView
+from magdomino.physics.grid_pairs import GridPairs
 from magdomino.physics.statics import Structure
 from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 from magdomino.physics.statics_screen import AT_REST, Stressed, StressTest, run_screen, sure_verdict
@@ -179,7 +183,11 @@ class TrainingAdjudicator(StaticsAdjudicator):
         self.remembered = 0
         self._answers: dict = {}  # canonical shape -> _answer_record
         self._seen: dict = {}  # the grid poses as a placement gave them -> the same records
-        self._structures: dict = {}  # canonical construction -> its Structure (_structure)
+        self._structures: dict = {}  # canonical construction -> what its placements share (_structure)
+        try:
+            self._pairs = GridPairs(self.preset, self.magnets)
+        except ValueError:  # free magnets: the structures are made whole
+            self._pairs = None
 
     def place(self, view: PlacementView, action) -> Outcome:
         """The outcome of ``view``'s placement: ``collapsed`` when the statics says it falls,
@@ -217,27 +225,46 @@ class TrainingAdjudicator(StaticsAdjudicator):
                 del memory[next(iter(memory))]
             memory[key] = answer
 
-    def _structure(self, construction: tuple) -> Structure:
-        """The :class:`~magdomino.physics.statics.Structure` of a canonical construction (a
-        shape key's first item: the same for every placement on that construction, so its
-        contacts and magnet wrenches are found once for the last :data:`STRUCTURES` of them)."""
+    def _structure(self, construction: tuple):
+        """What every placement on a canonical construction (a shape key's first item) shares,
+        made once for the last :data:`STRUCTURES` of them: a
+        :class:`~magdomino.physics.statics.Structure`, or, where the magnets add up pair by pair,
+        ``(poses, contacts, magnet wrenches (n, 6))`` from the grid's pair tables
+        (:class:`~magdomino.physics.grid_pairs.GridPairs`)."""
         made = self._structures.get(construction)
         if made is None:
-            poses = [physical_pose(GridPose(*g), self.tile_size) for g in construction]
-            P = np.array([c for c, _ in poses], float).reshape(-1, 3)
-            Q = np.array([yaw_quaternion(y) for _, y in poses], float).reshape(-1, 4)
-            made = Structure(self.preset, P, Q, magnets=self.magnets)
+            if self._pairs is None:
+                poses = [physical_pose(GridPose(*g), self.tile_size) for g in construction]
+                P = np.array([c for c, _ in poses], float).reshape(-1, 3)
+                Q = np.array([yaw_quaternion(y) for _, y in poses], float).reshape(-1, 4)
+                made = Structure(self.preset, P, Q, magnets=self.magnets)
+            else:
+                made = (self._pairs.poses(construction), self._pairs.contacts(construction), self._pairs.wrenches(construction))
             if len(self._structures) >= STRUCTURES:
                 del self._structures[next(iter(self._structures))]
             self._structures[construction] = made
         return made
 
+    def _stressed(self, construction: tuple, tile: tuple) -> Stressed:
+        """The construction plus the placed tile, as the screen weighs them."""
+        made = self._structure(construction)
+        if self._pairs is None:
+            centre, yaw = physical_pose(GridPose(*tile), self.tile_size)
+            return Stressed.on(made, centre, yaw_quaternion(yaw))
+        (P, Q), contacts, wrenches = made
+        grids = (*construction, tile)
+        n = len(construction)
+        Pt, Qt = self._pairs.poses((tile,))
+        rest = np.vstack([wrenches, np.zeros((1, 6))])
+        full = rest + self._pairs.wrenches(grids, tile=n)
+        return Stressed(self.preset, np.vstack([P, Pt]), np.vstack([Q, Qt]), placed=True, magnets=self._pairs.use_magnets,
+                        contacts=contacts + self._pairs.contacts(grids, tile=n), wrenches=(full, rest))
+
     def _judge_shape(self, key: tuple) -> tuple:
         """``(collapsed, unsure, contacts, error)`` of a shape judged in its canonical pose."""
         construction, tile = key
-        centre, yaw = physical_pose(GridPose(*tile), self.tile_size)
         try:
-            stressed = Stressed.on(self._structure(construction), centre, yaw_quaternion(yaw))
+            stressed = self._stressed(construction, tile)
             results = run_screen(stressed, cover=True)
             answer = sure_verdict(results)
             if answer != "unsure":

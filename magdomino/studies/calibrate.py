@@ -63,7 +63,8 @@ from magdomino.maths.poses import yaw_quaternion
 from magdomino.model.measurements import Measurements, Reading
 from magdomino.model.presets import LIMITS, Preset
 from magdomino.physics.contact_polygons import find_contacts
-from magdomino.physics.equilibrium import LOAD_CAP, Equilibrium
+from magdomino.physics.equilibrium import Equilibrium
+from magdomino.physics.margins import LOAD_CAP
 from magdomino.physics.statics import judge, magnet_wrenches
 
 DRAWS = 400

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from magdomino.errors import InputError
-from magdomino.physics import equilibrium
+from magdomino.physics import margins
 from magdomino.physics.contact_polygons import Contact, clip_convex, flat_footprints
 
 SIZE = (0.048, 0.024, 0.008)
@@ -25,12 +25,12 @@ def _boundary(monkeypatch, lateral_factor):
         calls.append(cos_scale)
         return lateral_factor(cos_scale)
 
-    monkeypatch.setattr(equilibrium, "_lateral_factor", fake)
+    monkeypatch.setattr(margins, "_lateral_factor", fake)
     return calls
 
 
 def _true_tilt(lam):
-    return equilibrium._true_tilt(None, None, None, np.array([1.0, 0.0]), 1, lam, True)
+    return margins._true_tilt(None, None, None, np.array([1.0, 0.0]), 1, lam, True)
 
 
 def test_the_true_tilt_where_magnets_add_a_fixed_lateral_hold(monkeypatch):
@@ -103,10 +103,10 @@ def test_the_margin_is_the_smallest_true_tilt_of_the_directions_that_fail_at_the
     def heading(d):
         return round(math.degrees(math.atan2(d[1], d[0]))) % 360
 
-    monkeypatch.setattr(equilibrium, "_lateral_factor", lambda eq, g, m, d, n, c, stands: 0.30 if heading(d) == 0 else 0.6)
-    monkeypatch.setattr(equilibrium, "_true_tilt", lambda eq, g, m, d, n, lam, stands: {0: 0.29, 90: 0.20}.get(heading(d), 0.9))
+    monkeypatch.setattr(margins, "_lateral_factor", lambda eq, g, m, d, n, c, stands: 0.30 if heading(d) == 0 else 0.6)
+    monkeypatch.setattr(margins, "_true_tilt", lambda eq, g, m, d, n, lam, stands: {0: 0.29, 90: 0.20}.get(heading(d), 0.9))
     verdict = _Verdict()
-    equilibrium.fill_margins(verdict, _Directional(capacity), np.zeros(2), np.zeros(2), 1, None, [True])
+    margins.fill_margins(verdict, _Directional(capacity), np.zeros(2), np.zeros(2), 1, None, [True])
     assert verdict.margin == pytest.approx(math.degrees(0.20)) and verdict.tilt_direction_deg == pytest.approx(90.0)
 
 
