@@ -89,23 +89,12 @@ class Equilibrium:
             mu = np.where(body_a < 0, table_mu, mu)  # a = -1: the table
         mu_v = np.where(vertical, mu, 0.0)[:, None, None]
         gens = nrm[:, None, :] + mu_v * (np.cos(angles)[None, :, None] * t1[:, None, :] + np.sin(angles)[None, :, None] * t2[:, None, :])
-        cols = np.arange(V * K).reshape(V, K)
-        ri, ci, vals = [], [], []
         self._on = {}  # 1: the generators' wrenches on body b, -1: on body a, (V, K, 6)
         for body, sign in ((body_b, 1.0), (body_a, -1.0)):
-            r0 = np.where(body >= 0, self.rows[np.maximum(body, 0)], -1)
-            use = r0 >= 0
             lever = pts - np.asarray(positions)[np.maximum(body, 0)]
             g = gens * sign  # (V, K, 3)
             self._on[sign] = np.concatenate([g, cross3(lever[:, None, :], g) / length], axis=2)
-            if not np.any(use):
-                continue
-            w = self._on[sign][use]  # (u, K, 6)
-            ri.append(np.broadcast_to(r0[use][:, None, None] + np.arange(6), w.shape).ravel())
-            ci.append(np.broadcast_to(cols[use][:, :, None], w.shape).ravel())
-            vals.append(w.ravel())
         self.k = V * K
-        self._sparse = (ri, ci, vals)
         self._A = None
         self._parametric = None  # the HiGHS model of solve(extra=...), made at its first use
         self._topo = None  # the contact graph's parts (stands), made at its first use
@@ -129,7 +118,15 @@ class Equilibrium:
         if self._A is None:
             from scipy.sparse import csc_matrix  # noqa: PLC0415 - scipy: ~0.1 s to import, the LP only
 
-            ri, ci, vals = self._sparse
+            ri, ci, vals = [], [], []
+            cols = np.arange(self.k).reshape(-1, FRICTION_DIRECTIONS)
+            for sign, nodes in self._vertex_nodes.items():
+                use = nodes >= 0
+                w = self._on[sign][use]  # (u, K, 6)
+                if len(w):
+                    ri.append(np.broadcast_to(6 * nodes[use][:, None, None] + np.arange(6), w.shape).ravel())
+                    ci.append(np.broadcast_to(cols[use][:, :, None], w.shape).ravel())
+                    vals.append(w.ravel())
             if ri:
                 self._A = csc_matrix((np.concatenate(vals), (np.concatenate(ri), np.concatenate(ci))), shape=(6 * self.m, self.k))
             else:
@@ -269,13 +266,17 @@ class Equilibrium:
         for e in joined:
             u, v, _ = edges[e]
             members.setdefault(find(v if u == ground else u), []).append(e)
-        groups = []  # (tiles, rows, A of its columns: dense for the fit, sparse for the LP)
+        groups = []  # (tiles, the inner pyramids' dense A or None, A of its columns: dense for the fit, sparse for the LP)
         for group_edges in members.values():
             tiles = np.array(sorted({x for e in group_edges for x in edges[e][:2] if x != ground}), int)
             cols = np.concatenate([np.arange(self._starts[edges[e][2]], self._starts[edges[e][2] + 1]) for e in group_edges])
             cols = cols[self._distinct[cols]]
-            rows = (6 * tiles[:, None] + np.arange(6)).ravel()
-            groups.append((tiles, rows, self._group_matrix(tiles, cols) if len(cols) <= NNLS_MAX_COLUMNS else self.A[rows][:, cols]))
+            if len(cols) <= NNLS_MAX_COLUMNS:
+                A_group = self._group_matrix(tiles, cols)
+                groups.append((tiles, np.ascontiguousarray(A_group[:, cols % 2 == 0]), A_group))  # every other pyramid edge
+            else:
+                rows = (6 * tiles[:, None] + np.arange(6)).ravel()
+                groups.append((tiles, None, self.A[rows][:, cols]))
         in_part = np.zeros(nodes, bool)
         in_part[order[1:]] = True
         for tiles, _, _ in groups:
@@ -289,6 +290,10 @@ class Equilibrium:
             for k, (lo, hi) in enumerate(zip(*at)):
                 carries[k, subtree[1][lo:hi]] = 1.0
         self._carries = carries
+        onto = np.zeros((nodes, len(child)))  # (tile, bridge): 1 where the bridge rests on the tile
+        resting = np.flatnonzero(other != nodes)
+        onto[other[resting], resting] = 1.0
+        self._onto_other = (onto, np.vstack([self._positions[self.rows >= 0], np.zeros(3)])[other])
         self._topo = (subtree, child, other, cones, groups, lonely)
         self._bridges = bridges
         self._proofs = None  # made when a batch asks (_by_parts)
@@ -312,16 +317,16 @@ class Equilibrium:
         subtree, child, other, _, groups, _ = self._topology()
         if not len(child):
             return np.zeros((0, 6)), block
-        nodes, length, centres = self.m, self.length, self._positions[self.rows >= 0]
+        length, centres = self.length, self._positions[self.rows >= 0]
         FT = self._carries @ np.hstack([block[:, :3], block[:, 3:] * length + cross3(centres, block[:, :3])])  # about the origin
         Fc, Tc = FT[:, :3], FT[:, 3:]
         W = np.hstack([Fc, (Tc - cross3(centres[child], Fc)) / length])
         if not groups:
             return W, block
         rhs = block.copy()
-        np.subtract.at(rhs, child, W)
-        keep, at = other != nodes, np.vstack([centres, np.zeros(3)])  # the ground (node m) has no equation
-        np.add.at(rhs, other[keep], np.hstack([Fc, (Tc - cross3(at[other], Fc)) / length])[keep])
+        rhs[child] -= W  # each tile is the carried tile of one bridge at most
+        into, at = self._onto_other  # the tile each bridge rests on (none: the ground, which has no equation)
+        rhs += into @ np.hstack([Fc, (Tc - cross3(at, Fc)) / length])
         return W, rhs
 
     def fails_whatever(self, w: np.ndarray, changes) -> bool:
@@ -330,7 +335,7 @@ class Equilibrium:
         separates the part's load ``b`` from its cone (``r · y >= 0`` on it, ``r · b = -|r|²``), so a
         changed ``b'`` lies ``-r · b' / |r|`` or more from it. False says nothing."""
         _, child, _, cones, groups, _ = self._topology()
-        dense = [(t, A) for t, _, A in groups if isinstance(A, np.ndarray)]
+        dense = [(t, A) for t, inner, A in groups if inner is not None]
         aims = [[-W[k] for k in range(len(child))] + [-rhs[t].ravel() for t, _ in dense]  # each part's b, linear in the load
                 for W, rhs in (self._loads(np.asarray(x, float).reshape(self.m, 6)) for x in (w, *changes))]
         for p, M in enumerate([*cones, *(A for _, A in dense)]):  # the fit solves M x ≈ b, x >= 0
@@ -390,20 +395,24 @@ class Equilibrium:
                             return ok
                         if labels is not None:
                             check[labels == labels[child[k]]] = False
-        for tiles, _rows, A_group in groups:
+        for tiles, inner, A_group in groups:
             if check is not None and not check[tiles].any():
                 continue
             w_group = rhs[tiles].ravel()
-            if not isinstance(A_group, np.ndarray):  # a large group: the LP is quicker than the fit
+            if inner is None:  # a large group: the LP is quicker than the fit
                 good = _feasible(A_group, w_group)
             else:
                 # Non-negative least squares first (a third of the LP's time on these small
                 # groups): a zero residual is a solution, a large one at the least-squares
                 # optimum proves there is none; a residual in between (never seen: feasible ones
                 # give ~1e-16, infeasible ones > 1e-3 relative), or a fit that is not the
-                # optimum (:func:`_nnls_fit`), goes to the LP.
+                # optimum (:func:`_nnls_fit`), goes to the LP. Before it, the fit on every other
+                # edge of each friction pyramid (a pyramid inside it, half the columns, a
+                # quarter of the time): a solution there is one of the whole (most groups stand).
                 scale = 1.0 + np.abs(w_group).max()
-                residual, optimal = _nnls_fit(A_group, -w_group, maxiter=50 * A_group.shape[1], feasible_below=CONE_RESIDUAL * scale)
+                residual, _ = _nnls_fit(inner, -w_group, maxiter=50 * inner.shape[1], feasible_below=CONE_RESIDUAL * scale)
+                if residual > CONE_RESIDUAL * scale:
+                    residual, optimal = _nnls_fit(A_group, -w_group, maxiter=50 * A_group.shape[1], feasible_below=CONE_RESIDUAL * scale)
                 if residual <= CONE_RESIDUAL * scale:
                     good = True
                 elif optimal and residual > GROUP_INFEASIBLE * scale:
