@@ -63,9 +63,18 @@ TOWER_ACTIONS = TOWER_PASS + 1
 def namings(pose: GridPose, tile, ppose: GridPose, ppips, relation: int):
     """Each way ``(own half, anchor's grid half, direction)`` the tile at ``pose`` meets the
     anchor at ``ppose`` with matching pips: own half first, then the anchor's half."""
-    mine = pose.squares()
-    theirs = ppose.squares()
-    ax, ay = DIRS[ppose.d]
+    return _namings(pose.squares(), tile, ppose.squares(), ppose.d, ppips, relation)
+
+
+def _squares(a: Action) -> tuple:
+    """The squares of an action's halves, as :meth:`~magdomino.maths.geometry.GridPose.squares`."""
+    dx, dy = DIRS[a.d]
+    return (a.x, a.y, a.level), (a.x + dx, a.y + dy, a.level)
+
+
+def _namings(mine, tile, theirs, anchor_d: int, ppips, relation: int):
+    """:func:`namings` of the halves' squares ``mine`` and ``theirs``, the anchor's direction ``anchor_d``."""
+    ax, ay = DIRS[anchor_d]
     for h in (0, 1):
         for k in (0, 1):
             if tile[h] != ppips[k]:
@@ -88,10 +97,6 @@ def namings(pose: GridPose, tile, ppose: GridPose, ppips, relation: int):
                 yield h, k, 2 if ax * v[1] - ay * v[0] > 0 else 3
 
 
-def _pose(a: Action) -> GridPose:
-    return GridPose(a.x, a.y, a.level, a.d)
-
-
 def _relation(level: int, anchor_level: int) -> int:
     return 0 if level > anchor_level else (1 if level < anchor_level else 2)
 
@@ -103,7 +108,7 @@ def _text_half_swapped(placed, anchor: Action) -> bool:
         return False
     below = placed[anchor.parent]
     rel = _relation(anchor.level, below.level)
-    own = next(namings(_pose(anchor), anchor.tile, _pose(below), below.tile, rel))[0]
+    own = next(_namings(_squares(anchor), anchor.tile, _squares(below), below.d, below.tile, rel))[0]
     return own == 1
 
 
@@ -113,7 +118,7 @@ def tower_fields(placed, action: Action) -> tuple[int, int, int, int, int]:
     indices as in the module docstring."""
     anchor = placed[action.parent]
     rel = _relation(action.level, anchor.level)
-    _, half, direction = next(namings(_pose(action), action.tile, _pose(anchor), anchor.tile, rel))
+    _, half, direction = next(_namings(_squares(action), action.tile, _squares(anchor), anchor.d, anchor.tile, rel))
     if _text_half_swapped(placed, anchor):
         half = 1 - half
         direction = _ACROSS.get(direction, direction)
