@@ -290,10 +290,10 @@ class Equilibrium:
             for k, (lo, hi) in enumerate(zip(*at)):
                 carries[k, subtree[1][lo:hi]] = 1.0
         self._carries = carries
-        onto = np.zeros((nodes, len(child)))  # (tile, bridge): 1 where the bridge rests on the tile
-        resting = np.flatnonzero(other != nodes)
-        onto[other[resting], resting] = 1.0
-        self._onto_other = (onto, np.vstack([self._positions[self.rows >= 0], np.zeros(3)])[other])
+        if len(child):  # _loads as two linear maps (6 nb, 6 m) and (6 m, 6 m), from the unit loads
+            W, rhs = self._loads_of(np.eye(6 * nodes).reshape(6 * nodes, nodes, 6), child, other)
+            self._bridge_map = np.ascontiguousarray(W.reshape(6 * nodes, -1).T)
+            self._group_map = np.ascontiguousarray(rhs.reshape(6 * nodes, -1).T)
         self._topo = (subtree, child, other, cones, groups, lonely)
         self._bridges = bridges
         self._proofs = None  # made when a batch asks (_by_parts)
@@ -313,20 +313,28 @@ class Equilibrium:
 
     def _loads(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Under the loads ``block`` (m, 6), linear in it: the bridges' wrenches (nb, 6: the subtree
-        each carries, about the carried tile) and the loads (m, 6) the groups balance."""
-        subtree, child, other, _, groups, _ = self._topology()
+        each carries, about the carried tile) and the loads (m, 6) the groups balance (two
+        products with the maps :meth:`_topology` makes by :meth:`_loads_of`)."""
+        _, child, _, _, groups, _ = self._topology()
         if not len(child):
             return np.zeros((0, 6)), block
+        flat = np.asarray(block, float).reshape(-1)
+        W = (self._bridge_map @ flat).reshape(-1, 6)
+        return W, (block if not groups else (self._group_map @ flat).reshape(-1, 6))
+
+    def _loads_of(self, block: np.ndarray, child, other) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_loads` of a batch of loads ``block`` (B, m, 6): (B, nb, 6) and (B, m, 6)."""
         length, centres = self.length, self._positions[self.rows >= 0]
-        FT = self._carries @ np.hstack([block[:, :3], block[:, 3:] * length + cross3(centres, block[:, :3])])  # about the origin
-        Fc, Tc = FT[:, :3], FT[:, 3:]
-        W = np.hstack([Fc, (Tc - cross3(centres[child], Fc)) / length])
-        if not groups:
-            return W, block
+        FT = self._carries @ np.concatenate([block[..., :3], block[..., 3:] * length + cross3(centres, block[..., :3])], axis=-1)
+        Fc, Tc = FT[..., :3], FT[..., 3:]  # each bridge's subtree: force, torque about the origin
+        W = np.concatenate([Fc, (Tc - cross3(centres[child], Fc)) / length], axis=-1)
         rhs = block.copy()
-        rhs[child] -= W  # each tile is the carried tile of one bridge at most
-        into, at = self._onto_other  # the tile each bridge rests on (none: the ground, which has no equation)
-        rhs += into @ np.hstack([Fc, (Tc - cross3(at, Fc)) / length])
+        rhs[:, child] -= W  # each tile is the carried tile of one bridge at most
+        onto = np.zeros((self.m, len(child)))  # (tile, bridge): 1 where the bridge rests on the tile (not the ground)
+        resting = np.flatnonzero(other != self.m)
+        onto[other[resting], resting] = 1.0
+        at = np.vstack([centres, np.zeros(3)])[other]
+        rhs += onto @ np.concatenate([Fc, (Tc - cross3(at, Fc)) / length], axis=-1)
         return W, rhs
 
     def fails_whatever(self, w: np.ndarray, changes) -> bool:
