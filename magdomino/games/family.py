@@ -143,6 +143,8 @@ class Family:
     """``max_placements`` of its games when judged by physics (the runaway guard), else None."""
     max_actions = 1_000_000
     """The session's runaway guard on a game's number of actions (an adjudicator collapsing every time)."""
+    deals_key = "deals"
+    """The key of a record's (:meth:`play`) per-deal results."""
 
     def register(self) -> None:
         """Make its games, players and itself known to the core's registries
@@ -472,6 +474,7 @@ class VingtFamily(Family):
     games = {"vingt": VingtGame}
     players = {"vingt": vingt_players.make_player}
     rules = tuple(games)
+    deals_key = "rounds"
 
     def record(self, game, state, kinds, events) -> dict:
         from magdomino.games.vingt.game import vingt_record

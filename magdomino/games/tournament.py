@@ -39,13 +39,10 @@ import numpy as np
 
 from magdomino.checks import check_choice, check_count, check_seed, is_whole
 from magdomino.errors import ARGUMENTS, InputError
-from magdomino.games.chain.record import play_chain
 from magdomino.games.core import make_game
 from magdomino.games.family import PLACEMENT_GUARD, family_of
 from magdomino.games.players import OPTIONAL_KINDS, players_of
-from magdomino.games.record import play_game
 from magdomino.games.session import CALLER_SEATS
-from magdomino.games.vingt.game import play_vingt
 from magdomino.model.presets import DEFAULT_PRESET, load_preset, with_overrides
 from magdomino.optional import require
 from magdomino.version import __version__
@@ -141,22 +138,15 @@ def play_deal_record(job: TournamentJob, deal: int) -> tuple:
     kinds = seating(job.seats, deal)
     game_seed = _deal_seed(job.seed, deal)
     players = [dict(job.objects).get(k, k) for k in kinds] if job.objects else list(kinds)
-    if job.rule in ("matador", "echanges"):
-        record = play_chain(job.rule, len(kinds), game_seed, {}, players)
-        results = record["deals"]
-    elif job.rule == "vingt":
-        record = play_vingt(len(kinds), game_seed, None, players)
-        results = record["rounds"]
-    else:
-        physics = _adjudicator(job)
-        try:
-            record = play_game(job.rule, len(kinds), seed=game_seed, physics=physics, player_kinds=players,
-                               max_placements=job.max_placements)
-        finally:
-            if physics is not None:
-                physics.close()
-        results = record["deals"]
-    return kinds, game_seed, record, results
+    family = family_of(job.rule)
+    options = {"max_placements": job.max_placements} if family.guard is not None else {}
+    physics = _adjudicator(job)
+    try:
+        record = family.play(job.rule, len(kinds), game_seed, players, options, physics)
+    finally:
+        if physics is not None:
+            physics.close()
+    return kinds, game_seed, record, record[family.deals_key]
 
 
 def deal_row(job: TournamentJob, deal: int, kinds: tuple, game_seed: int, record: dict, results: list) -> dict:
