@@ -59,6 +59,7 @@ from magdomino.games.chain.players import make_echanges_player, make_matador_pla
 from magdomino.games.core import ABANDONED, FAMILIES, register_family, register_game, register_rule
 from magdomino.games.core import family_of as family_of
 from magdomino.games.core import judged_rules as judged_rules
+from magdomino.games.move_texts import chain_move_text, tower_move_text, vingt_move_text
 from magdomino.games.picture import board_picture
 from magdomino.games.players import register_players
 from magdomino.games.tower import players as tower_players
@@ -232,9 +233,11 @@ class Family:
 
     def text(self, state, move) -> str:
         """A legal move of ``state`` as the game's log writes it."""
-        from magdomino.games.move_texts import move_text
+        return self.move_text(state, move)
 
-        return move_text(self.name, state.game.rule, state, move)
+    def move_text(self, state, move, long: bool = False) -> str:
+        """:meth:`text`, or with ``long`` the longer text that tells apart two moves that read alike."""
+        raise NotImplementedError
 
     def pieces(self, game) -> list:
         """``[(name, shape)]`` of the observation (module docstring)."""
@@ -364,6 +367,9 @@ class TowerFamily(Family):
         """The placement language (:mod:`magdomino.studies.placement_language`), or draw, pass."""
         return move.kind if move.kind != "place" else state._words(move, len(state.placed))
 
+    def move_text(self, state, move, long=False) -> str:
+        return tower_move_text(state, move, long)
+
     def pieces(self, game) -> list:
         n = game.players
         return super().pieces(game) + [("construction", (28, 10)), ("modes", (n,)), ("progress", (3,))]
@@ -399,6 +405,9 @@ class ChainFamily(Family):
     games = {"matador": MatadorGame, "echanges": EchangesGame}
     players = {"matador": make_matador_player, "echanges": make_echanges_player}
     rules = tuple(games)
+
+    def move_text(self, state, move, long=False) -> str:
+        return chain_move_text(state, move, long)
 
     def record(self, game, state, kinds, events) -> dict:
         from magdomino.games.chain.record import chain_record
@@ -475,6 +484,9 @@ class VingtFamily(Family):
     players = {"vingt": vingt_players.make_player}
     rules = tuple(games)
     deals_key = "rounds"
+
+    def move_text(self, state, move, long=False) -> str:
+        return vingt_move_text(state, move, long)
 
     def record(self, game, state, kinds, events) -> dict:
         from magdomino.games.vingt.game import vingt_record

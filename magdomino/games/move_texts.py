@@ -97,15 +97,15 @@ def find_move(legal, texts: list, move) -> int:
     raise InputError(ARGUMENTS, "move", f"one of the {n} legal moves (legal()), got {move!r}"[:200])
 
 
-def move_texts(family: str, rule: str, state, legal) -> list[str]:
+def move_texts(family, state, legal) -> list[str]:
     """The legal actions ``legal`` of ``state`` as text (:mod:`magdomino.games.session`):
-    the log's words, made longer (then numbered) where two would read alike."""
-    texts = [move_text(family, rule, state, a) for a in legal]
+    the log's words (``family.move_text``), made longer (then numbered) where two would read alike."""
+    texts = [family.move_text(state, a) for a in legal]
     if len(set(texts)) < len(texts):
         seen: dict = {}
         for t in texts:
             seen[t] = seen.get(t, 0) + 1
-        texts = [move_text(family, rule, state, a, long=True) if seen[t] > 1 else t for t, a in zip(texts, legal)]
+        texts = [family.move_text(state, a, long=True) if seen[t] > 1 else t for t, a in zip(texts, legal)]
         count: dict = {}
         for k, t in enumerate(texts):  # still alike: numbered
             if texts.count(t) > 1:
@@ -114,23 +114,29 @@ def move_texts(family: str, rule: str, state, legal) -> list[str]:
     return texts
 
 
-def move_text(family: str, rule: str, state, action, long: bool = False) -> str:
-    """One legal action of ``state`` as text (``long``: with its grid pose or every tile's cell)."""
-    s = state
-    if family == "tower":
-        if action.kind != "place":
-            return action.kind
-        text = s._words(action, len(s.placed))
-        return f"{text} [{action}]" if long else text
+def tower_move_text(state, action, long: bool = False) -> str:
+    """A tower game's action as text: the placement language (``long``: with its grid pose), draw, pass."""
+    if action.kind != "place":
+        return action.kind
+    text = state._words(action, len(state.placed))
+    return f"{text} [{action}]" if long else text
+
+
+def vingt_move_text(state, action, long: bool = False) -> str:
+    """A 20 sur 20 action as text: its tiles, their axis and where (``long``: every tile's cell)."""
     kind = action[0]
-    if family == "vingt":
-        if kind != "place":
-            return kind
-        d, placed = action[1], action[2]
-        if long:
-            return " ".join(f"{tile_text((p, q))} at ({x}, {y})" for x, y, p, q in placed) + f" along {'xy'[d]}"
-        return " ".join(tile_text((p, q)) for _, _, p, q in placed) + f" along {'xy'[d]} at {tuple(placed[0][:2])}"
-    if rule == "matador":
+    if kind != "place":
+        return kind
+    d, placed = action[1], action[2]
+    if long:
+        return " ".join(f"{tile_text((p, q))} at ({x}, {y})" for x, y, p, q in placed) + f" along {'xy'[d]}"
+    return " ".join(tile_text((p, q)) for _, _, p, q in placed) + f" along {'xy'[d]} at {tuple(placed[0][:2])}"
+
+
+def chain_move_text(state, action, long: bool = False) -> str:
+    """A chain game's action as text: Le Matador's start, line and cross; the exchange game's place and exchange."""
+    kind = action[0]
+    if state.game.rule == "matador":
         if kind == "start":
             return f"{tile_text(action[1])} start"
         if kind in ("line", "cross"):
@@ -138,7 +144,7 @@ def move_text(family: str, rule: str, state, action, long: bool = False) -> str:
             return text + (f" showing {action[3]}" if kind == "cross" and len(action) > 3 else "")
         return kind
     if kind == "place":
-        return f"{tile_text(s.hands[s.current][0])} {_SIDE[action[1]]}"
+        return f"{tile_text(state.hands[state.current][0])} {_SIDE[action[1]]}"
     if kind == "exchange":
         return f"exchange with seat {action[1]}"
     return kind

@@ -243,7 +243,7 @@ class GameSession:
         cache = self._legal_cache
         if cache is not None and cache[0] == self._position():
             return list(cache[1])
-        texts = move_texts(self.family.name, self.rule, self.state, self.state.legal_actions())
+        texts = move_texts(self.family, self.state, self.state.legal_actions())
         self._legal_cache = (self._position(), texts)
         return list(texts)
 
