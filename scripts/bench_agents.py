@@ -31,7 +31,7 @@ counted apart. PyBullet's verdicts are kept in :data:`VERDICTS` (next to the dat
 the position (its id and texts) and the physics settings (the preset's every value and
 PyBullet's version): a run reuses those whose key matches and simulates the others.
 
-A full run takes about a minute on 2 cores under load 5 (a few more the first time, while
+A full run takes about 25 s on 2 cores under load 1 (a few minutes more the first time, while
 PyBullet's verdicts are made); ``--quick``: two rounds and every sixth position.
 """
 

@@ -3,7 +3,7 @@
 :func:`fill_margins` asks :meth:`~magdomino.physics.equilibrium.Equilibrium.solve` for the
 largest (standing) or smallest (falling) sideways load of each of :data:`TILT_DIRECTIONS`
 directions, turns the worst into a tilt of the table (with magnets, whose pull does not scale
-with gravity, by following the LP's boundary: :func:`_true_tilt`), and for a placed tile the
+with gravity, by following the LP's boundary), and for a placed tile the
 largest factor of its weight the structure carries. What these figures mean is described in
 :mod:`magdomino.physics.statics`.
 """
