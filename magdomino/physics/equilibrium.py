@@ -31,6 +31,10 @@ PROOF_MIN_BRIDGES = 16
 """Bridges from which :meth:`Equilibrium.stands_each` first tries the direct proofs, all at once
 (:func:`~magdomino.physics.contact_polygons.proved_in_cones`): their set-up costs more than
 the few fits of one structure."""
+MAP_TILES = 40
+"""Movable tiles up to which :meth:`Equilibrium._loads`, asked a second time, makes the maps (6 m
+by 6 m, a screen's several checks of one structure) that turn its subtree sums into two
+products; beyond (the trials of a batch laid side by side, thousands of tiles), the sums."""
 GROUP_INFEASIBLE = 1e-5
 """A group's non-negative least-squares residual above this (relative to its loads) proves it
 cannot stand without asking the LP (:meth:`Equilibrium.stands`)."""
@@ -284,14 +288,24 @@ class Equilibrium:
         lonely = np.flatnonzero(~in_part)  # not reached and touching nothing: only a zero load balances
         child = np.array([b[1] for b in bridges], int)
         other = np.array([b[2] for b in bridges], int)
-        if len(child):  # _loads as two linear maps (6 nb, 6 m) and (6 m, 6 m), from the unit loads
-            carries = np.zeros((len(child), nodes))  # row k: 1 for each tile bridge k's subtree holds
-            at = np.searchsorted(subtree[0], child), np.searchsorted(subtree[0], child, "right")
-            for k, (lo, hi) in enumerate(zip(*at)):
-                carries[k, subtree[1][lo:hi]] = 1.0
-            W, rhs = self._loads_of(np.eye(6 * nodes).reshape(6 * nodes, nodes, 6), carries, child, other)
-            self._bridge_map = np.ascontiguousarray(W.reshape(6 * nodes, -1).T)
-            self._group_map = np.ascontiguousarray(rhs.reshape(6 * nodes, -1).T)
+        self._maps, self._loaded = None, False  # _loads' maps, made when it is asked a second time
+        if len(child):
+            # which tiles each bridge's subtree holds (nb, m), and which tile each bridge rests on
+            # (m, nb; none: the ground): dense for the maps, sparse for a batch's thousands of tiles
+            start, stop = np.searchsorted(subtree[0], child), np.searchsorted(subtree[0], child, "right")
+            held = np.concatenate([np.arange(a, b) for a, b in zip(start, stop)])
+            bridge_of = np.repeat(np.arange(len(child)), stop - start)
+            resting = np.flatnonzero(other != nodes)
+            if nodes <= MAP_TILES:
+                carries, onto = np.zeros((len(child), nodes)), np.zeros((nodes, len(child)))
+                carries[bridge_of, subtree[1][held]] = 1.0
+                onto[other[resting], resting] = 1.0
+            else:
+                from scipy.sparse import csr_matrix  # noqa: PLC0415 - scipy: ~0.1 s to import, the parts only
+
+                carries = csr_matrix((np.ones(len(held)), (bridge_of, subtree[1][held])), shape=(len(child), nodes))
+                onto = csr_matrix((np.ones(len(resting)), (other[resting], resting)), shape=(nodes, len(child)))
+            self._sums = (carries, onto, child, other)
         self._topo = (subtree, child, other, cones, groups, lonely)
         self._bridges = bridges
         self._proofs = None  # made when a batch asks (_by_parts)
@@ -311,30 +325,35 @@ class Equilibrium:
 
     def _loads(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Under the loads ``block`` (m, 6), linear in it: the bridges' wrenches (nb, 6: the subtree
-        each carries, about the carried tile) and the loads (m, 6) the groups balance (two
-        products with the maps :meth:`_topology` makes by :meth:`_loads_of`)."""
+        each carries, about the carried tile) and the loads (m, 6) the groups balance: the
+        subtree sums (:meth:`_loads_of`), and from the second call on, up to :data:`MAP_TILES`
+        tiles, two products with maps made of the unit loads."""
         _, child, _, _, groups, _ = self._topology()
         if not len(child):
             return np.zeros((0, 6)), block
+        if self._maps is None and self._loaded and self.m <= MAP_TILES:  # asked again: worth the maps
+            m = self.m
+            W, rhs = self._loads_of(np.eye(6 * m).reshape(6 * m, m, 6))
+            self._maps = (np.ascontiguousarray(W.reshape(6 * m, -1).T), np.ascontiguousarray(rhs.reshape(6 * m, -1).T))
+        self._loaded = True
+        if self._maps is None:
+            W, rhs = self._loads_of(np.asarray(block, float)[None])
+            return W[0], (block if not groups else rhs[0])
         flat = np.asarray(block, float).reshape(-1)
-        W = (self._bridge_map @ flat).reshape(-1, 6)
-        return W, (block if not groups else (self._group_map @ flat).reshape(-1, 6))
+        W = (self._maps[0] @ flat).reshape(-1, 6)
+        return W, (block if not groups else (self._maps[1] @ flat).reshape(-1, 6))
 
-    def _loads_of(self, block: np.ndarray, carries, child, other) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_loads` of a batch of loads ``block`` (B, m, 6): (B, nb, 6) and (B, m, 6), the
-        bridges' subtrees ``carries`` (nb, m: 1 for each tile a bridge's subtree holds), their
-        carried tiles ``child`` and the tiles they rest on ``other`` (m: the ground)."""
+    def _loads_of(self, block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_loads` of a batch of loads ``block`` (B, m, 6): (B, nb, 6) and (B, m, 6)."""
+        carries, onto, child, other = self._sums
         length, centres = self.length, self._positions[self.rows >= 0]
-        FT = carries @ np.concatenate([block[..., :3], block[..., 3:] * length + cross3(centres, block[..., :3])], axis=-1)
+        FT = _times(carries, np.concatenate([block[..., :3], block[..., 3:] * length + cross3(centres, block[..., :3])], axis=-1))
         Fc, Tc = FT[..., :3], FT[..., 3:]  # each bridge's subtree: force, torque about the origin
         W = np.concatenate([Fc, (Tc - cross3(centres[child], Fc)) / length], axis=-1)
         rhs = block.copy()
         rhs[:, child] -= W  # each tile is the carried tile of one bridge at most
-        onto = np.zeros((self.m, len(child)))  # (tile, bridge): 1 where the bridge rests on the tile (not the ground)
-        resting = np.flatnonzero(other != self.m)
-        onto[other[resting], resting] = 1.0
         at = np.vstack([centres, np.zeros(3)])[other]
-        rhs += onto @ np.concatenate([Fc, (Tc - cross3(at, Fc)) / length], axis=-1)
+        rhs += _times(onto, np.concatenate([Fc, (Tc - cross3(at, Fc)) / length], axis=-1))
         return W, rhs
 
     def fails_whatever(self, w: np.ndarray, changes) -> bool:
@@ -469,6 +488,12 @@ class Equilibrium:
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return False, None
         return True, float(h.getSolution().col_value[self.k])
+
+
+def _times(M, X: np.ndarray) -> np.ndarray:
+    """``M`` (p, m; dense or sparse) times each of a batch ``X`` (B, m, k): (B, p, k)."""
+    B, m, k = X.shape
+    return np.asarray(M @ X.transpose(1, 0, 2).reshape(m, B * k)).reshape(-1, B, k).transpose(1, 0, 2)
 
 
 KKT_TOLERANCE = 1e-9
