@@ -112,7 +112,7 @@ class Equilibrium:
         self._vertex_nodes = {sign: np.where(movable_body(body), self.rows[np.maximum(body, 0)] // 6, -1)
                               for body, sign in ((body_b, 1.0), (body_a, -1.0))}  # each vertex's tile (row block), -1: ground
         self._starts = K * np.concatenate([[0], np.cumsum([len(c.points) for c in contacts], dtype=int)]) if contacts else np.zeros(1, int)
-        # A frictionless vertex's K pyramid edges are one column K times: the parts' fits take it once
+        # A side vertex's K pyramid edges (no friction there) are one column K times: the parts' fits take it once
         self._distinct = (np.repeat(vertical, K) | (np.arange(V * K) % K == 0)) if V else np.zeros(0, bool)
 
     @property

@@ -9,7 +9,11 @@ is a function of its direction. :class:`GridPairs` computes each of these once, 
 functions, on the two tiles alone, and assembles a construction's contacts and magnet wrenches
 from them: the contacts of :func:`~magdomino.physics.contact_polygons.find_contacts`, in its
 order, moved to where the tiles are; the wrenches of
-:func:`~magdomino.physics.statics.magnet_wrenches`, summed pair by pair (equal to rounding).
+:func:`~magdomino.physics.statics.magnet_wrenches`, summed pair by pair (equal to rounding, but
+for a magnet pair exactly at the distance where the magnet model changes its rule: there the
+whole computation's answer depends on where on the table the construction stands, rounding
+deciding, and the table takes the answer of the pair at the grid's origin, the same wherever
+the shape stands).
 A judge that weighs many constructions on one grid (:mod:`magdomino.physics.training_adjudicator`)
 then finds no contact and computes no magnet twice.
 
@@ -43,7 +47,7 @@ class GridPairs:
     reach : int
         Two tiles whose half-0 squares are further apart than this many grid squares (along x
         or y) neither touch nor hold a magnet pair within the cutoff: their centres are at
-        least ``reach - 1`` squares apart, beyond a tile's diagonal and the magnets' reach.
+        least ``reach`` squares apart, beyond a tile's diagonal and the magnets' reach.
 
     Raises
     ------
@@ -63,7 +67,7 @@ class GridPairs:
         furthest = float(np.hypot(self.size[0], self.size[1])) + SIDE_GAP_M
         if self._tm is not None:
             furthest = max(furthest, self._tm.cutoff + 2 * self._tm.reach)
-        self.reach = math.floor(furthest / self.unit) + 2
+        self.reach = math.floor(furthest / self.unit) + 1
         self._contacts: dict = {}  # pair key -> contacts between the two (a, b local), or an InputError
         self._tables: dict = {}  # direction -> the corners of a tile on the table at (0, 0)
         self._wrenches: dict = {}  # pair key -> (force on j, torque on j, torque on i), or None beyond reach
@@ -85,6 +89,8 @@ class GridPairs:
         """
         n = len(grids)
         mine = range(n) if tile is None else (tile,)
+        if any(grids[i][2] < 0 for i in mine):  # inside the table: find_contacts says so
+            return find_contacts(*self.poses(grids), self.size, tile=tile)
         out = [Contact(-1, i, self._table(grids[i]), _UP, "table") for i in mine if grids[i][2] == 0]
         sides = []
         for i in range(n):
@@ -146,7 +152,7 @@ class GridPairs:
         if found is None:
             P, Q = self.poses([(0, 0, gi[2], gi[3]), (gj[0] - gi[0], gj[1] - gi[1], gj[2], gj[3])])
             try:
-                found = [(c.a, c.b, c.points, c.normal, c.kind) for c in find_contacts(P, Q, self.size) if c.kind != "table"]
+                found = [(c.a, c.b, c.points, _read_only(c.normal), c.kind) for c in find_contacts(P, Q, self.size) if c.kind != "table"]
             except InputError as exc:
                 found = exc
             self._contacts[key] = found
@@ -167,4 +173,10 @@ class GridPairs:
         return self._wrenches[key]
 
 
-_UP = np.array([0.0, 0.0, 1.0])
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, made read-only: a normal the tables hand to every contact of its kind."""
+    a.flags.writeable = False
+    return a
+
+
+_UP = _read_only(np.array([0.0, 0.0, 1.0]))

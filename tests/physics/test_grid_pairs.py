@@ -76,3 +76,10 @@ def test_the_pair_tables_give_the_magnet_wrenches_of_the_whole_computation(const
 def test_free_magnets_are_refused():
     with pytest.raises(ValueError, match="free magnets"):
         GridPairs(load_preset("free"))
+
+
+def test_a_tile_inside_the_table_is_refused_as_find_contacts_refuses_it():
+    from magdomino.errors import InputError
+
+    with pytest.raises(InputError, match="inside the table"):
+        GridPairs(TOY).contacts([(0, 0, -1, 0), (3, 3, 0, 0)])
