@@ -197,7 +197,11 @@ def test_build_a_tower_by_clicks(lab, browser):
     assert " on #2 (3-3)" in estimate
     assert re.search(r"p\(collapse\) [0-9.]+", estimate)
     tab.id("cancel").click()
-    tab.wait_text("odds-estimate", "cancel")
+    # the run may end (its interval narrow enough) between the interval shown and the click:
+    # then the page says there is nothing left to cancel
+    end = tab.wait_text("odds-estimate", r"cancel|\(done: ")
+    if "cancel" not in end:
+        assert "no odds running" in tab.wait_text("note", "no odds running")
     # Défi's spots only (on top), ranked by their odds: p(collapse) and the shift share beside each.
     tab.option("rule", "defi")
     tab.spots("1-3")
