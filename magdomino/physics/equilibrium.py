@@ -435,7 +435,7 @@ class Equilibrium:
                 # give ~1e-16, infeasible ones > 1e-3 relative), or a fit that is not the
                 # optimum (:func:`_nnls_fit`), goes to the LP. Before it, the fit on every other
                 # edge of each friction pyramid (a pyramid inside it, half the columns): a
-                # solution there is one of the whole (most groups stand: 0.73 of the time).
+                # solution there is one of the whole (most groups stand).
                 scale = 1.0 + np.abs(w_group).max()
                 residual, _ = _nnls_fit(inner, -w_group, maxiter=50 * inner.shape[1], feasible_below=CONE_RESIDUAL * scale)
                 if residual > CONE_RESIDUAL * scale:

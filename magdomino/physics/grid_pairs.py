@@ -33,6 +33,14 @@ from magdomino.maths.poses import yaw_quaternion
 from magdomino.physics.contact_polygons import SIDE_GAP_M, Contact, find_contacts
 
 
+def grid_poses(grids, size) -> tuple[np.ndarray, np.ndarray]:
+    """Centres (n, 3) m and quaternions (n, 4) of grid poses ``(x, y, level, d)`` of tiles of
+    ``size`` (3,) m (:func:`~magdomino.maths.geometry.physical_pose`)."""
+    made = [physical_pose(GridPose(*g), size) for g in grids]
+    return (np.array([c for c, _ in made], float).reshape(-1, 3),
+            np.array([yaw_quaternion(y) for _, y in made], float).reshape(-1, 4))
+
+
 class GridPairs:
     """Contacts and magnet wrenches of tiles at grid poses (the module docstring).
 
@@ -73,10 +81,8 @@ class GridPairs:
         self._wrenches: dict = {}  # pair key -> (force on j, torque on j, torque on i), or None beyond reach
 
     def poses(self, grids) -> tuple[np.ndarray, np.ndarray]:
-        """Centres (n, 3) m and quaternions (n, 4) of grid poses ``(x, y, level, d)``."""
-        made = [physical_pose(GridPose(*g), self.size) for g in grids]
-        return (np.array([c for c, _ in made], float).reshape(-1, 3),
-                np.array([yaw_quaternion(y) for _, y in made], float).reshape(-1, 4))
+        """:func:`grid_poses` of this preset's tiles."""
+        return grid_poses(grids, self.size)
 
     def contacts(self, grids, tile: int | None = None) -> list[Contact]:
         """:func:`~magdomino.physics.contact_polygons.find_contacts` of tiles at grid poses

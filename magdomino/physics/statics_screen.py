@@ -206,10 +206,14 @@ class Stressed:
         key = ("side free", grip)
         if key not in self._equilibria:
             kept = [c for c in self.contacts if c.kind != "side"]
-            tile = self.preset.tile
-            self._equilibria[key] = None if len(self.contacts) - len(kept) < SIDE_FREE_FROM else Equilibrium(
-                self.P, kept, np.ones(len(self.P), bool), grip * float(tile.friction), float(self.size[0]), grip * float(tile.table_mu))
+            self._equilibria[key] = None if len(self.contacts) - len(kept) < SIDE_FREE_FROM else self._equilibrium(kept, grip)
         return self._equilibria[key]
+
+    def _equilibrium(self, contacts, grip: float) -> Equilibrium:
+        """The equilibrium of these tiles, every one movable, with ``contacts`` and every friction ``grip`` times the preset's."""
+        tile = self.preset.tile
+        return Equilibrium(self.P, contacts, np.ones(len(self.P), bool), grip * float(tile.friction), float(self.size[0]),
+                           grip * float(tile.table_mu))
 
     def tilts_cannot_save(self) -> bool:
         """Whether no tilt of :data:`NEAR_TILTS` makes these poses stand, shown at once: at
@@ -235,9 +239,7 @@ class Stressed:
         n = len(self.P)
         eq = self._equilibria.get(grip)
         if eq is None:
-            tile = self.preset.tile
-            eq = self._equilibria[grip] = Equilibrium(self.P, self.contacts, np.ones(n, bool), grip * float(tile.friction),
-                                                      float(self.size[0]), grip * float(tile.table_mu))
+            eq = self._equilibria[grip] = self._equilibrium(self.contacts, grip)
         if eq.m == 0:
             return None, None
         down = np.zeros((n, 3))

@@ -41,11 +41,10 @@ from functools import lru_cache
 import numpy as np
 
 from magdomino.errors import InputError
-from magdomino.maths.geometry import DIRS, OPPOSITE, GridPose, physical_pose
-from magdomino.maths.poses import yaw_quaternion
+from magdomino.maths.geometry import DIRS, OPPOSITE, GridPose
 from magdomino.model.presets import DEFAULT_PRESET, Preset
 from magdomino.physics.adjudicator import Outcome, PlacementView
-from magdomino.physics.grid_pairs import GridPairs
+from magdomino.physics.grid_pairs import GridPairs, grid_poses
 from magdomino.physics.statics import Structure
 from magdomino.physics.statics_adjudicator import StaticsAdjudicator
 from magdomino.physics.statics_screen import AT_REST, Stressed, StressTest, run_screen, sure_verdict
@@ -234,10 +233,7 @@ class TrainingAdjudicator(StaticsAdjudicator):
         made = self._structures.get(construction)
         if made is None:
             if self._pairs is None:
-                poses = [physical_pose(GridPose(*g), self.tile_size) for g in construction]
-                P = np.array([c for c, _ in poses], float).reshape(-1, 3)
-                Q = np.array([yaw_quaternion(y) for _, y in poses], float).reshape(-1, 4)
-                made = Structure(self.preset, P, Q, magnets=self.magnets)
+                made = Structure(self.preset, *grid_poses(construction, self.tile_size), magnets=self.magnets)
             else:
                 made = (self._pairs.poses(construction), self._pairs.contacts(construction), self._pairs.wrenches(construction))
             if len(self._structures) >= STRUCTURES:
@@ -248,13 +244,12 @@ class TrainingAdjudicator(StaticsAdjudicator):
     def _stressed(self, construction: tuple, tile: tuple) -> Stressed:
         """The construction plus the placed tile, as the screen weighs them."""
         made = self._structure(construction)
+        Pt, Qt = grid_poses((tile,), self.tile_size)
         if self._pairs is None:
-            centre, yaw = physical_pose(GridPose(*tile), self.tile_size)
-            return Stressed.on(made, centre, yaw_quaternion(yaw))
+            return Stressed.on(made, Pt[0], Qt[0])
         (P, Q), contacts, wrenches = made
         grids = (*construction, tile)
         n = len(construction)
-        Pt, Qt = self._pairs.poses((tile,))
         rest = np.vstack([wrenches, np.zeros((1, 6))])
         full = rest + self._pairs.wrenches(grids, tile=n)
         return Stressed(self.preset, np.vstack([P, Pt]), np.vstack([Q, Qt]), placed=True, magnets=self._pairs.use_magnets,
