@@ -102,7 +102,9 @@ def environment(seed: int, physics: str = "statics"):
 
     from magdomino.games.openspiel.games import load_game
 
-    return rl_environment.Environment(load_game(RULE, {"players": PLAYERS, "physics": physics}), seed=seed)
+    # the deals' sampler takes the seed: Environment(seed=...) would pass it on to nothing
+    sampler = rl_environment.ChanceEventSampler(seed=seed)
+    return rl_environment.Environment(load_game(RULE, {"players": PLAYERS, "physics": physics}), chance_event_sampler=sampler)
 
 
 def make_agent(env, seed: int, hidden=HIDDEN, options: dict | None = None):
