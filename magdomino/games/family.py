@@ -231,12 +231,9 @@ class Family:
         """``{id: text}`` of the legal ids of ``turn``, the choice at ``state``."""
         return {i: self.text(state, move) for i, move in sorted(turn.ids.items())}
 
-    def text(self, state, move) -> str:
-        """A legal move of ``state`` as the game's log writes it."""
-        return self.move_text(state, move)
-
-    def move_text(self, state, move, long: bool = False) -> str:
-        """:meth:`text`, or with ``long`` the longer text that tells apart two moves that read alike."""
+    def text(self, state, move, long: bool = False) -> str:
+        """A legal move of ``state`` as the game's log writes it; with ``long`` the longer text
+        that tells apart two moves that read alike."""
         raise NotImplementedError
 
     def pieces(self, game) -> list:
@@ -363,11 +360,8 @@ class TowerFamily(Family):
     def turn(self, state) -> WholeTurn:
         return WholeTurn(codec.tower_ids(state))
 
-    def text(self, state, move) -> str:
+    def text(self, state, move, long=False) -> str:
         """The placement language (:mod:`magdomino.studies.placement_language`), or draw, pass."""
-        return move.kind if move.kind != "place" else state._words(move, len(state.placed))
-
-    def move_text(self, state, move, long=False) -> str:
         return tower_move_text(state, move, long)
 
     def pieces(self, game) -> list:
@@ -406,7 +400,7 @@ class ChainFamily(Family):
     players = {"matador": make_matador_player, "echanges": make_echanges_player}
     rules = tuple(games)
 
-    def move_text(self, state, move, long=False) -> str:
+    def text(self, state, move, long=False) -> str:
         return chain_move_text(state, move, long)
 
     def record(self, game, state, kinds, events) -> dict:
@@ -485,7 +479,7 @@ class VingtFamily(Family):
     rules = tuple(games)
     deals_key = "rounds"
 
-    def move_text(self, state, move, long=False) -> str:
+    def text(self, state, move, long=False) -> str:
         return vingt_move_text(state, move, long)
 
     def record(self, game, state, kinds, events) -> dict:

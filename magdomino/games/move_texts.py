@@ -99,13 +99,13 @@ def find_move(legal, texts: list, move) -> int:
 
 def move_texts(family, state, legal) -> list[str]:
     """The legal actions ``legal`` of ``state`` as text (:mod:`magdomino.games.session`):
-    the log's words (``family.move_text``), made longer (then numbered) where two would read alike."""
-    texts = [family.move_text(state, a) for a in legal]
+    the log's words (``family.text``), made longer (then numbered) where two would read alike."""
+    texts = [family.text(state, a) for a in legal]
     if len(set(texts)) < len(texts):
         seen: dict = {}
         for t in texts:
             seen[t] = seen.get(t, 0) + 1
-        texts = [family.move_text(state, a, long=True) if seen[t] > 1 else t for t, a in zip(texts, legal)]
+        texts = [family.text(state, a, long=True) if seen[t] > 1 else t for t, a in zip(texts, legal)]
         count: dict = {}
         for k, t in enumerate(texts):  # still alike: numbered
             if texts.count(t) > 1:
